@@ -1,0 +1,149 @@
+"""Benchmark: `python -m attention.bench [--repeats N]`.
+
+Prints, for 13-, 64- and 256-token inputs, the full numpy trace (every intermediate, the derived
+ones included) against PyTorch's eager forward with attentions and hidden states on the same ids,
+their ratio and the peak memory each adds; then the model's load times. Figures, not a test:
+nothing here fails on a slow machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import threading
+import time
+
+import numpy as np
+
+FLUFFY = "a fluffy blue creature roamed the verdant forest"
+LONG_TEXT = (
+    "Attention lets every token of a sentence look at every other token and decide how much each one "
+    "matters for its own meaning. A query asks a question, a key answers it, and the dot product of the "
+    "two says how well they match; the softmax turns those matches into weights that sum to one, and the "
+    "weighted values move the token's embedding toward what the context says it means. "
+) * 12
+
+
+def _rss_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+class PeakRSS:
+    """Samples the resident set size in a thread, to report the peak a call adds above where it began."""
+
+    def __enter__(self):
+        self.start = _rss_bytes()
+        self.peak = self.start
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self):
+        while not self._stop.is_set():
+            self.peak = max(self.peak, _rss_bytes())
+            time.sleep(0.0005)
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, _rss_bytes())
+
+    @property
+    def added_mb(self) -> float:
+        return (self.peak - self.start) / 2**20
+
+
+def _median_seconds(fn, repeats: int) -> float:
+    fn()  # warm up
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def full_numpy_trace(model, text: str, n_tokens: int):
+    """The trace plus every derived intermediate, so nothing is left uncomputed."""
+    from .trace import trace
+
+    tr = trace(model, text, max_tokens=n_tokens)
+    for layer in tr.layers:
+        layer.scaled, layer.masked, layer.displacement  # noqa: B018 - computing them is the point
+    return tr
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m attention.bench")
+    parser.add_argument("--repeats", type=int, default=30)
+    args = parser.parse_args(argv)
+
+    t0 = time.perf_counter()
+    import torch
+    import sentence_transformers  # noqa: F401
+
+    t_imports = time.perf_counter() - t0
+
+    from .model import from_sentence_transformer, load_model, load_sentence_transformer, resolve
+
+    t0 = time.perf_counter()
+    st = load_sentence_transformer()
+    t_st = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    model = from_sentence_transformer(st, resolve(None)[0])
+    t_copy = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    load_model(isolated=True)
+    t_isolated = time.perf_counter() - t0
+    auto = st[0].auto_model
+
+    print(f"model: {model.config.name}, {model.config.n_layers} layers × {model.config.n_heads} heads, "
+          f"d_model {model.config.d_model}; torch {torch.__version__}, {torch.get_num_threads()} threads; "
+          f"numpy {np.__version__}; median of {args.repeats} runs after one warm-up\n")
+    header = f"| {'tokens':>6} | {'numpy trace (ms)':>16} | {'torch eager (ms)':>16} | {'ratio':>5} | {'numpy peak +MB':>14} | {'torch peak +MB':>14} | {'trace kept MB':>13} |"
+    print(header)
+    print("|" + "|".join("-" * (len(c)) for c in header.split("|")[1:-1]) + "|")
+    for text, n in ((FLUFFY, 13), (LONG_TEXT, 64), (LONG_TEXT, 256)):
+        tr = full_numpy_trace(model, text, n)
+        assert tr.n_tokens == n, (tr.n_tokens, n)
+        ids = torch.tensor([[t.id for t in tr.tokens]])
+        mask = torch.ones_like(ids)
+
+        def run_torch():
+            with torch.inference_mode():
+                return auto(input_ids=ids, attention_mask=mask, output_attentions=True, output_hidden_states=True)
+
+        t_np = _median_seconds(lambda: full_numpy_trace(model, text, n), args.repeats)
+        t_pt = _median_seconds(run_torch, args.repeats)
+        with PeakRSS() as np_mem:
+            kept = full_numpy_trace(model, text, n)
+        with PeakRSS() as pt_mem:
+            run_torch()
+        kept_mb = sum(
+            a.nbytes for layer in kept.layers for a in (layer.x, layer.q, layer.k, layer.v, layer.scores, layer.weights,
+                                                        layer.head_outputs, layer.attention_output, layer.updated,
+                                                        layer.ffn_output, layer.output)
+        ) / 2**20
+        print(f"| {n:>6} | {t_np * 1e3:>16.2f} | {t_pt * 1e3:>16.2f} | {t_np / t_pt:>5.2f} | "
+              f"{np_mem.added_mb:>14.1f} | {pt_mem.added_mb:>14.1f} | {kept_mb:>13.1f} |")
+
+    print()
+    print(f"import torch + sentence-transformers: {t_imports:.2f} s")
+    print(f"model load after imports: {t_st + t_copy:.2f} s "
+          f"(SentenceTransformer {t_st:.2f} s + copy to numpy {t_copy:.2f} s)")
+    print(f"isolated load (child process, imports included, as the app does): {t_isolated:.2f} s")
+    print(f"process peak RSS: {_peak_rss_mb():.0f} MB")
+    return 0
+
+
+def _peak_rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,138 @@
+"""Pictures of d_model-dimensional vectors: a PCA projection fitted per sentence, and who moved toward whom."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import ops
+from .trace import LayerTrace
+
+
+@dataclass(frozen=True)
+class Projection:
+    mean: np.ndarray  # (d_model,)
+    components: np.ndarray  # (dims, d_model): orthonormal principal directions
+    explained: np.ndarray  # (dims,): fraction of the fitted points' variance along each direction
+
+    @property
+    def dims(self) -> int:
+        return self.components.shape[0]
+
+    @property
+    def explained_total(self) -> float:
+        return float(self.explained.sum())
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        """(..., d_model) -> (..., dims)."""
+        return (x - self.mean) @ self.components.T
+
+
+def fit_projection(points: np.ndarray, dims: int = 2) -> Projection:
+    """PCA with numpy's SVD on (n_points, d_model); each direction's sign fixed so its largest loading is positive."""
+    if dims not in (2, 3):
+        raise ValueError("A projection is drawn in 2 or 3 dimensions.")
+    points = np.asarray(points, dtype=np.float64)
+    mean = points.mean(axis=0)
+    centred = points - mean
+    _, s, vt = np.linalg.svd(centred, full_matrices=False)
+    var = s**2
+    total = var.sum()
+    components = vt[:dims]
+    signs = np.sign(components[np.arange(len(components)), np.abs(components).argmax(axis=1)])
+    components = components * np.where(signs == 0, 1.0, signs)[:, None]
+    explained = var[:dims] / total if total > 0 else np.zeros(len(components))
+    if len(components) < dims:  # fewer points than dimensions: pad with zero directions
+        pad = dims - len(components)
+        components = np.vstack([components, np.zeros((pad, points.shape[1]))])
+        explained = np.concatenate([explained, np.zeros(pad)])
+    return Projection(mean=mean, components=components, explained=explained)
+
+
+@dataclass(frozen=True)
+class DisplacementPicture:
+    """One layer's moves, projected: e_j, e_j + Δe_j^(h) per head, e_j + ΣΔe_j, and the updated e_j'."""
+
+    projection: Projection
+    e: np.ndarray  # (n_tokens, dims)
+    e_plus_head: np.ndarray  # (n_heads, n_tokens, dims)
+    e_plus_sum: np.ndarray  # (n_tokens, dims): e + Σ_h Δe^(h)
+    updated: np.ndarray  # (n_tokens, dims): LayerNorm(e + Σ_h Δe^(h) + b_O)
+    head_norms: np.ndarray  # (n_heads, n_tokens): |Δe^(h)| in d_model, not in the projection
+    sum_norms: np.ndarray  # (n_tokens,): |Σ_h Δe^(h)|
+
+
+def displacement_picture(layer: LayerTrace, dims: int = 2) -> DisplacementPicture:
+    """Fit one projection to every point of the layer's attention step, then project them all."""
+    e = layer.x.astype(np.float64)
+    disp = layer.displacement.astype(np.float64)  # (n_heads, n_tokens, d_model)
+    e_plus_head = e[None] + disp
+    delta_sum = disp.sum(axis=0)
+    e_plus_sum = e + delta_sum
+    updated = layer.updated.astype(np.float64)
+    d_model = e.shape[1]
+    points = np.concatenate([e, e_plus_head.reshape(-1, d_model), e_plus_sum, updated])
+    proj = fit_projection(points, dims)
+    return DisplacementPicture(
+        projection=proj,
+        e=proj(e),
+        e_plus_head=proj(e_plus_head),
+        e_plus_sum=proj(e_plus_sum),
+        updated=proj(updated),
+        head_norms=np.linalg.norm(disp, axis=-1),
+        sum_norms=np.linalg.norm(delta_sum, axis=-1),
+    )
+
+
+@dataclass(frozen=True)
+class BeforeAfter:
+    projection: Projection
+    before: np.ndarray  # (n_tokens, dims)
+    after: np.ndarray  # (n_tokens, dims)
+    cos_before: np.ndarray  # (n_tokens, n_tokens)
+    cos_after: np.ndarray  # (n_tokens, n_tokens)
+
+    @property
+    def cos_change(self) -> np.ndarray:
+        """(n_tokens, n_tokens): how much closer (positive) or further each pair got, diagonal 0."""
+        change = self.cos_after - self.cos_before
+        np.fill_diagonal(change, 0.0)
+        return change
+
+
+def before_after(before: np.ndarray, after: np.ndarray, dims: int = 2) -> BeforeAfter:
+    """Every token before and after a step, in one projection fitted to both, with cosine tables."""
+    before = np.asarray(before, dtype=np.float64)
+    after = np.asarray(after, dtype=np.float64)
+    proj = fit_projection(np.concatenate([before, after]), dims)
+    return BeforeAfter(
+        projection=proj,
+        before=proj(before),
+        after=proj(after),
+        cos_before=ops.cosine_matrix(before),
+        cos_after=ops.cosine_matrix(after),
+    )
+
+
+@dataclass(frozen=True)
+class Move:
+    token: int  # position of the token that moved
+    toward: int  # position of the token it moved most toward
+    cos_before: float
+    cos_after: float
+
+
+def moved_toward(ba: BeforeAfter, candidates: list[int] | None = None) -> list[Move]:
+    """For each token, the other token whose cosine similarity with it rose the most (or fell the least)."""
+    n = ba.cos_before.shape[0]
+    pool = list(range(n)) if candidates is None else list(candidates)
+    moves = []
+    for j in pool:
+        others = [i for i in pool if i != j]
+        if not others:
+            continue
+        change = ba.cos_after[j, others] - ba.cos_before[j, others]
+        i = others[int(np.argmax(change))]
+        moves.append(Move(token=j, toward=i, cos_before=float(ba.cos_before[j, i]), cos_after=float(ba.cos_after[j, i])))
+    return moves

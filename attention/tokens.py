@@ -1,0 +1,100 @@
+"""Text to tokens with the model's own tokenizer, keeping what each token is and where it came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Pastes longer than this are cut before tokenizing: far more than any model here can read
+# (512 tokens are rarely more than 4,000 characters), and small enough to tokenize instantly.
+MAX_CHARS = 100_000
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str  # as the tokenizer writes it: "[CLS]", "roam", "##ed"
+    id: int
+    position: int
+    is_special: bool  # added by the tokenizer: [CLS], [SEP]
+    is_continuation: bool  # a word piece that continues the previous token's word ("##ed")
+    word: int | None  # index of the word of the text it belongs to; None for special tokens
+    start: int  # character offsets into the text; (0, 0) for special tokens
+    end: int
+
+    @property
+    def label(self) -> str:
+        """A short name for axes and chips."""
+        return self.text
+
+
+@dataclass(frozen=True)
+class Tokenization:
+    tokens: tuple[Token, ...]
+    n_dropped: int  # tokens cut to fit the model's limit (0 when nothing was cut)
+    chars_dropped: int  # characters cut before tokenizing, for pastes beyond MAX_CHARS
+
+    @property
+    def truncated(self) -> bool:
+        return self.n_dropped > 0 or self.chars_dropped > 0
+
+    @property
+    def ids(self) -> list[int]:
+        return [t.id for t in self.tokens]
+
+
+def check_text(text: object) -> str:
+    """The text itself, or a ValueError a person can act on when there is nothing to read."""
+    if not isinstance(text, str):
+        raise ValueError("The text must be a string.")
+    if not text.strip():
+        raise ValueError("Type a sentence: the text is empty.")
+    return text
+
+
+def tokenize(tokenizer, text: str, max_tokens: int) -> Tokenization:
+    """Tokenize `text`, keeping at most `max_tokens` tokens (special tokens included).
+
+    Raises ValueError with a message a person can act on when there is nothing to read.
+    """
+    check_text(text)
+    chars_dropped = max(0, len(text) - MAX_CHARS)
+    text = text[:MAX_CHARS]
+
+    enc = tokenizer.encode(text)
+    # each attribute of an Encoding builds a new list when read: read each once
+    ids, pieces, offsets, word_ids, special = enc.ids, enc.tokens, enc.offsets, enc.word_ids, enc.special_tokens_mask
+    n = len(ids)
+    if all(special):
+        raise ValueError(
+            "The tokenizer found nothing to read in this text (only spaces, control or unprintable characters): "
+            "type a sentence with letters, digits or symbols."
+        )
+
+    keep = list(range(n))
+    n_dropped = 0
+    if n > max_tokens:
+        # keep the leading tokens and the closing special tokens ([SEP]), as the model's own truncation does
+        n_tail = 0
+        while n_tail < n and special[n - 1 - n_tail]:
+            n_tail += 1
+        keep = list(range(max_tokens - n_tail)) + list(range(n - n_tail, n))
+        n_dropped = n - max_tokens
+
+    tokens = []
+    previous_word = None
+    for position, i in enumerate(keep):
+        word = None if special[i] else word_ids[i]
+        start, end = offsets[i]
+        tokens.append(
+            Token(
+                text=pieces[i],
+                id=int(ids[i]),
+                position=position,
+                is_special=bool(special[i]),
+                is_continuation=word is not None and word == previous_word,
+                word=word,
+                start=int(start),
+                end=int(end),
+            )
+        )
+        previous_word = word
+    return Tokenization(tokens=tuple(tokens), n_dropped=n_dropped, chars_dropped=chars_dropped)

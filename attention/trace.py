@@ -1,0 +1,216 @@
+"""One forward pass in numpy that keeps every intermediate a view can show.
+
+    e = LayerNorm(word + position + token type)                      the input embeddings
+    per layer and head h:
+        q, k, v      = e W_Q + b_Q, e W_K + b_K, e W_V + b_V           (n_heads, n_tokens, d_head)
+        scores       = q kᵀ                                            (n_heads, n_tokens, n_tokens)
+        weights      = softmax(mask(scores / √d_head))                 rows are queries
+        Δe^(h)       = (weights v) W_O^(h)                             (n_heads, n_tokens, d_model)
+    attention output = Σ_h Δe^(h) + b_O
+    updated          = LayerNorm(e + attention output)
+    output           = LayerNorm(updated + FFN(updated))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from . import ops
+from .model import LayerWeights, Model
+from .tokens import Token, tokenize
+
+MASKS = ("none", "causal")
+MaskKind = Literal["none", "causal"]
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class LayerTrace:
+    """Everything one encoder layer computed. Rows are always queries."""
+
+    index: int
+    x: np.ndarray  # (n_tokens, d_model): e, the embeddings entering this layer
+    q: np.ndarray  # (n_heads, n_tokens, d_head)
+    k: np.ndarray  # (n_heads, n_tokens, d_head)
+    v: np.ndarray  # (n_heads, n_tokens, d_head)
+    scores: np.ndarray  # (n_heads, n_tokens, n_tokens): raw q·k, unscaled and unmasked
+    mask: np.ndarray  # (n_tokens, n_tokens) bool: True where a query may not see a key
+    weights: np.ndarray  # (n_heads, n_tokens, n_tokens): softmax of the scaled, masked scores
+    head_outputs: np.ndarray  # (n_heads, n_tokens, d_head): weights @ v
+    w_o_heads: np.ndarray  # (n_heads, d_head, d_model): each head's slice of W_O (shared with the model)
+    b_o: np.ndarray  # (d_model,)
+    attention_output: np.ndarray  # (n_tokens, d_model): Σ_h Δe^(h) + b_O
+    updated: np.ndarray  # (n_tokens, d_model): LayerNorm(e + attention output)
+    ffn_output: np.ndarray  # (n_tokens, d_model): the feed-forward network's output
+    output: np.ndarray  # (n_tokens, d_model): LayerNorm(updated + ffn output), the next layer's e
+
+    # Exact one-line derivations, computed when asked for rather than stored for every trace.
+    @property
+    def d_head(self) -> int:
+        return self.q.shape[-1]
+
+    @property
+    def scaled(self) -> np.ndarray:
+        """(n_heads, n_tokens, n_tokens): scores / √d_head."""
+        return ops.scale(self.scores, self.d_head)
+
+    @property
+    def masked(self) -> np.ndarray:
+        """(n_heads, n_tokens, n_tokens): scaled scores with −∞ where the mask hides a key."""
+        return ops.apply_mask(self.scaled, self.mask)
+
+    @property
+    def displacement(self) -> np.ndarray:
+        """(n_heads, n_tokens, d_model): Δe^(h), each head's proposed change to every token."""
+        return ops.displacement(self.head_outputs, self.w_o_heads)
+
+    @property
+    def delta_sum(self) -> np.ndarray:
+        """(n_tokens, d_model): Σ_h Δe^(h), the heads' summed change (b_O not included)."""
+        return self.attention_output - self.b_o
+
+    @property
+    def residual(self) -> np.ndarray:
+        """(n_tokens, d_model): e + Σ_h Δe^(h) + b_O, what the LayerNorm receives."""
+        return self.x + self.attention_output
+
+
+@dataclass(frozen=True, eq=False)
+class Trace:
+    text: str
+    model_name: str
+    mask_kind: MaskKind  # "causal" is an illustration: this encoder was trained without it
+    tokens: tuple[Token, ...]
+    n_dropped: int  # tokens cut at the model's limit; never silently
+    chars_dropped: int  # characters cut from a huge paste before tokenizing
+    embeddings: np.ndarray  # (n_tokens, d_model): hidden[0], the input embeddings e
+    layers: tuple[LayerTrace, ...]
+    pooling: str
+    normalize: bool
+
+    @property
+    def n_tokens(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def truncated(self) -> bool:
+        return self.n_dropped > 0 or self.chars_dropped > 0
+
+    @property
+    def hidden(self) -> np.ndarray:
+        """(n_layers + 1, n_tokens, d_model): the embeddings, then every layer's output."""
+        return np.stack([self.embeddings] + [layer.output for layer in self.layers])
+
+    @property
+    def scores(self) -> np.ndarray:
+        """(n_layers, n_heads, n_tokens, n_tokens) raw q·k."""
+        return np.stack([layer.scores for layer in self.layers])
+
+    @property
+    def weights(self) -> np.ndarray:
+        """(n_layers, n_heads, n_tokens, n_tokens) after scale, mask and softmax."""
+        return np.stack([layer.weights for layer in self.layers])
+
+    @property
+    def displacement(self) -> np.ndarray:
+        """(n_layers, n_heads, n_tokens, d_model)."""
+        return np.stack([layer.displacement for layer in self.layers])
+
+    @property
+    def sentence_embedding(self) -> np.ndarray:
+        """(d_model,): the pooled (and, if the model does, normalized) sentence vector."""
+        last = self.layers[-1].output
+        pooled = last[0] if self.pooling == "cls" else last.mean(axis=0)
+        return pooled / np.linalg.norm(pooled) if self.normalize else pooled
+
+
+def embed(model: Model, ids: list[int]) -> np.ndarray:
+    """e = LayerNorm(word + position + token type): (n_tokens, d_model)."""
+    emb = model.embeddings
+    n = len(ids)
+    x = emb.word[ids] + emb.position[:n] + emb.token_type[0]
+    return ops.layer_norm(x, emb.ln_gamma, emb.ln_beta, model.config.layer_norm_eps)
+
+
+def make_mask(kind: str, n_tokens: int) -> np.ndarray:
+    if kind == "none":
+        return ops.no_mask(n_tokens)
+    if kind == "causal":
+        return ops.causal_mask(n_tokens)
+    raise ValueError(f"Unknown mask '{kind}': choose one of {', '.join(MASKS)}.")
+
+
+def layer_forward(
+    index: int, x: np.ndarray, w: LayerWeights, w_o_heads: np.ndarray, eps: float, mask: np.ndarray
+) -> LayerTrace:
+    n_heads = w_o_heads.shape[0]
+    q = ops.split_heads(ops.linear(x, w.w_q, w.b_q), n_heads)  # (n_heads, n_tokens, d_head)
+    k = ops.split_heads(ops.linear(x, w.w_k, w.b_k), n_heads)
+    v = ops.split_heads(ops.linear(x, w.w_v, w.b_v), n_heads)
+    s = ops.scores(q, k)  # (n_heads, n_tokens, n_tokens)
+    weights = ops.softmax(ops.apply_mask(ops.scale(s, q.shape[-1]), mask))
+    head_outputs = ops.attend(weights, v)  # (n_heads, n_tokens, d_head)
+    # Concat(heads) W_O in one product; equal to Σ_h Δe^(h) (a test checks it)
+    attention_output = ops.linear(ops.merge_heads(head_outputs), w.w_o, w.b_o)  # (n_tokens, d_model)
+    updated = ops.layer_norm(x + attention_output, w.ln1_gamma, w.ln1_beta, eps)
+    ffn_output = ops.linear(ops.gelu(ops.linear(updated, w.w_ff1, w.b_ff1)), w.w_ff2, w.b_ff2)
+    output = ops.layer_norm(updated + ffn_output, w.ln2_gamma, w.ln2_beta, eps)
+    return LayerTrace(
+        index=index,
+        x=_frozen(x),
+        q=_frozen(q),
+        k=_frozen(k),
+        v=_frozen(v),
+        scores=_frozen(s),
+        mask=_frozen(mask),
+        weights=_frozen(weights),
+        head_outputs=_frozen(head_outputs),
+        w_o_heads=w_o_heads,
+        b_o=w.b_o,
+        attention_output=_frozen(attention_output),
+        updated=_frozen(updated),
+        ffn_output=_frozen(ffn_output),
+        output=_frozen(output),
+    )
+
+
+def trace(model: Model, text: str, mask: MaskKind = "none", max_tokens: int | None = None) -> Trace:
+    """Run `text` through every layer, keeping every intermediate.
+
+    mask: "none" (how this encoder really runs) or "causal" (what a decoder would do).
+    max_tokens: cut the text to at most this many tokens; at most the model's own limit.
+    Raises ValueError for empty text or an unknown mask, with a message the UI can show.
+    """
+    if mask not in MASKS:
+        raise ValueError(f"Unknown mask '{mask}': choose one of {', '.join(MASKS)}.")
+    cfg = model.config
+    limit = cfg.max_tokens if max_tokens is None else max(2, min(int(max_tokens), cfg.max_tokens))
+    toks = tokenize(model.tokenizer, text, limit)
+    n = len(toks.tokens)
+    mask_matrix = make_mask(mask, n)
+    x = embed(model, toks.ids)
+    embeddings = x
+    layers = []
+    for i, w in enumerate(model.layers):
+        layer = layer_forward(i, x, w, model.w_o_heads[i], cfg.layer_norm_eps, mask_matrix)
+        layers.append(layer)
+        x = layer.output
+    return Trace(
+        text=text,
+        model_name=cfg.name,
+        mask_kind=mask,
+        tokens=toks.tokens,
+        n_dropped=toks.n_dropped,
+        chars_dropped=toks.chars_dropped,
+        embeddings=embeddings,
+        layers=tuple(layers),
+        pooling=cfg.pooling,
+        normalize=cfg.normalize,
+    )
