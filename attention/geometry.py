@@ -63,8 +63,12 @@ class DisplacementPicture:
     sum_norms: np.ndarray  # (n_tokens,): |Σ_h Δe^(h)|
 
 
-def displacement_picture(layer: LayerTrace, dims: int = 2) -> DisplacementPicture:
-    """Fit one projection to every point of the layer's attention step, then project them all."""
+def displacement_picture(layer: LayerTrace, dims: int = 2, token: int | None = None) -> DisplacementPicture:
+    """Project every point of the layer's attention step with one PCA.
+
+    token: fit the projection to that token's points alone (e_j, each e_j + Δe_j^(h), e_j + ΣΔe_j
+    and the updated e_j'), so that its arrows fill the picture; None fits to every token's points.
+    """
     e = layer.x.astype(np.float64)
     disp = layer.displacement.astype(np.float64)  # (n_heads, n_tokens, d_model)
     e_plus_head = e[None] + disp
@@ -72,7 +76,8 @@ def displacement_picture(layer: LayerTrace, dims: int = 2) -> DisplacementPictur
     e_plus_sum = e + delta_sum
     updated = layer.updated.astype(np.float64)
     d_model = e.shape[1]
-    points = np.concatenate([e, e_plus_head.reshape(-1, d_model), e_plus_sum, updated])
+    rows = slice(None) if token is None else slice(token, token + 1)
+    points = np.concatenate([e[rows], e_plus_head[:, rows].reshape(-1, d_model), e_plus_sum[rows], updated[rows]])
     proj = fit_projection(points, dims)
     return DisplacementPicture(
         projection=proj,

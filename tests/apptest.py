@@ -1,0 +1,55 @@
+"""Helpers to run the app without a browser (Streamlit's AppTest) and read its figures' data."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+# The first run loads the model in a child process (several seconds): far past AppTest's 3 s default.
+TIMEOUT = 180
+
+
+def run_page(path: str = "app.py", **params: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / path), default_timeout=TIMEOUT)
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    return at
+
+
+def figures(at: AppTest) -> dict[str, dict]:
+    """{figure title: plotly spec} for every chart on the page."""
+    out = {}
+    for element in at.get("plotly_chart"):
+        spec = json.loads(element.proto.spec)
+        title = spec["layout"].get("title", {}).get("text", "")
+        out[title] = spec
+    return out
+
+
+def figure(at: AppTest, title_start: str) -> dict:
+    matches = [spec for title, spec in figures(at).items() if title.startswith(title_start)]
+    assert len(matches) == 1, f"{title_start!r} among {list(figures(at))}"
+    return matches[0]
+
+
+def messages(at: AppTest) -> str:
+    """Every warning, info and error text on the page, joined."""
+    return "\n".join(e.value for kind in ("warning", "info", "error") for e in at.get(kind))
+
+
+def array(value) -> np.ndarray:
+    """A data array from a plotly spec: a plain list, or plotly's typed-array form {dtype, bdata, shape}."""
+    if isinstance(value, dict) and "bdata" in value:
+        data = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        if isinstance(shape, str):
+            shape = [int(s) for s in shape.split(",")]
+        return data.reshape(shape) if shape else data
+    return np.array([[np.nan if v is None else v for v in row] for row in value], dtype=float)

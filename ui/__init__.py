@@ -1,0 +1,1 @@
+"""The app's UI layer: figures (pure plotly), the shared look, state in the URL, and caching."""

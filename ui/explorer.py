@@ -1,0 +1,206 @@
+"""The explorer: a typed sentence through one layer of the model, every step drawn."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+import attention
+
+from . import engine, figures, state, widgets
+from .prose import sections
+
+
+def sentence_controls() -> None:
+    """The sentence box and the examples, in the sidebar; shared by every page that uses the model."""
+    with st.sidebar:
+        st.text_area("Sentence", key=state.widget_key("text"), on_change=state.copy_back("text"), height=110,
+                     help="Any text: the model reads up to 256 tokens of it.")
+        st.selectbox("…or pick an example", ["—"] + list(state.EXAMPLES), key="w:example",
+                     on_change=_use_example, index=0)
+
+
+def _use_example() -> None:
+    chosen = st.session_state.get("w:example")
+    if chosen and chosen != "—":
+        state.put("text", chosen)
+        state.put("token", -1)
+    st.session_state["w:example"] = "—"
+
+
+def show_notices(tr: attention.Trace | None = None) -> None:
+    for name in state.take_notices():
+        st.warning(f"The link's **{name}** value could not be used here, so the default is shown.")
+    if tr is not None and tr.truncated:
+        cut = []
+        if tr.chars_dropped:
+            cut.append(f"{tr.chars_dropped:,} characters beyond the first {len(tr.text) - tr.chars_dropped:,}")
+        if tr.n_dropped:
+            cut.append(f"{tr.n_dropped:,} tokens beyond the model's limit of {tr.n_tokens}")
+        st.warning("The text is longer than the model reads: " + " and ".join(cut) + " were left out.")
+
+
+def default_token(tr: attention.Trace) -> int:
+    """The example's chosen token, else the last token that is not [CLS] or [SEP]."""
+    wanted = state.EXAMPLES.get(tr.text)
+    words = [t.position for t in tr.tokens if not t.is_special]
+    for t in tr.tokens:
+        if t.text == wanted:
+            return t.position
+    return words[-1] if words else 0
+
+
+def render() -> None:
+    state.init()
+    prose = sections("explorer")
+    model = engine.load_model_or_stop()
+    cfg = model.config
+    sentence_controls()
+    with st.sidebar:
+        st.selectbox("Layer", range(1, cfg.n_layers + 1), key=state.widget_key("layer"), on_change=state.copy_back("layer"),
+                     help=f"This model has {cfg.n_layers} layers; each runs {cfg.n_heads} heads.")
+        st.selectbox("Head", range(1, cfg.n_heads + 1), key=state.widget_key("head"), on_change=state.copy_back("head"))
+        st.radio("Mask", ["none", "causal"], key=state.widget_key("mask"), on_change=state.copy_back("mask"), horizontal=True,
+                 help="none: how this encoder really runs. causal: what a decoder does, applied here as an illustration.")
+        st.radio("Layout", ["paper", "notes"], key=state.widget_key("layout"), on_change=state.copy_back("layout"),
+                 format_func={"paper": "paper (rows are queries)", "notes": "lesson notes (columns are queries)"}.get)
+        st.toggle("Show [CLS] and [SEP]", key=state.widget_key("specials"), on_change=state.copy_back("specials"))
+        st.radio("Camera button saves", ["png", "svg"], key=state.widget_key("export"), on_change=state.copy_back("export"),
+                 format_func={"png": "PNG (3×)", "svg": "SVG"}.get, horizontal=True)
+
+    layer_no = state.clamp("layer", 1, cfg.n_layers)
+    state.clamp("head", 1, cfg.n_heads)
+    text, mask, layout = state.get("text"), state.get("mask"), state.get("layout")
+
+    st.title("Attention, step by step")
+    st.markdown(prose["intro"])
+    tr = engine.trace_or_stop(text, mask)
+    show_notices(tr)
+    state.sync_url()
+    layer = tr.layers[layer_no - 1]
+    texts = [t.text for t in tr.tokens]
+    keep = [t.position for t in tr.tokens if state.get("specials") or not t.is_special] or list(range(tr.n_tokens))
+    labels = figures.token_labels([texts[i] for i in keep], keep)
+    show = widgets.chart
+
+    st.header("1 · Tokens")
+    st.markdown(prose["tokens"])
+    st.latex(r"e_i = \mathrm{LayerNorm}\big(W_E[t_i] + P_i + T_0\big)")
+    show(figures.token_chips(texts, [t.is_special for t in tr.tokens], [t.is_continuation for t in tr.tokens]), "tokens")
+
+    head_section(tr, layer, keep, labels, layout, prose, show)
+
+    st.header("5 · Displacement: what each head adds")
+    displacement_section(tr, layer_no)
+
+    st.header("6 · Updated embeddings")
+    st.markdown(prose["updated"])
+    updated_section(tr, layer, keep, show)
+
+
+def head_section(tr, layer, keep, labels, layout, prose, show) -> None:
+    h = state.get("head") - 1
+    ix = np.ix_(keep, keep)
+    st.header(f"2 · Queries, keys and values (layer {layer.index + 1}, head {h + 1})")
+    st.markdown(prose["qkv"])
+    st.latex(r"q_i = W_Q\,e_i + b_Q \qquad k_j = W_K\,e_j + b_K \qquad v_j = W_V\,e_j + b_V")
+    cols = st.columns(3)
+    for col, (name, arr) in zip(cols, (("Q", layer.q), ("K", layer.k), ("V", layer.v))):
+        with col:
+            show(figures.vectors_heatmap(arr[h][keep], labels, f"{name}: {len(keep)} tokens × {layer.d_head}"), f"{name.lower()}_heatmap")
+
+    st.header("3 · From scores to weights")
+    hidden_note = "" if len(keep) == tr.n_tokens else " [CLS] and [SEP] are hidden, so the weights shown no longer add up to exactly 1."
+    steps = (
+        ("raw", r"s_{ij} = q_i \cdot k_j", layer.scores[h][ix], "scores", "1. Raw scores q·k"),
+        ("scaled", r"s_{ij} \,/\, \sqrt{d_k}, \quad d_k = %d" % layer.d_head, layer.scaled[h][ix], "scores", "2. Scaled by √d_k"),
+        ("masked", r"s_{ij}/\sqrt{d_k} + M_{ij}, \quad M_{ij} = -\infty \text{ if } j > i", layer.masked[h][ix], "scores", "3. Masked"),
+        ("softmax", r"w_{ij} = \frac{\exp(s_{ij}/\sqrt{d_k} + M_{ij})}{\sum_{j'} \exp(s_{ij'}/\sqrt{d_k} + M_{ij'})}", layer.weights[h][ix], "weights", "4. Softmax weights"),
+    )
+    for row in (steps[:2], steps[2:]):
+        cols = st.columns(2)
+        for col, (key, eq, matrix, kind, title) in zip(cols, row):
+            with col:
+                st.markdown(prose[key] + (hidden_note if key == "softmax" else ""))
+                st.latex(eq)
+                show(figures.attention_heatmap(matrix, labels, title, kind=kind, layout=layout), f"{key}_scores", key=f"fig_{key}")
+
+    st.header("4 · All heads at a glance")
+    st.markdown(prose["heads"])
+    st.latex(r"\mathrm{head}_h = \mathrm{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}} + M\Big) V_h")
+    show(figures.head_grid(layer.weights[(slice(None),) + ix], labels, h, layout), "all_heads", key="fig_heads")
+    st.session_state["w:head_pick"] = h + 1
+    st.pills("Pick a head", list(range(1, len(layer.weights) + 1)), key="w:head_pick",
+             on_change=_pick_head, selection_mode="single")
+
+
+def _pick_head() -> None:
+    picked = st.session_state.get("w:head_pick")
+    if picked:
+        state.put("head", int(picked))
+
+
+@st.fragment
+def displacement_section(tr, layer_no: int) -> None:
+    """Its own fragment: following another token redraws only this section."""
+    layer = tr.layers[layer_no - 1]
+    h = state.get("head") - 1
+    prose = sections("explorer")
+    st.markdown(prose["displacement"])
+    st.latex(r"\Delta e_j^{(h)} = \Big(\sum_i w_{ji}\, v_i^{(h)}\Big) W_O^{(h)} \qquad e_j' = \mathrm{LayerNorm}\Big(e_j + \sum_h \Delta e_j^{(h)} + b_O\Big)")
+    token = state.get("token")
+    if not 0 <= token < tr.n_tokens:
+        token = default_token(tr)
+    texts = [t.text for t in tr.tokens]
+    st.session_state["w:token_follow"] = token
+    st.selectbox("Token to follow", range(tr.n_tokens), key="w:token_follow",
+                 format_func=lambda i: f"{i} · {texts[i]}", on_change=_follow)
+    pic = _picture(tr.text, tr.mask_kind, layer_no, token)
+    labels = figures.token_labels(texts)
+    cols = st.columns([3, 2])
+    with cols[0]:
+        widgets.chart(figures.displacement_figure(pic.e, pic.e_plus_head, pic.e_plus_sum, pic.updated, pic.projection.explained,
+                                                  token, labels, h), "displacement", key="fig_disp")
+    with cols[1]:
+        widgets.chart(figures.head_norm_bars(pic.head_norms[:, token], h, float(pic.sum_norms[token]), labels[token]),
+                      "head_norms", key="fig_norms")
+        st.caption(f"The picture is fitted to this token's points and keeps {pic.projection.explained_total:.0%} "
+                   f"of their variance; the bar chart's lengths are measured in all {layer.x.shape[1]} dimensions.")
+
+
+def _follow() -> None:
+    state.put("token", int(st.session_state["w:token_follow"]))
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _picture(text: str, mask: str, layer_no: int, token: int):
+    return attention.displacement_picture(engine.trace(text, mask).layers[layer_no - 1], token=token)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _before_after(text: str, mask: str, layer_no: int, which: str, keep: tuple[int, ...]):
+    """Before and after for the tokens shown, so a hidden [CLS] does not stretch the projection."""
+    layer = engine.trace(text, mask).layers[layer_no - 1]
+    after = layer.updated if which == "attention" else layer.output
+    return attention.before_after(layer.x[list(keep)], after[list(keep)])
+
+
+def updated_section(tr, layer, keep, show) -> None:
+    which = st.radio("After", ["attention", "layer"], horizontal=True, key="w:after",
+                     format_func={"attention": "attention + LayerNorm", "layer": "the whole layer (+ feed-forward)"}.get)
+    ba = _before_after(tr.text, tr.mask_kind, layer.index + 1, which, tuple(keep))
+    texts = [tr.tokens[i].text for i in keep]
+    labels = figures.token_labels(texts, keep)
+    show(figures.before_after_figure(ba.before, ba.after, ba.projection.explained, labels), "before_after", key="fig_ba")
+    moves = attention.moved_toward(ba)
+    st.dataframe(
+        {
+            "token": [f"{keep[m.token]} · {texts[m.token]}" for m in moves],
+            "moved most toward": [f"{keep[m.toward]} · {texts[m.toward]}" for m in moves],
+            "cosine before": [round(m.cos_before, 3) for m in moves],
+            "cosine after": [round(m.cos_after, 3) for m in moves],
+            "change": [round(m.cos_after - m.cos_before, 3) for m in moves],
+        },
+        hide_index=True,
+        width="stretch",
+    )
