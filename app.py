@@ -8,11 +8,14 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import chapters, explorer
+from ui import chapters, explorer, state
 
 st.set_page_config(page_title="Attention, step by step", page_icon="🔎", layout="wide")
 
 ROOT = Path(__file__).resolve().parent
 home = st.Page(explorer.render, title="Explorer", icon="🔎", default=True)
 lesson = [st.Page(ROOT / "pages" / c.file, title=c.title) for c in chapters.CHAPTERS]
-st.navigation({"Explore": [home], "The lesson": lesson} if lesson else [home]).run()
+try:
+    st.navigation({"Explore": [home], "The lesson": lesson} if lesson else [home]).run()
+finally:
+    state.sync_url()  # also after st.stop(): the URL always holds what is on screen

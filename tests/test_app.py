@@ -49,7 +49,8 @@ def test_chosen_layer_and_head_are_drawn(model):
     assert np.allclose(z(figure(at, "4. Softmax")), tr.layers[2].weights[4], atol=1e-7)
     assert at.query_params["layer"] == "3" and at.query_params["head"] == "5"
     grid = figure(at, "All 12 heads")
-    assert len(grid["data"]) == 12 and "head 5 framed" in grid["layout"]["title"]["text"]
+    assert len(grid["data"]) == 12 and grid["layout"]["title"]["text"] == "All 12 heads of layer 3"
+    assert np.allclose(array(grid["data"][4]["z"]), tr.layers[2].weights[4], atol=1e-7)
 
 
 def test_causal_mask_shows_minus_infinity_above_the_diagonal(model):
@@ -78,14 +79,14 @@ def test_hiding_special_tokens_drops_their_rows_and_columns():
     at = run_page(specials="0")
     shown = z(figure(at, "4. Softmax"))
     assert shown.shape == (11, 11)
-    ticks = figure(at, "4. Softmax")["layout"]["xaxis"]["ticktext"]
+    ticks = list(figure(at, "4. Softmax")["data"][0]["x"])
     assert "[CLS]" not in ticks and "[SEP]" not in ticks
 
 
 def test_repeated_words_keep_separate_rows():
     at = run_page(text="the bank by the river bank")
     spec = figure(at, "4. Softmax")
-    ticks = spec["layout"]["yaxis"]["ticktext"]
+    ticks = list(spec["data"][0]["y"])
     assert "bank (2)" in ticks and "bank (6)" in ticks
     assert z(spec).shape == (8, 8)
 

@@ -76,7 +76,6 @@ def render() -> None:
     st.markdown(prose["intro"])
     tr = engine.trace_or_stop(text, mask)
     show_notices(tr)
-    state.sync_url()
     layer = tr.layers[layer_no - 1]
     texts = [t.text for t in tr.tokens]
     keep = [t.position for t in tr.tokens if state.get("specials") or not t.is_special] or list(range(tr.n_tokens))
@@ -112,8 +111,8 @@ def head_section(tr, layer, keep, labels, layout, prose, show) -> None:
     st.header("3 · From scores to weights")
     hidden_note = "" if len(keep) == tr.n_tokens else " [CLS] and [SEP] are hidden, so the weights shown no longer add up to exactly 1."
     steps = (
-        ("raw", r"s_{ij} = q_i \cdot k_j", layer.scores[h][ix], "scores", "1. Raw scores q·k"),
-        ("scaled", r"s_{ij} \,/\, \sqrt{d_k}, \quad d_k = %d" % layer.d_head, layer.scaled[h][ix], "scores", "2. Scaled by √d_k"),
+        ("raw", r"s_{ij} = q_i \cdot k_j", layer.scores[h][ix], "scores", "1. Raw scores q · k"),
+        ("scaled", r"s_{ij} \,/\, \sqrt{d_k}, \quad d_k = %d" % layer.d_head, layer.scaled[h][ix], "scores", "2. Scaled: ÷ √dₖ"),
         ("masked", r"s_{ij}/\sqrt{d_k} + M_{ij}, \quad M_{ij} = -\infty \text{ if } j > i", layer.masked[h][ix], "scores", "3. Masked"),
         ("softmax", r"w_{ij} = \frac{\exp(s_{ij}/\sqrt{d_k} + M_{ij})}{\sum_{j'} \exp(s_{ij'}/\sqrt{d_k} + M_{ij'})}", layer.weights[h][ix], "weights", "4. Softmax weights"),
     )
@@ -128,9 +127,12 @@ def head_section(tr, layer, keep, labels, layout, prose, show) -> None:
     st.header("4 · All heads at a glance")
     st.markdown(prose["heads"])
     st.latex(r"\mathrm{head}_h = \mathrm{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}} + M\Big) V_h")
-    show(figures.head_grid(layer.weights[(slice(None),) + ix], labels, h, layout), "all_heads", key="fig_heads")
+    n_heads = len(layer.weights)
+    # the grid does not mark the chosen head, so that switching heads does not redraw it: the pills below do
+    show(figures.head_grid(layer.weights[(slice(None),) + ix], labels, layout, f"All {n_heads} heads of layer {layer.index + 1}"),
+         "all_heads", key="fig_heads")
     st.session_state["w:head_pick"] = h + 1
-    st.pills("Pick a head", list(range(1, len(layer.weights) + 1)), key="w:head_pick",
+    st.pills("Pick a head", list(range(1, n_heads + 1)), key="w:head_pick",
              on_change=_pick_head, selection_mode="single")
 
 
@@ -166,6 +168,7 @@ def displacement_section(tr, layer_no: int) -> None:
                       "head_norms", key="fig_norms")
         st.caption(f"The picture is fitted to this token's points and keeps {pic.projection.explained_total:.0%} "
                    f"of their variance; the bar chart's lengths are measured in all {layer.x.shape[1]} dimensions.")
+    state.sync_url()  # a fragment rerun does not reach the end of app.py
 
 
 def _follow() -> None:

@@ -7,6 +7,7 @@ plotly reads a few HTML tags in its strings, and user text must never be read as
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Sequence
 
@@ -33,6 +34,13 @@ def token_labels(texts: Sequence[str], positions: Sequence[int] | None = None) -
     return [plain(t) + (f" ({p})" if counts[t] > 1 else "") for t, p in zip(texts, positions)]
 
 
+def label_px(labels: Sequence[str], font_px: int = 15) -> int:
+    """About how wide the longest label is drawn, in pixels. Margins are set from this rather than by
+    plotly's automargin, which redraws a figure again to measure it and made every update slower."""
+    longest = max((len(html.unescape(lbl)) for lbl in labels), default=1)
+    return int(0.62 * font_px * longest) + 8
+
+
 def _base(fig: go.Figure, title: str, height: int) -> go.Figure:
     fig.update_layout(template=theme.TEMPLATE, title=title, height=height)
     return fig
@@ -42,8 +50,10 @@ def _base(fig: go.Figure, title: str, height: int) -> go.Figure:
 
 
 def token_chips(texts: Sequence[str], special: Sequence[bool], continuation: Sequence[bool], width: float = 64.0) -> go.Figure:
-    """The tokens as chips in reading order, each with its position; word pieces and special tokens marked."""
-    fig = go.Figure()
+    """The tokens as chips in reading order, each with its position; word pieces and special tokens marked.
+
+    Drawn with a handful of traces (not a shape per token), so hundreds of tokens draw quickly.
+    """
     x, row, gap = 0.0, 0, 0.6
     xs, rows, widths = [], [], []
     for t in texts:
@@ -55,20 +65,28 @@ def token_chips(texts: Sequence[str], special: Sequence[bool], continuation: Seq
         widths.append(w)
         x += w + gap
     n_rows = row + 1
-    kinds = {"special": ("#e6e6e6", theme.MUTED), "piece": ("#fde9c8", theme.OKABE_ITO[1]), "word": ("#dcebf7", theme.OKABE_ITO[0])}
-    for i, t in enumerate(texts):
-        kind = "special" if special[i] else "piece" if continuation[i] else "word"
-        fill, line = kinds[kind]
-        y = -rows[i] * 1.6
-        fig.add_shape(type="rect", x0=xs[i], x1=xs[i] + widths[i], y0=y - 0.5, y1=y + 0.5,
-                      fillcolor=fill, line=dict(color=line, width=1.5), layer="below")
-        fig.add_annotation(x=xs[i] + widths[i] / 2, y=y, text=plain(t), showarrow=False, font=dict(size=16, color=theme.INK))
-        fig.add_annotation(x=xs[i] + widths[i] / 2, y=y + 0.72, text=str(i), showarrow=False, font=dict(size=11, color=theme.MUTED))
-    # one invisible trace per kind, for a legend that says what the colours mean
-    for kind, name in (("word", "starts a word"), ("piece", "word piece (##)"), ("special", "special token")):
-        fill, line = kinds[kind]
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name,
-                                 marker=dict(symbol="square", size=14, color=fill, line=dict(color=line, width=1.5))))
+    kinds = {
+        "word": ("starts a word", "#dcebf7", theme.OKABE_ITO[0]),
+        "piece": ("word piece (##)", "#fde9c8", theme.OKABE_ITO[1]),
+        "special": ("special token", "#e6e6e6", theme.MUTED),
+    }
+    kind_of = ["special" if special[i] else "piece" if continuation[i] else "word" for i in range(len(texts))]
+    fig = go.Figure()
+    for kind, (name, fill, line) in kinds.items():
+        px, py = [], []
+        for i, k in enumerate(kind_of):
+            if k == kind:
+                x0, x1, y = xs[i], xs[i] + widths[i], -rows[i] * 1.6
+                px += [x0, x1, x1, x0, x0, None]
+                py += [y - 0.5, y - 0.5, y + 0.5, y + 0.5, y - 0.5, None]
+        fig.add_trace(go.Scatter(x=px or [None], y=py or [None], mode="lines", fill="toself", fillcolor=fill, name=name,
+                                 line=dict(color=line, width=1.5), hoverinfo="skip"))
+    centres = [xs[i] + widths[i] / 2 for i in range(len(texts))]
+    ys = [-r * 1.6 for r in rows]
+    fig.add_trace(go.Scatter(x=centres, y=ys, mode="text", text=[plain(t) for t in texts], textfont=dict(size=16, color=theme.INK),
+                             showlegend=False, hovertext=[f"position {i}" for i in range(len(texts))], hoverinfo="text"))
+    fig.add_trace(go.Scatter(x=centres, y=[y + 0.75 for y in ys], mode="text", text=[str(i) for i in range(len(texts))],
+                             textfont=dict(size=11, color=theme.MUTED), showlegend=False, hoverinfo="skip"))
     fig.update_xaxes(visible=False, range=[-0.5, width + 0.5])
     fig.update_yaxes(visible=False, range=[-(n_rows - 1) * 1.6 - 0.8, 1.3])
     fig.update_layout(legend=dict(orientation="h", y=-0.02, yanchor="top", x=0), margin=dict(l=10, r=10, t=40, b=10))
@@ -76,10 +94,6 @@ def token_chips(texts: Sequence[str], special: Sequence[bool], continuation: Seq
 
 
 # --- matrices ----------------------------------------------------------------------------------
-
-
-def _hover_grid(row_labels: list[str], col_labels: list[str]) -> np.ndarray:
-    return np.dstack(np.meshgrid(col_labels, row_labels))  # (rows, cols, 2): [col label, row label]
 
 
 def attention_heatmap(
@@ -113,35 +127,35 @@ def attention_heatmap(
         finite = np.abs(z[np.isfinite(z)])
         top = float(finite.max()) if finite.size else 1.0
         colorscale, zmin, zmax, zmid = theme.SCORES_SCALE, -top, top, 0.0
-    text = np.where(masked, "−∞", np.vectorize(lambda v: format(v, fmt))(np.nan_to_num(z)))
-    custom = _hover_grid(labels, labels)
+    cells = {}
+    if numbers:  # the printed numbers; −∞ where masked
+        cells = dict(text=[["−∞" if np.isneginf(v) else format(v, fmt) for v in row] for row in m], texttemplate="%{text}",
+                     textfont=dict(size=13 if n_cols <= 10 else 11))
     fig = go.Figure(
         go.Heatmap(
-            z=z,
-            x=list(range(n_cols)),
-            y=list(range(n_rows)),
+            z=z.astype(np.float32),
+            x=labels,  # unique labels (a repeated word carries its position), so the axes are by position
+            y=labels,
             colorscale=colorscale,
             zmin=zmin,
             zmax=zmax,
             zmid=zmid,
-            text=text,
-            texttemplate="%{text}" if numbers else None,
-            textfont=dict(size=13 if n_cols <= 10 else 11),
-            customdata=custom,
-            hovertemplate=f"{row_name}: %{{customdata[1]}}<br>{col_name}: %{{customdata[0]}}<br>value: %{{text}}<extra></extra>",
+            hoverongaps=False,
+            hovertemplate=f"{row_name}: %{{y}}<br>{col_name}: %{{x}}<br>value: %{{z:{'.3f' if kind == 'weights' else '.2f'}}}<extra></extra>",
             colorbar=dict(thickness=14, len=0.9),
-            xgap=1,
-            ygap=1,
+            xgap=1 if n_cols <= 40 else 0,
+            ygap=1 if n_rows <= 40 else 0,
+            **cells,
         )
     )
-    tick = dict(tickmode="array", tickvals=list(range(n_cols)), ticktext=labels, tickangle=-60 if n_cols > 6 else 0)
     plural = {"query": "queries", "key": "keys"}
-    fig.update_xaxes(title=plural[col_name], side="top", **tick)
-    fig.update_yaxes(title=plural[row_name], tickmode="array", tickvals=list(range(n_rows)), ticktext=labels, autorange="reversed")
-    longest = max((len(lbl) for lbl in labels), default=1)
-    top = 70 + (min(longest, 14) * 7 if n_cols > 6 else 20)  # room above for the slanted key labels
-    fig.update_layout(plot_bgcolor=theme.MASKED if masked.any() else "white", margin=dict(t=top + 30))
-    size = max(340, min(860, top + 120 + 34 * n_rows))
+    fig.update_xaxes(title=plural[col_name], side="top", type="category", tickangle=-60 if n_cols > 6 else 0)
+    fig.update_yaxes(title=plural[row_name], type="category", autorange="reversed")
+    width = label_px(labels)
+    top = 80 + (int(width * 0.87) if n_cols > 6 else 22)  # the title, the axis title and the (slanted) key labels
+    fig.update_layout(plot_bgcolor=theme.MASKED if masked.any() else "white",
+                      margin=dict(t=top, l=width + 45, r=20, b=20))
+    size = max(340, min(860, top + 60 + 34 * n_rows))
     fig = _base(fig, title, size)
     fig.update_layout(title=dict(y=0.995, yanchor="top", yref="container"))
     return fig
@@ -152,21 +166,21 @@ def vectors_heatmap(vectors: np.ndarray, labels: Sequence[str], title: str) -> g
     v = np.asarray(vectors, dtype=np.float64)
     top = float(np.abs(v).max()) or 1.0
     n, d = v.shape
-    custom = np.array([[lbl] * d for lbl in labels])
     fig = go.Figure(
         go.Heatmap(
-            z=v, x=list(range(d)), y=list(range(n)), colorscale=theme.VECTORS_SCALE, zmin=-top, zmax=top, zmid=0,
-            customdata=custom, hovertemplate="token: %{customdata}<br>coordinate %{x}<br>value: %{z:.3f}<extra></extra>",
+            z=v.astype(np.float32), x=list(range(d)), y=list(labels), colorscale=theme.VECTORS_SCALE, zmin=-top, zmax=top, zmid=0,
+            hovertemplate="token: %{y}<br>coordinate %{x}<br>value: %{z:.3f}<extra></extra>",
             colorbar=dict(thickness=12, len=0.9),
         )
     )
-    fig.update_yaxes(tickmode="array", tickvals=list(range(n)), ticktext=list(labels), autorange="reversed")
+    fig.update_yaxes(type="category", autorange="reversed")
     fig.update_xaxes(title="coordinate")
+    fig.update_layout(margin=dict(l=label_px(labels) + 15, r=10, t=50, b=55))
     return _base(fig, title, max(300, min(700, 120 + 24 * n)))
 
 
-def head_grid(weights: np.ndarray, labels: Sequence[str], selected: int, layout: str = "paper") -> go.Figure:
-    """Every head's weights of one layer as small multiples on one shared 0-to-1 scale; `selected` framed."""
+def head_grid(weights: np.ndarray, labels: Sequence[str], layout: str = "paper", title: str = "") -> go.Figure:
+    """Every head's weights of one layer as small multiples on one shared 0-to-1 scale."""
     n_heads = weights.shape[0]
     cols = min(6, n_heads)
     rows = math.ceil(n_heads / cols)
@@ -174,22 +188,18 @@ def head_grid(weights: np.ndarray, labels: Sequence[str], selected: int, layout:
                         horizontal_spacing=0.02, vertical_spacing=0.08)
     labels = list(labels)
     row_name, col_name = ("key", "query") if layout == "notes" else ("query", "key")
-    custom = _hover_grid(labels, labels)
     for h in range(n_heads):
         m = weights[h].T if layout == "notes" else weights[h]
         fig.add_trace(
-            go.Heatmap(z=m, coloraxis="coloraxis", customdata=custom,
-                       hovertemplate=f"head {h + 1}<br>{row_name}: %{{customdata[1]}}<br>{col_name}: %{{customdata[0]}}<br>weight: %{{z:.3f}}<extra></extra>"),
+            go.Heatmap(z=np.asarray(m, dtype=np.float32), x=labels, y=labels, coloraxis="coloraxis",
+                       hovertemplate=f"head {h + 1}<br>{row_name}: %{{y}}<br>{col_name}: %{{x}}<br>weight: %{{z:.3f}}<extra></extra>"),
             row=h // cols + 1, col=h % cols + 1,
         )
-    fig.update_xaxes(showticklabels=False, ticks="")
-    fig.update_yaxes(showticklabels=False, ticks="", autorange="reversed")
-    axis = "" if selected == 0 else str(selected + 1)
-    fig.add_shape(type="rect", xref=f"x{axis} domain", yref=f"y{axis} domain", x0=-0.04, x1=1.04, y0=-0.04, y1=1.04,
-                  line=dict(color=theme.OKABE_ITO[3], width=4))
+    fig.update_xaxes(showticklabels=False, ticks="", type="category")
+    fig.update_yaxes(showticklabels=False, ticks="", type="category", autorange="reversed")
     fig.update_layout(coloraxis=dict(colorscale=theme.WEIGHTS_SCALE, cmin=0, cmax=1, colorbar=dict(thickness=12, title="weight")))
     fig.update_annotations(font_size=13)
-    return _base(fig, f"All {n_heads} heads of this layer (head {selected + 1} framed)", 170 * rows + 90)
+    return _base(fig, title or f"All {n_heads} heads", 170 * rows + 90)
 
 
 # --- vectors in a projection -------------------------------------------------------------------
@@ -201,10 +211,12 @@ def _axis_titles(fig: go.Figure, explained: np.ndarray) -> None:
                      scaleanchor="x", scaleratio=1)
 
 
-def _arrow(fig: go.Figure, start, end, color: str, width: float, dash: bool = False) -> None:
-    fig.add_annotation(x=end[0], y=end[1], ax=start[0], ay=start[1], xref="x", yref="y", axref="x", ayref="y",
-                       showarrow=True, arrowhead=3 if not dash else 2, arrowsize=1.2, arrowwidth=width,
-                       arrowcolor=color, opacity=0.9, text="")
+def _arrow(start, end, color: str, width: float, dash: bool = False) -> dict:
+    """An arrow from start to end in data coordinates, as a layout annotation (set all at once: adding
+    annotations one by one costs time that grows with their number)."""
+    return dict(x=float(end[0]), y=float(end[1]), ax=float(start[0]), ay=float(start[1]), xref="x", yref="y", axref="x",
+                ayref="y", showarrow=True, arrowhead=2 if dash else 3, arrowsize=1.2, arrowwidth=width,
+                arrowcolor=color, opacity=0.9, text="")
 
 
 def displacement_figure(
@@ -233,12 +245,11 @@ def displacement_figure(
                                  hovertemplate="%{text}<extra>e</extra>"))
     start = e[token]
     n_heads = e_plus_head.shape[0]
-    for h in range(n_heads):
-        if h != selected_head:
-            _arrow(fig, start, e_plus_head[h, token], theme.OKABE_ITO[5], 1.5)
-    _arrow(fig, start, e_plus_head[selected_head, token], theme.OKABE_ITO[1], 3.5)
-    _arrow(fig, start, e_plus_sum[token], theme.OKABE_ITO[2], 4)
-    _arrow(fig, e_plus_sum[token], updated[token], theme.OKABE_ITO[3], 2, dash=True)
+    arrows = [_arrow(start, e_plus_head[h, token], theme.OKABE_ITO[5], 1.5) for h in range(n_heads) if h != selected_head]
+    arrows.append(_arrow(start, e_plus_head[selected_head, token], theme.OKABE_ITO[1], 3.5))
+    arrows.append(_arrow(start, e_plus_sum[token], theme.OKABE_ITO[2], 4))
+    arrows.append(_arrow(e_plus_sum[token], updated[token], theme.OKABE_ITO[3], 2, dash=True))
+    fig.update_layout(annotations=arrows)
     tips = e_plus_head[:, token]
     fig.add_trace(go.Scatter(x=tips[:, 0], y=tips[:, 1], mode="markers", name="e + Δe of one head",
                              marker=dict(size=7, color=theme.OKABE_ITO[5]),
@@ -277,9 +288,7 @@ def before_after_figure(before: np.ndarray, after: np.ndarray, explained: np.nda
     """Every token before → after a step, in one 2D projection, with an arrow each."""
     labels = list(labels)
     keep = list(range(len(labels))) if keep is None else list(keep)
-    fig = go.Figure()
-    for i in keep:
-        _arrow(fig, before[i], after[i], "#9aa3ad", 1.5)
+    fig = go.Figure(layout=dict(annotations=[_arrow(before[i], after[i], "#9aa3ad", 1.5) for i in keep]))
     fig.add_trace(go.Scatter(x=before[keep, 0], y=before[keep, 1], mode="markers", name="before",
                              marker=dict(size=10, color="white", line=dict(color=theme.OKABE_ITO[0], width=2)),
                              text=[labels[i] for i in keep], hovertemplate="%{text}<extra>before</extra>"))

@@ -90,7 +90,6 @@ def get(name: str) -> Any:
 
 def put(name: str, value: Any) -> None:
     st.session_state[name] = value
-    sync_url()
 
 
 def clamp(name: str, low: int, high: int) -> int:
@@ -119,7 +118,7 @@ def widget_key(name: str) -> str:
 
 
 def copy_back(name: str) -> Callable[[], None]:
-    """An on_change callback that stores a widget's value under the plain key and in the URL."""
+    """An on_change callback that stores a widget's value under the plain key (the URL follows at the run's end)."""
 
     def callback() -> None:
         put(name, st.session_state[f"w:{name}"])
@@ -128,7 +127,11 @@ def copy_back(name: str) -> Callable[[], None]:
 
 
 def sync_url(names: tuple[str, ...] | None = None) -> None:
-    """Write the chosen values into the URL, so that a copied link reopens exactly this view."""
+    """Write the chosen values into the URL, so that a copied link reopens exactly this view.
+
+    Called once, when a run has drawn everything (app.py, and the end of each fragment): a URL that
+    changes only then also tells a browser test that the new view is complete.
+    """
     wanted = PARAMS.keys() if names is None else names
     params = {}
     for name in wanted:

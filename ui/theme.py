@@ -28,8 +28,10 @@ def _template() -> go.layout.Template:
             plot_bgcolor="white",
             colorway=OKABE_ITO,
             margin=dict(l=60, r=20, t=50, b=50),
-            xaxis=dict(showgrid=False, zeroline=False, linecolor="#cccccc", ticks="outside"),
-            yaxis=dict(showgrid=False, zeroline=False, linecolor="#cccccc", ticks="outside"),
+            xaxis=dict(showgrid=False, zeroline=False, linecolor="#cccccc", ticks="outside", automargin=False,
+                       title=dict(standoff=10)),
+            yaxis=dict(showgrid=False, zeroline=False, linecolor="#cccccc", ticks="outside", automargin=False,
+                       title=dict(standoff=10)),
             hoverlabel=dict(font=dict(family=FONT, size=14)),
             legend=dict(bgcolor="rgba(255,255,255,0.8)"),
         )

@@ -1,0 +1,27 @@
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.driver import chromium, streamlit_server
+
+
+@pytest.fixture(scope="session")
+def server():
+    with streamlit_server() as (url, _proc, _t0):
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture
+def page(browser):
+    p = browser.new_page(viewport={"width": 1400, "height": 1000})
+    dialogs = []
+    p.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    p.dialogs = dialogs
+    yield p
+    p.close()

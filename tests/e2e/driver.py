@@ -1,0 +1,144 @@
+"""Drive the real app in Debian's Chromium: start `streamlit run app.py`, open pages, wait for complete redraws.
+
+Used by the browser tests and by benchmarks/browser.py. Never downloads a browser.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",  # CI runs as root
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    # this machine's network is closed: without these Chromium keeps trying to reach Google's hosts
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def streamlit_server(timeout: float = 120.0):
+    """`streamlit run app.py` on a free loopback port; yields (url, process, seconds until it answered)."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+           "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited: {proc.stdout.read()}")
+            try:
+                with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.perf_counter() - t0 > timeout:
+                raise TimeoutError("streamlit did not answer")
+            time.sleep(0.1)
+        yield url, proc, t0
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@contextmanager
+def chromium():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+PAGE_STATE = """() => ({
+    plots: document.querySelectorAll('.js-plotly-plot').length,
+    stale: document.querySelectorAll('[data-stale="true"]').length,
+    running: document.querySelectorAll('[data-testid="stStatusWidget"]').length,
+    titles: Array.from(document.querySelectorAll('.js-plotly-plot .gtitle')).map(e => e.textContent),
+    exceptions: document.querySelectorAll('[data-testid="stException"]').length,
+})"""
+
+
+def url_mark(**params) -> str:
+    """How a parameter appears in the app's URL (spaces as +, as the browser writes them)."""
+    return urlencode(params)
+
+
+MAIN_SHOWS = """t => (document.querySelector('[data-testid="stMain"]') || document.body).textContent.includes(t)"""
+
+
+FIRST_CHART_SHOWS = """t => (document.querySelector('.js-plotly-plot')?.textContent || '').includes(t)"""
+
+
+def page_state(page) -> dict:
+    return page.evaluate(PAGE_STATE)
+
+
+def wait_complete(page, first_title: str | None = None, plots: int | None = None, url_has: str | None = None,
+                  shows: str | None = None, first_chart_shows: str | None = None, timeout: float = 120.0) -> dict:
+    """Wait until the app is idle with every chart drawn: nothing stale, nothing running and, if given, the
+    first chart's title, the number of charts, a piece of the URL, a text in the main area and a text in
+    the first chart (the token chips, whose texts run together) as expected.
+
+    After a change, `shows` should name something only the new view contains (the new sentence's word,
+    the new head's heading): elements turn stale as soon as a rerun starts, so once that text is there
+    and nothing is stale, every chart is the new one. Returns the page state."""
+    deadline = time.perf_counter() + timeout
+    while True:
+        s = page_state(page)
+        ok = (not s["stale"] and not s["running"] and s["plots"] > 0
+              and (first_title is None or (s["titles"] and s["titles"][0] == first_title))
+              and (plots is None or s["plots"] == plots)
+              and (url_has is None or url_has in page.url)
+              and (shows is None or page.evaluate(MAIN_SHOWS, shows))
+              and (first_chart_shows is None or page.evaluate(FIRST_CHART_SHOWS, first_chart_shows)))
+        if ok or s["exceptions"]:
+            return s
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"page not complete: {s}, url {page.url}")
+        page.wait_for_timeout(10)
+
+
+def screenshot(page, name: str) -> Path:
+    """A screenshot of the whole app (its main column scrolls, so the viewport is made tall enough)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    height = page.evaluate(
+        "() => Math.max(...Array.from(document.querySelectorAll('section, [data-testid=\"stMain\"], "
+        "[data-testid=\"stAppViewContainer\"]')).map(e => e.scrollHeight), 900)"
+    )
+    size = page.viewport_size
+    page.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 16000)})
+    page.wait_for_timeout(800)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size(size)
+    return path
