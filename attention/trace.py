@@ -131,11 +131,17 @@ class Trace:
         return pooled / np.linalg.norm(pooled) if self.normalize else pooled
 
 
-def embed(model: Model, ids: list[int]) -> np.ndarray:
-    """e = LayerNorm(word + position + token type): (n_tokens, d_model)."""
+def embed(model: Model, ids: list[int], positions: bool = True) -> np.ndarray:
+    """e = LayerNorm(word + position + token type): (n_tokens, d_model).
+
+    positions=False leaves the position vectors out: the counterfactual in which attention cannot
+    tell word order.
+    """
     emb = model.embeddings
     n = len(ids)
-    x = emb.word[ids] + emb.position[:n] + emb.token_type[0]
+    x = emb.word[ids] + emb.token_type[0]
+    if positions:
+        x = x + emb.position[:n]
     return ops.layer_norm(x, emb.ln_gamma, emb.ln_beta, model.config.layer_norm_eps)
 
 
@@ -181,11 +187,12 @@ def layer_forward(
     )
 
 
-def trace(model: Model, text: str, mask: MaskKind = "none", max_tokens: int | None = None) -> Trace:
+def trace(model: Model, text: str, mask: MaskKind = "none", max_tokens: int | None = None, positions: bool = True) -> Trace:
     """Run `text` through every layer, keeping every intermediate.
 
     mask: "none" (how this encoder really runs) or "causal" (what a decoder would do).
     max_tokens: cut the text to at most this many tokens; at most the model's own limit.
+    positions: False leaves out the position embeddings (a counterfactual; the model was trained with them).
     Raises ValueError for empty text or an unknown mask, with a message the UI can show.
     """
     if mask not in MASKS:
@@ -193,9 +200,16 @@ def trace(model: Model, text: str, mask: MaskKind = "none", max_tokens: int | No
     cfg = model.config
     limit = cfg.max_tokens if max_tokens is None else max(2, min(int(max_tokens), cfg.max_tokens))
     toks = tokenize(model.tokenizer, text, limit)
-    n = len(toks.tokens)
+    return trace_tokens(model, toks.tokens, text, mask, positions, toks.n_dropped, toks.chars_dropped)
+
+
+def trace_tokens(model: Model, tokens: tuple[Token, ...], text: str = "", mask: MaskKind = "none", positions: bool = True,
+                 n_dropped: int = 0, chars_dropped: int = 0) -> Trace:
+    """Run already tokenized input (in the order given) through every layer."""
+    cfg = model.config
+    n = len(tokens)
     mask_matrix = make_mask(mask, n)
-    x = embed(model, toks.ids)
+    x = embed(model, [t.id for t in tokens], positions)
     embeddings = x
     layers = []
     for i, w in enumerate(model.layers):
@@ -206,9 +220,9 @@ def trace(model: Model, text: str, mask: MaskKind = "none", max_tokens: int | No
         text=text,
         model_name=cfg.name,
         mask_kind=mask,
-        tokens=toks.tokens,
-        n_dropped=toks.n_dropped,
-        chars_dropped=toks.chars_dropped,
+        tokens=tuple(tokens),
+        n_dropped=n_dropped,
+        chars_dropped=chars_dropped,
         embeddings=embeddings,
         layers=tuple(layers),
         pooling=cfg.pooling,

@@ -1,0 +1,40 @@
+"""Chapter 2 on the real model: the same word, two sentences, two meanings, measured."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import ops
+from .model import Model
+from .trace import trace
+
+
+@dataclass(frozen=True)
+class ContextShift:
+    word: str
+    sentences: tuple[str, ...]
+    references: tuple[str, ...]
+    similarity: np.ndarray  # (n_layers + 1, n_sentences, n_references): cos(word in sentence, reference alone)
+
+
+def _position(tr, word: str) -> int:
+    for t in tr.tokens:
+        if t.text == word:
+            return t.position
+    raise ValueError(f"“{word}” is not a whole token of “{tr.text}”: pick a word the tokenizer keeps whole.")
+
+
+def context_shift(model: Model, word: str, sentences: list[str], references: list[str]) -> ContextShift:
+    """Cosine similarity, at every layer, between `word`'s embedding inside each sentence and each
+    reference word's embedding when that word is run through the model on its own."""
+    traces = [trace(model, s) for s in sentences]
+    words = [tr.hidden[:, _position(tr, word)] for tr in traces]  # each (n_layers + 1, d_model)
+    refs = []
+    for r in references:
+        tr = trace(model, r)
+        refs.append(tr.hidden[:, _position(tr, r)])
+    sim = np.array([[ops.cosine(w, ref) for ref in refs] for w in words])  # (n_sentences, n_refs, n_layers + 1)
+    return ContextShift(word=word, sentences=tuple(sentences), references=tuple(references),
+                        similarity=np.moveaxis(sim, -1, 0))

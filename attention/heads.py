@@ -1,0 +1,65 @@
+"""Chapters 3, 6 and 7 on the real model: queries versus keys, the low-rank value map, many heads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import ops
+from .model import Model
+from .trace import LayerTrace
+
+
+def asymmetry(matrix: np.ndarray) -> float:
+    """max |A − Aᵀ| / max |A|: 0 for a symmetric matrix."""
+    top = float(np.abs(matrix).max()) or 1.0
+    return float(np.abs(matrix - matrix.T).max()) / top
+
+
+def self_similarity(layer: LayerTrace) -> np.ndarray:
+    """X Xᵀ: every pair of the layer's input embeddings, symmetric by construction."""
+    return layer.x @ layer.x.T
+
+
+@dataclass(frozen=True)
+class ValueMap:
+    """One head's value map e ↦ W_O^(h) W_V^(h) e, through d_head dimensions."""
+
+    value_down: np.ndarray  # (d_head, d_model): W_V^(h)
+    value_up: np.ndarray  # (d_model, d_head): W_O^(h)
+    singular_values: np.ndarray  # (d_model,): of the full d_model × d_model product
+
+    @property
+    def rank(self) -> int:
+        s = self.singular_values
+        return int((s > s[0] * 1e-4).sum())
+
+    @property
+    def low_rank_parameters(self) -> int:
+        return self.value_down.size + self.value_up.size
+
+    @property
+    def full_parameters(self) -> int:
+        d_model = self.value_up.shape[0]
+        return d_model * d_model
+
+
+def value_map(model: Model, layer: int, head: int) -> ValueMap:
+    d_head = model.config.d_head
+    w = model.layers[layer]
+    down = w.w_v[head * d_head : (head + 1) * d_head].astype(np.float64)  # (d_head, d_model)
+    up = w.w_o[:, head * d_head : (head + 1) * d_head].astype(np.float64)  # (d_model, d_head)
+    return ValueMap(value_down=down, value_up=up, singular_values=np.linalg.svd(up @ down, compute_uv=False))
+
+
+def concat_then_project(layer: LayerTrace) -> np.ndarray:
+    """Concat(head_1 … head_h) W_O, without the bias: (n_tokens, d_model)."""
+    d_model = layer.w_o_heads.shape[-1]
+    w_o = layer.w_o_heads.reshape(-1, d_model)  # (n_heads * d_head, d_model)
+    return ops.merge_heads(layer.head_outputs).astype(np.float64) @ w_o.astype(np.float64)
+
+
+def sum_of_heads(layer: LayerTrace) -> np.ndarray:
+    """Σ_h Δe^(h): each head's own displacement, added: (n_tokens, d_model)."""
+    return layer.displacement.astype(np.float64).sum(axis=0)

@@ -1,0 +1,67 @@
+"""Chapter 10: generating one token at a time, a decoder keeps every earlier key and value.
+
+Each step computes the new token's query, key and value only, appends the key and value to the
+cache, and attends over the whole cache. Step by step this gives exactly the rows of the full
+causally masked attention.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import ops
+from .trace import LayerTrace
+
+
+@dataclass(frozen=True)
+class CachedRun:
+    step_weights: tuple[np.ndarray, ...]  # step t: (t + 1,) weights of the newest query over the cache
+    outputs: np.ndarray  # (n_tokens, d_head): each step's weighted sum of cached values
+    full_weights: np.ndarray  # (n_tokens, n_tokens): the full causal attention, for comparison
+    full_outputs: np.ndarray  # (n_tokens, d_head)
+
+    @property
+    def max_difference(self) -> float:
+        """Largest gap between step-by-step and all-at-once, weights and outputs together."""
+        padded = np.zeros_like(self.full_weights)
+        for t, w in enumerate(self.step_weights):
+            padded[t, : t + 1] = w
+        return float(max(np.abs(padded - self.full_weights).max(), np.abs(self.outputs - self.full_outputs).max()))
+
+
+def cached_attention(layer: LayerTrace, head: int) -> CachedRun:
+    """Replay one head token by token with a key/value cache; compare with the causal mask run at once."""
+    q, k, v = layer.q[head], layer.k[head], layer.v[head]  # each (n_tokens, d_head)
+    n, d_head = q.shape
+    cache_k = np.empty((0, d_head), dtype=k.dtype)
+    cache_v = np.empty((0, d_head), dtype=v.dtype)
+    steps, outputs = [], []
+    for t in range(n):
+        cache_k = np.vstack([cache_k, k[t : t + 1]])  # only the new token's key and value are computed
+        cache_v = np.vstack([cache_v, v[t : t + 1]])
+        w = ops.softmax(ops.scale(ops.scores(q[t : t + 1], cache_k), d_head))[0]  # (t + 1,)
+        steps.append(w)
+        outputs.append(ops.attend(w, cache_v))
+    full_w = ops.softmax(ops.apply_mask(ops.scale(ops.scores(q, k), d_head), ops.causal_mask(n)))
+    return CachedRun(step_weights=tuple(steps), outputs=np.array(outputs), full_weights=full_w, full_outputs=ops.attend(full_w, v))
+
+
+@dataclass(frozen=True)
+class CacheCosts:
+    tokens: np.ndarray  # (n,): context length t at each step, 1..n
+    flops_with_cache: np.ndarray  # (n,): multiply-adds of one attention layer for step t
+    flops_without_cache: np.ndarray  # (n,): the same when the whole prefix is run again
+    cache_bytes: np.ndarray  # (n,): keys and values kept, all layers
+
+
+def cache_costs(n_tokens: int, n_layers: int, n_heads: int, d_head: int, d_model: int, bytes_per_number: int = 4) -> CacheCosts:
+    """Attention-layer work per generated token, with and without the cache, and the cache's size."""
+    t = np.arange(1, n_tokens + 1, dtype=np.float64)
+    width = n_heads * d_head
+    projections = 4 * d_model * width  # W_Q, W_K, W_V and W_O for one token
+    with_cache = projections + 2 * n_heads * t * d_head  # one query against t keys, then t values
+    without = t * projections + 2 * n_heads * t * t * d_head  # every token again, every query against its prefix
+    cache = 2 * n_layers * width * t * bytes_per_number  # a key and a value per token, per layer
+    return CacheCosts(tokens=t.astype(int), flops_with_cache=with_cache * n_layers, flops_without_cache=without * n_layers, cache_bytes=cache)

@@ -1,0 +1,47 @@
+"""Chapter 5: the lesson notes' worked example of masking and a column-wise softmax.
+
+The notes draw keys as rows and queries as columns, so each column is one query's scores and
+the softmax runs down each column. Their hand-rounded answers are kept here only to show where
+they differ from the exact ones.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import ops
+
+NEG_INF = -np.inf
+# Keys are rows, queries are columns; −∞ below the diagonal: a key after its query is masked.
+NOTES_SCORES = np.array(
+    [
+        [3.5, 0.8, 1.9, 4.4],
+        [NEG_INF, -0.3, -0.2, 0.8],
+        [NEG_INF, NEG_INF, 0.99, 0.67],
+        [NEG_INF, NEG_INF, NEG_INF, 1.31],
+    ]
+)
+NOTES_ROUNDED = np.array(  # what the notes wrote for the softmax, rounded by hand
+    [
+        [1.0, 0.75, 0.69, 0.92],
+        [0.0, 0.25, 0.08, 0.02],
+        [0.0, 0.0, 0.24, 0.02],
+        [0.0, 0.0, 0.0, 0.04],
+    ]
+)
+NOTES_SMALL_EXAMPLE = np.array([10.0, 20.0, 10.0])  # the notes write softmax of this as (0.33, 0.67, 0)
+
+
+def column_softmax(scores: np.ndarray) -> np.ndarray:
+    """Softmax down each column (the notes' layout: each column is a query)."""
+    return ops.softmax(np.asarray(scores, dtype=float), axis=0)
+
+
+def causal_mask_notes(n: int) -> np.ndarray:
+    """In the notes' layout (keys rows, queries columns) the mask hides keys after the query: below the diagonal."""
+    return ops.causal_mask(n).T
+
+
+def apply_notes_mask(scores: np.ndarray) -> np.ndarray:
+    scores = np.asarray(scores, dtype=float)
+    return ops.apply_mask(scores, causal_mask_notes(scores.shape[0]))

@@ -1,0 +1,55 @@
+"""Chapter 8: attention alone does not see word order; position embeddings give it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .model import Model
+from .tokens import tokenize
+from .trace import Trace, trace_tokens
+
+
+def sinusoidal_encoding(n_positions: int, d_model: int) -> np.ndarray:
+    """The original paper's fixed encoding: PE[p, 2i] = sin(p / 10000^(2i/d)), PE[p, 2i+1] = cos(…)."""
+    pos = np.arange(n_positions)[:, None]
+    i = np.arange(0, d_model, 2)[None, :]
+    angle = pos / np.power(10000.0, i / d_model)
+    pe = np.zeros((n_positions, d_model))
+    pe[:, 0::2] = np.sin(angle)
+    pe[:, 1::2] = np.cos(angle[:, : d_model // 2])
+    return pe
+
+
+def shuffled_order(n_tokens: int, seed: int) -> np.ndarray:
+    """A random order of the tokens that keeps [CLS] first and [SEP] last."""
+    rng = np.random.default_rng(seed)
+    middle = rng.permutation(np.arange(1, n_tokens - 1))
+    return np.concatenate([[0], middle, [n_tokens - 1]]).astype(int)
+
+
+@dataclass(frozen=True)
+class Shuffle:
+    order: np.ndarray  # (n_tokens,): the shuffled sequence is tokens[order]
+    original: Trace
+    shuffled: Trace
+
+    def unshuffled_weights(self, layer: int) -> np.ndarray:
+        """The shuffled sentence's weights put back in the original order: (n_heads, n, n)."""
+        inverse = np.argsort(self.order)
+        return self.shuffled.layers[layer].weights[:, inverse][:, :, inverse]
+
+    def gap(self, layer: int) -> float:
+        """max |weights − unshuffled(shuffled weights)|: 0 (to rounding) when attention cannot see order."""
+        return float(np.abs(self.original.layers[layer].weights - self.unshuffled_weights(layer)).max())
+
+
+def shuffle_experiment(model: Model, text: str, seed: int = 0, positions: bool = False) -> Shuffle:
+    """Trace the sentence and a shuffled copy of it, with or without the position embeddings."""
+    toks = tokenize(model.tokenizer, text, model.config.max_tokens).tokens
+    order = shuffled_order(len(toks), seed)
+    moved = tuple(replace(toks[j], position=i) for i, j in enumerate(order))
+    original = trace_tokens(model, toks, text, positions=positions)
+    shuffled = trace_tokens(model, moved, " ".join(t.text for t in moved), positions=positions)
+    return Shuffle(order=order, original=original, shuffled=shuffled)

@@ -1,0 +1,50 @@
+"""Chapter 4: why the scores are divided by √d_k, shown on random queries and keys."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import ops
+
+
+@dataclass(frozen=True)
+class ScalingExperiment:
+    d_k: int
+    n_keys: int
+    dots: np.ndarray  # (n_samples, n_keys): q·k for random unit-variance q and k
+    entropy_raw: float  # mean softmax entropy (nats) of one query's raw scores over n_keys keys
+    entropy_scaled: float  # the same after dividing by √d_k
+    top_weight_raw: float  # mean weight the largest key gets, unscaled
+    top_weight_scaled: float
+
+    @property
+    def max_entropy(self) -> float:
+        """Entropy of a uniform softmax over the keys: ln n_keys."""
+        return float(np.log(self.n_keys))
+
+
+def entropy(weights: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Shannon entropy in nats; 0 · log 0 counts as 0."""
+    w = np.clip(weights, 1e-300, 1.0)
+    return -(weights * np.log(w)).sum(axis=axis)
+
+
+def scaling_experiment(d_k: int, n_keys: int = 16, n_samples: int = 2000, seed: int = 0) -> ScalingExperiment:
+    """Draw q and k with independent standard-normal entries: q·k has variance d_k, so its spread grows like √d_k."""
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((n_samples, 1, d_k))
+    k = rng.standard_normal((n_samples, n_keys, d_k))
+    dots = ops.scores(q, k)[:, 0, :]  # (n_samples, n_keys)
+    raw = ops.softmax(dots)
+    scaled = ops.softmax(dots / np.sqrt(d_k))
+    return ScalingExperiment(
+        d_k=d_k,
+        n_keys=n_keys,
+        dots=dots,
+        entropy_raw=float(entropy(raw).mean()),
+        entropy_scaled=float(entropy(scaled).mean()),
+        top_weight_raw=float(raw.max(axis=1).mean()),
+        top_weight_scaled=float(scaled.max(axis=1).mean()),
+    )
