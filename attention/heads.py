@@ -63,3 +63,24 @@ def concat_then_project(layer: LayerTrace) -> np.ndarray:
 def sum_of_heads(layer: LayerTrace) -> np.ndarray:
     """Σ_h Δe^(h): each head's own displacement, added: (n_tokens, d_model)."""
     return layer.displacement.astype(np.float64).sum(axis=0)
+
+
+def value_contributions(layer: LayerTrace, head: int, token: int) -> np.ndarray:
+    """(n_tokens, d_model): w_ji · (v_i W_O^(h)), what each token i adds to token j through one head.
+
+    They sum to Δe_j^(h), the head's displacement of token j.
+    """
+    carried = layer.v[head].astype(np.float64) @ layer.w_o_heads[head].astype(np.float64)  # (n_tokens, d_model)
+    return layer.weights[head, token][:, None].astype(np.float64) * carried
+
+
+def same_projection_scores(layer: LayerTrace, head: int) -> np.ndarray:
+    """The counterfactual where queries reuse the keys' projection: k_i · k_j, symmetric by construction."""
+    k = layer.k[head].astype(np.float64)
+    return k @ k.T
+
+
+def uniform_contributions(layer: LayerTrace, head: int) -> np.ndarray:
+    """The counterfactual where a token attends to every token equally: (1/n) · v_i W_O^(h) for each i."""
+    carried = layer.v[head].astype(np.float64) @ layer.w_o_heads[head].astype(np.float64)
+    return carried / carried.shape[0]

@@ -31,12 +31,12 @@ def entropy(weights: np.ndarray, axis: int = -1) -> np.ndarray:
     return -(weights * np.log(w)).sum(axis=axis)
 
 
-def scaling_experiment(d_k: int, n_keys: int = 16, n_samples: int = 2000, seed: int = 0) -> ScalingExperiment:
+def scaling_experiment(d_k: int, n_keys: int = 16, n_samples: int = 1000, seed: int = 0) -> ScalingExperiment:
     """Draw q and k with independent standard-normal entries: q·k has variance d_k, so its spread grows like √d_k."""
     rng = np.random.default_rng(seed)
-    q = rng.standard_normal((n_samples, 1, d_k))
-    k = rng.standard_normal((n_samples, n_keys, d_k))
-    dots = ops.scores(q, k)[:, 0, :]  # (n_samples, n_keys)
+    q = rng.standard_normal((n_samples, 1, d_k), dtype=np.float32)
+    k = rng.standard_normal((n_samples, n_keys, d_k), dtype=np.float32)
+    dots = ops.scores(q, k)[:, 0, :].astype(np.float64)  # (n_samples, n_keys)
     raw = ops.softmax(dots)
     scaled = ops.softmax(dots / np.sqrt(d_k))
     return ScalingExperiment(

@@ -52,4 +52,13 @@ def array(value) -> np.ndarray:
         if isinstance(shape, str):
             shape = [int(s) for s in shape.split(",")]
         return data.reshape(shape) if shape else data
+    if value and not isinstance(value[0], list):
+        return np.array([np.nan if v is None else v for v in value], dtype=float)
     return np.array([[np.nan if v is None else v for v in row] for row in value], dtype=float)
+
+
+def metric(at: AppTest, label_start: str) -> str:
+    """The shown value of the st.metric whose label starts with `label_start`."""
+    found = [m.value for m in at.metric if m.label.startswith(label_start)]
+    assert len(found) == 1, f"{label_start!r} among {[m.label for m in at.metric]}"
+    return found[0]

@@ -163,3 +163,10 @@ def test_loaded_model_budget_counts_every_parameter(model):
     b = budget.model_budget(model)
     assert b.total == model.n_parameters
     assert b.group("attention") == 6 * (4 * 384 * 384 + 4 * 384 + 2 * 384)
+
+
+def test_value_contributions_add_up_to_the_displacement(model):
+    layer = attention.trace(model, "a fluffy blue creature roamed the verdant forest").layers[1]
+    parts = heads.value_contributions(layer, head=3, token=4)
+    assert parts.shape == (13, 384)
+    assert np.abs(parts.sum(axis=0) - layer.displacement[3, 4]).max() <= 1e-5

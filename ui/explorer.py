@@ -11,23 +11,6 @@ from . import engine, figures, state, widgets
 from .prose import sections
 
 
-def sentence_controls() -> None:
-    """The sentence box and the examples, in the sidebar; shared by every page that uses the model."""
-    with st.sidebar:
-        st.text_area("Sentence", key=state.widget_key("text"), on_change=state.copy_back("text"), height=110,
-                     help="Any text: the model reads up to 256 tokens of it.")
-        st.selectbox("…or pick an example", ["—"] + list(state.EXAMPLES), key="w:example",
-                     on_change=_use_example, index=0)
-
-
-def _use_example() -> None:
-    chosen = st.session_state.get("w:example")
-    if chosen and chosen != "—":
-        state.put("text", chosen)
-        state.put("token", -1)
-    st.session_state["w:example"] = "—"
-
-
 def show_notices(tr: attention.Trace | None = None) -> None:
     for name in state.take_notices():
         st.warning(f"The link's **{name}** value could not be used here, so the default is shown.")
@@ -40,22 +23,12 @@ def show_notices(tr: attention.Trace | None = None) -> None:
         st.warning("The text is longer than the model reads: " + " and ".join(cut) + " were left out.")
 
 
-def default_token(tr: attention.Trace) -> int:
-    """The example's chosen token, else the last token that is not [CLS] or [SEP]."""
-    wanted = state.EXAMPLES.get(tr.text)
-    words = [t.position for t in tr.tokens if not t.is_special]
-    for t in tr.tokens:
-        if t.text == wanted:
-            return t.position
-    return words[-1] if words else 0
-
-
 def render() -> None:
     state.init()
     prose = sections("explorer")
     model = engine.load_model_or_stop()
     cfg = model.config
-    sentence_controls()
+    widgets.sentence_controls()
     with st.sidebar:
         st.selectbox("Layer", range(1, cfg.n_layers + 1), key=state.widget_key("layer"), on_change=state.copy_back("layer"),
                      help=f"This model has {cfg.n_layers} layers; each runs {cfg.n_heads} heads.")
@@ -152,7 +125,7 @@ def displacement_section(tr, layer_no: int) -> None:
     st.latex(r"\Delta e_j^{(h)} = \Big(\sum_i w_{ji}\, v_i^{(h)}\Big) W_O^{(h)} \qquad e_j' = \mathrm{LayerNorm}\Big(e_j + \sum_h \Delta e_j^{(h)} + b_O\Big)")
     token = state.get("token")
     if not 0 <= token < tr.n_tokens:
-        token = default_token(tr)
+        token = widgets.default_token(tr)
     texts = [t.text for t in tr.tokens]
     st.session_state["w:token_follow"] = token
     st.selectbox("Token to follow", range(tr.n_tokens), key="w:token_follow",

@@ -103,19 +103,24 @@ def attention_heatmap(
     kind: str = "weights",
     layout: str = "paper",
     numbers: bool | None = None,
+    key_labels: Sequence[str] | None = None,
 ) -> go.Figure:
     """One (n_queries, n_keys) matrix from the trace, drawn in `layout` (paper: rows are queries;
     notes: columns are queries). −∞ cells are drawn grey and labelled −∞, never as 0.
 
     kind: "scores" (diverging scale around 0) or "weights" (0 to 1).
+    key_labels: when keys are other tokens than queries (cross-attention); `labels` then names the queries.
     """
-    labels = list(labels)
+    query_labels = list(labels)
+    key_labels = query_labels if key_labels is None else list(key_labels)
     m = np.asarray(matrix, dtype=np.float64)
     if layout == "notes":
         m = m.T
         row_name, col_name = "key", "query"
+        row_labels, col_labels = key_labels, query_labels
     else:
         row_name, col_name = "query", "key"
+        row_labels, col_labels = query_labels, key_labels
     n_rows, n_cols = m.shape
     masked = np.isneginf(m)
     z = np.where(masked, np.nan, m)
@@ -134,8 +139,8 @@ def attention_heatmap(
     fig = go.Figure(
         go.Heatmap(
             z=z.astype(np.float32),
-            x=labels,  # unique labels (a repeated word carries its position), so the axes are by position
-            y=labels,
+            x=col_labels,  # unique labels (a repeated word carries its position), so the axes are by position
+            y=row_labels,
             colorscale=colorscale,
             zmin=zmin,
             zmax=zmax,
@@ -151,10 +156,9 @@ def attention_heatmap(
     plural = {"query": "queries", "key": "keys"}
     fig.update_xaxes(title=plural[col_name], side="top", type="category", tickangle=-60 if n_cols > 6 else 0)
     fig.update_yaxes(title=plural[row_name], type="category", autorange="reversed")
-    width = label_px(labels)
-    top = 80 + (int(width * 0.87) if n_cols > 6 else 22)  # the title, the axis title and the (slanted) key labels
+    top = 80 + (int(label_px(col_labels) * 0.87) if n_cols > 6 else 22)  # title, axis title, slanted labels
     fig.update_layout(plot_bgcolor=theme.MASKED if masked.any() else "white",
-                      margin=dict(t=top, l=width + 45, r=20, b=20))
+                      margin=dict(t=top, l=label_px(row_labels) + 45, r=20, b=20))
     size = max(340, min(860, top + 60 + 34 * n_rows))
     fig = _base(fig, title, size)
     fig.update_layout(title=dict(y=0.995, yanchor="top", yref="container"))

@@ -12,3 +12,54 @@ def chart(fig: go.Figure, name: str, key: str | None = None) -> None:
     """A figure with our template (not Streamlit's), its camera button saving PNG 3× or SVG as chosen."""
     export = "SVG" if state.get("export") == "svg" else "PNG (3×)"
     st.plotly_chart(fig, config=theme.chart_config(name, export), key=key, theme=None)
+
+
+def sentence_controls() -> None:
+    """The sentence box and the examples, in the sidebar: one sentence shared by every page."""
+    with st.sidebar:
+        st.text_area("Sentence", key=state.widget_key("text"), on_change=state.copy_back("text"), height=110,
+                     help="Any text: the model reads up to 256 tokens of it. Press Ctrl+Enter to apply.")
+        st.selectbox("…or pick an example", ["—"] + list(state.EXAMPLES), key="w:example", on_change=_use_example, index=0)
+
+
+def _use_example() -> None:
+    chosen = st.session_state.get("w:example")
+    if chosen and chosen != "—":
+        state.put("text", chosen)
+        state.put("token", -1)
+    st.session_state["w:example"] = "—"
+
+
+def layer_head(n_layers: int, n_heads: int, container=None) -> tuple[int, int]:
+    """Layer and head pickers bound to the shared choice; returns them 0-based."""
+    box = container or st.sidebar
+    box.selectbox("Layer", range(1, n_layers + 1), key=state.widget_key("layer"), on_change=state.copy_back("layer"))
+    box.selectbox("Head", range(1, n_heads + 1), key=state.widget_key("head"), on_change=state.copy_back("head"))
+    return state.clamp("layer", 1, n_layers) - 1, state.clamp("head", 1, n_heads) - 1
+
+
+def try_this(markdown: str) -> None:
+    with st.container(border=True):
+        st.markdown("**Try this.** " + markdown)
+
+
+def default_token(tr) -> int:
+    """The example's chosen token, else the last token that is not [CLS] or [SEP]."""
+    wanted = state.EXAMPLES.get(tr.text)
+    for t in tr.tokens:
+        if t.text == wanted:
+            return t.position
+    words = [t.position for t in tr.tokens if not t.is_special]
+    return words[-1] if words else 0
+
+
+def token_picker(tr, label: str = "Token to follow", container=None) -> int:
+    """A token of the trace, bound to the shared choice (the explorer's followed token)."""
+    token = state.get("token")
+    if not 0 <= token < tr.n_tokens:
+        token = default_token(tr)
+    st.session_state["w:token_pick"] = token
+    texts = [t.text for t in tr.tokens]
+    (container or st).selectbox(label, range(tr.n_tokens), key="w:token_pick", format_func=lambda i: f"{i} · {texts[i]}",
+                                on_change=lambda: state.put("token", int(st.session_state["w:token_pick"])))
+    return token
