@@ -10,10 +10,10 @@ import streamlit as st
 
 from ui import chapters, explorer, state
 
-st.set_page_config(page_title="Attention, step by step", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="Attention, step by step", page_icon=":material/search:", layout="wide")
 
 ROOT = Path(__file__).resolve().parent
-home = st.Page(explorer.render, title="Explorer", icon="🔎", default=True)
+home = st.Page(explorer.render, title="Explorer", icon=":material/search:", default=True)
 lesson = [st.Page(ROOT / "pages" / c.file, title=c.title) for c in chapters.CHAPTERS]
 try:
     st.navigation({"Explore": [home], "The lesson": lesson} if lesson else [home]).run()

@@ -270,7 +270,7 @@ def read_model(path: str | Path) -> Model:
     return Model(config=config, embeddings=embeddings, layers=layers, tokenizer=Tokenizer.from_str(meta["tokenizer"]))
 
 
-_EXIT_CODES = {ModelUnavailableError: 3, UnsupportedModelError: 4}
+EXIT_CODES = {ModelUnavailableError: 3, UnsupportedModelError: 4}  # how the child process reports each error
 
 
 def load_model(name: str | None = None, *, isolated: bool = False) -> Model:
@@ -287,27 +287,12 @@ def load_model(name: str | None = None, *, isolated: bool = False) -> Model:
     resolve(name)  # fail fast, in this process, on a missing package or folder
     with tempfile.TemporaryDirectory(prefix="attention-model-") as tmp:
         out = Path(tmp) / "model.npz"
-        cmd = [sys.executable, "-m", "attention.model", out.as_posix()] + ([name] if name else [])
+        cmd = [sys.executable, "-m", "attention.copy_weights", out.as_posix()] + ([name] if name else [])
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
             message = (done.stderr.strip().splitlines() or ["the loader exited with no message"])[-1]
-            for kind, code in _EXIT_CODES.items():
+            for kind, code in EXIT_CODES.items():
                 if done.returncode == code:
                     raise kind(message)
             raise ModelError(f"Loading the model failed: {message}")
         return read_model(out)
-
-
-def _main(argv: list[str]) -> int:
-    """Child-process entry: `python -m attention.model OUT.npz [NAME]`."""
-    out, name = argv[0], (argv[1] if len(argv) > 1 else None)
-    try:
-        save_model(load_model(name), out)
-    except ModelError as exc:
-        print(str(exc).replace("\n", " "), file=sys.stderr)
-        return _EXIT_CODES.get(type(exc), 2)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(_main(sys.argv[1:]))

@@ -4,6 +4,7 @@ import streamlit as st
 
 from attention import heads
 from ui import chapter, engine, figures, state, widgets
+from ui.figures import HALF_WIDTH_NUMBERS
 from ui import lesson_figures as lf
 
 prose = chapter.begin("03_queries_keys.py")
@@ -23,11 +24,11 @@ xx = heads.self_similarity(layer)
 left, right = st.columns(2)
 with left:
     title = "k_i · k_j (one projection)" if same else f"q_i · k_j, layer {layer_i + 1}, head {head_i + 1}"
-    widgets.chart(figures.attention_heatmap(scores, labels, title, kind="scores", numbers=len(labels) <= 10), "qk_scores",
+    widgets.chart(figures.attention_heatmap(scores, labels, title, kind="scores", numbers=len(labels) <= HALF_WIDTH_NUMBERS), "qk_scores",
                   key="fig_ch3_qk")
     st.metric("asymmetry max|S − Sᵀ| / max|S|", f"{heads.asymmetry(scores):.3f}")
 with right:
-    widgets.chart(figures.attention_heatmap(xx, labels, "X Xᵀ (embeddings with themselves)", kind="scores", numbers=len(labels) <= 10),
+    widgets.chart(figures.attention_heatmap(xx, labels, "X Xᵀ (embeddings with themselves)", kind="scores", numbers=len(labels) <= HALF_WIDTH_NUMBERS),
                   "xx", key="fig_ch3_xx")
     st.metric("asymmetry of X Xᵀ", f"{heads.asymmetry(xx):.3f}")
 st.header("From the model's width to a head's")

@@ -7,6 +7,7 @@ import streamlit as st
 from attention import masking
 from attention.ops import softmax
 from ui import chapter, engine, figures, state, widgets
+from ui.figures import HALF_WIDTH_NUMBERS
 from ui import lesson_figures as lf
 
 KEYS = [f"k{i + 1}" for i in range(4)]
@@ -49,7 +50,7 @@ for col, mask in zip((left, right), ("none", "causal")):
     with col:
         tr = engine.trace_or_stop(state.get("text"), mask)
         widgets.chart(figures.attention_heatmap(tr.layers[layer_i].weights[head_i], labels,
-                                                f"mask: {mask}, layer {layer_i + 1}, head {head_i + 1}", numbers=tr.n_tokens <= 10),
+                                                f"mask: {mask}, layer {layer_i + 1}, head {head_i + 1}", numbers=tr.n_tokens <= HALF_WIDTH_NUMBERS),
                       f"weights_{mask}", key=f"fig_ch5_{mask}")
 widgets.try_this(prose["try"])
 chapter.end()

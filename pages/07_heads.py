@@ -22,8 +22,8 @@ st.markdown(prose["sum"])
 gap = float(np.abs(heads.sum_of_heads(layer) - heads.concat_then_project(layer)).max())
 m1, m2, m3 = st.columns(3)
 m1.metric("max |Σₕ Δe⁽ʰ⁾ − Concat·W_O|", f"{gap:.2e}")
-m2.metric(f"{cfg.name}: heads", f"{cfg.n_heads} × {cfg.n_layers} layers = {cfg.n_heads * cfg.n_layers}")
-m3.metric("GPT-3: heads", f"96 × 96 layers = {96 * 96:,}")
+m2.metric(f"{cfg.name}: {cfg.n_heads} heads × {cfg.n_layers} layers", f"{cfg.n_heads * cfg.n_layers:,} heads")
+m3.metric("GPT-3: 96 heads × 96 layers", f"{96 * 96:,} heads")
 norms = np.linalg.norm(layer.displacement, axis=-1)  # (n_heads, n_tokens)
 widgets.chart(lf.table_heatmap(norms, [f"head {h + 1}" for h in range(cfg.n_heads)], labels,
                                f"|Δe⁽ʰ⁾| of every token, layer {layer_i + 1}", fmt=".1f", numbers=tr.n_tokens <= 16,

@@ -5,6 +5,7 @@ import streamlit as st
 
 from attention import ops, position
 from ui import chapter, engine, figures, state, widgets
+from ui.figures import HALF_WIDTH_NUMBERS
 from ui import lesson_figures as lf
 
 prose = chapter.begin("08_position.py")
@@ -30,11 +31,11 @@ st.code(" · ".join(shuffled), language=None)
 left, right = st.columns(2)
 with left:
     widgets.chart(figures.attention_heatmap(exp.original.layers[layer_i].weights[head_i], labels, "Original order",
-                                            numbers=len(labels) <= 10),
+                                            numbers=len(labels) <= HALF_WIDTH_NUMBERS),
                   "original", key="fig_ch8_original")
 with right:
     widgets.chart(figures.attention_heatmap(exp.unshuffled_weights(layer_i)[head_i], labels, "Shuffled, then put back",
-                                            numbers=len(labels) <= 10),
+                                            numbers=len(labels) <= HALF_WIDTH_NUMBERS),
                   "unshuffled", key="fig_ch8_unshuffled")
 st.metric("max difference, all heads of this layer", f"{exp.gap(layer_i):.2e}")
 

@@ -5,6 +5,7 @@ import streamlit as st
 
 from attention import budget, kv_cache
 from ui import chapter, engine, figures, state, widgets
+from ui.figures import HALF_WIDTH_NUMBERS
 from ui import lesson_figures as lf
 
 prose = chapter.begin("10_kv_cache.py")
@@ -26,7 +27,7 @@ with left:
                           "weight", highlight=step - 1, text_fmt=".2f"), "cached_step", key="fig_ch10_step")
 with right:
     widgets.chart(figures.attention_heatmap(run.full_weights, labels, "All at once, with the causal mask",
-                                            numbers=len(labels) <= 10), "full_causal",
+                                            numbers=len(labels) <= HALF_WIDTH_NUMBERS), "full_causal",
                   key="fig_ch10_full")
 
 st.header("What the cache saves, and what it costs")

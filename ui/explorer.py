@@ -89,13 +89,13 @@ def head_section(tr, layer, keep, labels, layout, prose, show) -> None:
         ("masked", r"s_{ij}/\sqrt{d_k} + M_{ij}, \quad M_{ij} = -\infty \text{ if } j > i", layer.masked[h][ix], "scores", "3. Masked"),
         ("softmax", r"w_{ij} = \frac{\exp(s_{ij}/\sqrt{d_k} + M_{ij})}{\sum_{j'} \exp(s_{ij'}/\sqrt{d_k} + M_{ij'})}", layer.weights[h][ix], "weights", "4. Softmax weights"),
     )
-    for row in (steps[:2], steps[2:]):
-        cols = st.columns(2)
-        for col, (key, eq, matrix, kind, title) in zip(cols, row):
-            with col:
-                st.markdown(prose[key] + (hidden_note if key == "softmax" else ""))
-                st.latex(eq)
-                show(figures.attention_heatmap(matrix, labels, title, kind=kind, layout=layout), f"{key}_scores", key=f"fig_{key}")
+    for key, eq, matrix, kind, title in steps:  # one step per row: its words beside its picture, in order
+        text_col, figure_col = st.columns([1, 2], vertical_alignment="center")
+        with text_col:
+            st.markdown(prose[key] + (hidden_note if key == "softmax" else ""))
+            st.latex(eq)
+        with figure_col:
+            show(figures.attention_heatmap(matrix, labels, title, kind=kind, layout=layout), f"{key}_scores", key=f"fig_{key}")
 
     st.header("4 · All heads at a glance")
     st.markdown(prose["heads"])

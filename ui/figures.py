@@ -18,6 +18,7 @@ from plotly.subplots import make_subplots
 from . import theme
 
 NUMBERS_UP_TO = 16  # print the value in every cell while the matrix is at most this many tokens wide
+HALF_WIDTH_NUMBERS = 8  # the same for a heatmap in half the page's width
 
 
 def plain(text: str) -> str:

@@ -135,7 +135,7 @@ def big_heatmap(m: np.ndarray, title: str, x_title: str, y_title: str, scale: st
                 symmetric: bool = True) -> go.Figure:
     """A large matrix with no printed numbers (positions × dimensions and the like)."""
     m = np.asarray(m, dtype=np.float32)
-    top = float(np.abs(m).max()) or 1.0
+    top = float(np.percentile(np.abs(m), 99)) or 1.0  # a few outlying entries would wash out the rest
     fig = go.Figure(go.Heatmap(z=m, colorscale=scale, zmin=-top if symmetric else None, zmax=top if symmetric else None,
                                zmid=0 if symmetric else None, colorbar=dict(thickness=12),
                                hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{z:.3f}}<extra></extra>"))

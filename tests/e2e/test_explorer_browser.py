@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qs, urlparse
 
-from tests.e2e.driver import screenshot, url_mark, wait_complete
+from tests.e2e.driver import SCREENSHOTS, screenshot, url_mark, wait_complete
 
 N_CHARTS = 12
 
@@ -26,6 +26,10 @@ def test_typed_sentence_shows_tokens_and_heatmaps(server, page):
     state = wait_complete(page, "13 tokens", plots=N_CHARTS)
     assert state["exceptions"] == 0
     screenshot(page, "explorer")
+    page.screenshot(path=str(SCREENSHOTS / "explorer-top.png"))  # what a projector shows first
+    page.get_by_role("heading", name="3 · From scores to weights").evaluate("e => e.scrollIntoView()")
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(SCREENSHOTS / "explorer-scores.png"))  # the README's picture
 
     submit(page, "the bank by the river bank")
     state = wait_complete(page, "8 tokens", plots=N_CHARTS, url_has=url_mark(text="the bank by the river bank"))
