@@ -82,8 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     t0 = time.perf_counter()
-    import torch
     import sentence_transformers  # noqa: F401
+    import torch
 
     t_imports = time.perf_counter() - t0
 

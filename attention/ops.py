@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-
 # Below this many tokens, OpenBLAS runs faster when the long axis (d_out) leads the product.
 _FEW_TOKENS = 48
 

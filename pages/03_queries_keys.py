@@ -3,18 +3,16 @@
 import streamlit as st
 
 from attention import heads
-from ui import chapter, engine, figures, state, widgets
-from ui.figures import HALF_WIDTH_NUMBERS
+from ui import chapter, figures, widgets
 from ui import lesson_figures as lf
+from ui.figures import HALF_WIDTH_NUMBERS
 
 prose = chapter.begin("03_queries_keys.py")
 st.latex(r"q_i = W_Q\, e_i, \quad k_j = W_K\, e_j, \quad W_Q, W_K \in \mathbb{R}^{d_\text{head} \times d_\text{model}}, "
          r"\qquad s_{ij} = q_i \cdot k_j \;\neq\; s_{ji}")
-model = engine.load_model_or_stop()
-cfg = model.config
-widgets.sentence_controls()
-layer_i, head_i = widgets.layer_head(cfg.n_layers, cfg.n_heads)
-tr = engine.trace_or_stop(state.get("text"))
+view = chapter.sentence_view()
+model, cfg, layer_i, head_i = view.model, view.config, view.layer, view.head
+tr = view.trace()
 layer = tr.layers[layer_i]
 labels = figures.token_labels([t.text for t in tr.tokens])
 st.markdown(prose["why"])

@@ -6,9 +6,9 @@ import streamlit as st
 
 from attention import masking
 from attention.ops import softmax
-from ui import chapter, engine, figures, state, widgets
-from ui.figures import HALF_WIDTH_NUMBERS
+from ui import chapter, figures, widgets
 from ui import lesson_figures as lf
+from ui.figures import HALF_WIDTH_NUMBERS
 
 KEYS = [f"k{i + 1}" for i in range(4)]
 QUERIES = [f"q{j + 1}" for j in range(4)]
@@ -41,14 +41,13 @@ st.markdown(f"softmax(10, 20, 10) = ({small[0]:.7f}, {small[1]:.7f}, {small[2]:.
 
 st.header("On the real sentence")
 st.markdown(prose["real"])
-model = engine.load_model_or_stop()
-widgets.sentence_controls()
-layer_i, head_i = widgets.layer_head(model.config.n_layers, model.config.n_heads)
-labels = figures.token_labels([t.text for t in engine.trace_or_stop(state.get("text")).tokens])
+view = chapter.sentence_view()
+layer_i, head_i = view.layer, view.head
+labels = figures.token_labels([t.text for t in view.trace().tokens])
 left, right = st.columns(2)
 for col, mask in zip((left, right), ("none", "causal")):
     with col:
-        tr = engine.trace_or_stop(state.get("text"), mask)
+        tr = view.trace(mask)
         widgets.chart(figures.attention_heatmap(tr.layers[layer_i].weights[head_i], labels,
                                                 f"mask: {mask}, layer {layer_i + 1}, head {head_i + 1}", numbers=tr.n_tokens <= HALF_WIDTH_NUMBERS),
                       f"weights_{mask}", key=f"fig_ch5_{mask}")

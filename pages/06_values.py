@@ -4,16 +4,14 @@ import numpy as np
 import streamlit as st
 
 from attention import budget, fit_projection, heads
-from ui import chapter, engine, figures, state, widgets
+from ui import chapter, figures, widgets
 from ui import lesson_figures as lf
 
 prose = chapter.begin("06_values.py")
 st.latex(r"\Delta e_j = \Big(\sum_i w_{ji}\, v_i\Big) W_O^{(h)}, \qquad v_i = W_V\, e_i, \qquad e_j' = e_j + \Delta e_j")
-model = engine.load_model_or_stop()
-cfg = model.config
-widgets.sentence_controls()
-layer_i, head_i = widgets.layer_head(cfg.n_layers, cfg.n_heads)
-tr = engine.trace_or_stop(state.get("text"))
+view = chapter.sentence_view()
+model, cfg, layer_i, head_i = view.model, view.config, view.layer, view.head
+tr = view.trace()
 layer = tr.layers[layer_i]
 texts = [t.text for t in tr.tokens]
 st.markdown(prose["displacement"])

@@ -4,17 +4,15 @@ import numpy as np
 import streamlit as st
 
 from attention import before_after, heads
-from ui import chapter, engine, figures, state, widgets
+from ui import chapter, figures, widgets
 from ui import lesson_figures as lf
 
 prose = chapter.begin("07_heads.py")
 st.latex(r"\operatorname{MultiHead} = \operatorname{Concat}(\text{head}_1, \dots, \text{head}_h)\, W_O "
          r"= \sum_{h=1}^{H} \text{head}_h\, W_O^{(h)} = \sum_h \Delta e^{(h)}")
-model = engine.load_model_or_stop()
-cfg = model.config
-widgets.sentence_controls()
-layer_i, head_i = widgets.layer_head(cfg.n_layers, cfg.n_heads)
-tr = engine.trace_or_stop(state.get("text"))
+view = chapter.sentence_view()
+model, cfg, layer_i, head_i = view.model, view.config, view.layer, view.head
+tr = view.trace()
 layer = tr.layers[layer_i]
 texts = [t.text for t in tr.tokens]
 labels = figures.token_labels(texts)

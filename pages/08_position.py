@@ -4,16 +4,14 @@ import numpy as np
 import streamlit as st
 
 from attention import ops, position
-from ui import chapter, engine, figures, state, widgets
-from ui.figures import HALF_WIDTH_NUMBERS
+from ui import chapter, figures, state, widgets
 from ui import lesson_figures as lf
+from ui.figures import HALF_WIDTH_NUMBERS
 
 prose = chapter.begin("08_position.py")
 st.latex(r"PE_{(p,\,2i)} = \sin\!\big(p / 10000^{2i/d}\big), \qquad PE_{(p,\,2i+1)} = \cos\!\big(p / 10000^{2i/d}\big)")
-model = engine.load_model_or_stop()
-cfg = model.config
-widgets.sentence_controls()
-layer_i, head_i = widgets.layer_head(cfg.n_layers, cfg.n_heads)
+view = chapter.sentence_view()
+model, cfg, layer_i, head_i = view.model, view.config, view.layer, view.head
 st.markdown(prose["blind"])
 c1, c2 = st.columns(2)
 seed = c1.slider("Shuffle", 0, 20, 1, key="w:ch8_seed")

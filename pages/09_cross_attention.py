@@ -3,16 +3,14 @@
 import streamlit as st
 
 from attention import cross
-from ui import chapter, engine, figures, state, widgets
+from ui import chapter, figures, state, widgets
 
 prose = chapter.begin("09_cross_attention.py")
 st.latex(r"\operatorname{CrossAttention}(X_\text{target}, X_\text{source}) = "
          r"\operatorname{softmax}\!\Big(\frac{(X_\text{target} W_Q)(X_\text{source} W_K)^\top}{\sqrt{d_k}}\Big)\, X_\text{source} W_V")
 st.markdown(prose["cross"])
-model = engine.load_model_or_stop()
-cfg = model.config
-widgets.sentence_controls()
-layer_i, head_i = widgets.layer_head(cfg.n_layers, cfg.n_heads)
+view = chapter.sentence_view()
+model, cfg, layer_i, head_i = view.model, view.config, view.layer, view.head
 target = state.get("text")
 source = st.text_input("Source sentence (keys and values)", "a small furry animal walked through the green woods",
                        key="w:ch9_source", max_chars=2000)

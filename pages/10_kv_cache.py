@@ -1,22 +1,19 @@
 """Chapter 10: step-by-step attention with a key/value cache equals the full masked attention."""
 
-import numpy as np
 import streamlit as st
 
 from attention import budget, kv_cache
-from ui import chapter, engine, figures, state, widgets
-from ui.figures import HALF_WIDTH_NUMBERS
+from ui import chapter, figures, widgets
 from ui import lesson_figures as lf
+from ui.figures import HALF_WIDTH_NUMBERS
 
 prose = chapter.begin("10_kv_cache.py")
 st.latex(r"K_{1..t} = [K_{1..t-1};\, k_t], \quad V_{1..t} = [V_{1..t-1};\, v_t], \qquad "
          r"\text{out}_t = \operatorname{softmax}\!\Big(\frac{q_t K_{1..t}^\top}{\sqrt{d_k}}\Big) V_{1..t}")
 st.markdown(prose["cache"])
-model = engine.load_model_or_stop()
-cfg = model.config
-widgets.sentence_controls()
-layer_i, head_i = widgets.layer_head(cfg.n_layers, cfg.n_heads)
-tr = engine.trace_or_stop(state.get("text"), "causal")
+view = chapter.sentence_view()
+model, cfg, layer_i, head_i = view.model, view.config, view.layer, view.head
+tr = view.trace("causal")
 run = kv_cache.cached_attention(tr.layers[layer_i], head_i)
 labels = figures.token_labels([t.text for t in tr.tokens])
 step = st.slider("Step: tokens written so far", 1, tr.n_tokens, min(5, tr.n_tokens), key="w:ch10_step")

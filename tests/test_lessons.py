@@ -8,7 +8,6 @@ import pytest
 import attention
 from attention import budget, context, cross, heads, kv_cache, masking, position, scaling, similarity
 
-
 # --- 1. similarity ---------------------------------------------------------------------------
 
 def test_toy_cosine_table_matches_the_notes():

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
-from . import chapters, state
+from attention import Model, ModelConfig, Trace
+
+from . import chapters, engine, state, widgets
 from .prose import sections
 
 
@@ -23,3 +27,28 @@ def begin(file: str) -> dict[str, str]:
 def end() -> None:
     """The URL follows what is on screen (app.py does this too; a page run on its own needs it here)."""
     state.sync_url()
+
+
+@dataclass(frozen=True)
+class SentenceView:
+    """What a chapter on the real model starts from: the model, the shared sentence's choices."""
+
+    model: Model
+    layer: int  # 0-based
+    head: int  # 0-based
+    text: str
+
+    @property
+    def config(self) -> ModelConfig:
+        return self.model.config
+
+    def trace(self, mask: str = "none") -> Trace:
+        return engine.trace_or_stop(self.text, mask)
+
+
+def sentence_view() -> SentenceView:
+    """The model, the sentence box and the layer and head pickers in the sidebar, bound to the shared choice."""
+    model = engine.load_model_or_stop()
+    widgets.sentence_controls()
+    layer, head = widgets.layer_head(model.config.n_layers, model.config.n_heads)
+    return SentenceView(model=model, layer=layer, head=head, text=state.get("text"))

@@ -28,6 +28,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+LOGS = ROOT / "artifacts" / "logs"
 
 
 def free_port() -> int:
@@ -42,13 +43,16 @@ def streamlit_server(timeout: float = 120.0):
     port = free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
            "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    LOGS.mkdir(parents=True, exist_ok=True)
+    log_path = LOGS / f"streamlit-{port}.log"
+    log = open(log_path, "w")  # a file, not a pipe: a pipe nobody reads fills up and stalls the server
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
         while True:
             if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited: {proc.stdout.read()}")
+                raise RuntimeError(f"streamlit exited: {log_path.read_text()}")
             try:
                 with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as r:
                     if r.status == 200:
@@ -65,6 +69,7 @@ def streamlit_server(timeout: float = 120.0):
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+        log.close()
 
 
 @contextmanager
