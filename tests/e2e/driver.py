@@ -42,7 +42,8 @@ def streamlit_server(timeout: float = 120.0):
     """`streamlit run app.py` on a free loopback port; yields (url, process, seconds until it answered)."""
     port = free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-           "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+           "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
+           "--server.fileWatcherType", "none"]
     LOGS.mkdir(parents=True, exist_ok=True)
     log_path = LOGS / f"streamlit-{port}.log"
     log = open(log_path, "w")  # a file, not a pipe: a pipe nobody reads fills up and stalls the server
