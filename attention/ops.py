@@ -24,18 +24,20 @@ def linear(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
     """Normalize each row to mean 0 and variance 1, then scale and shift."""
-    mean = x.mean(axis=-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + eps) * gamma + beta
+    centred = x - x.mean(axis=-1, keepdims=True)
+    var = np.mean(centred * centred, axis=-1, keepdims=True)
+    centred /= np.sqrt(var + eps)
+    centred *= gamma
+    centred += beta
+    return centred
 
 
-def erf(x: np.ndarray) -> np.ndarray:
-    """The error function, Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7).
+def _erfc_of_abs(a: np.ndarray) -> np.ndarray:
+    """1 − erf(a) for a ≥ 0, Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7), computed in `a`'s place.
 
     numpy has no erf, and BERT's GELU is the exact, erf-based one, not the tanh approximation.
-    Evaluated in place on as few temporaries as possible: it runs on every feed-forward activation.
+    It runs on every feed-forward activation, so it works in place on as few arrays as it can.
     """
-    a = np.abs(x)
     t = 0.3275911 * a
     t += 1.0
     np.reciprocal(t, out=t)
@@ -47,13 +49,27 @@ def erf(x: np.ndarray) -> np.ndarray:
     np.negative(a, out=a)
     np.exp(a, out=a)
     poly *= a
-    np.subtract(1.0, poly, out=poly)
-    return np.copysign(poly, x, out=poly)
+    return poly
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function."""
+    out = _erfc_of_abs(np.abs(x))
+    np.subtract(1.0, out, out=out)
+    return np.copysign(out, x, out=out)
 
 
 def gelu(x: np.ndarray) -> np.ndarray:
-    """GELU(x) = x · Φ(x), with Φ the standard normal CDF."""
-    return 0.5 * x * (1.0 + erf(x / np.sqrt(2.0).astype(x.dtype)))
+    """GELU(x) = x · Φ(x) = ½ x (1 + erf(x/√2)), with Φ the standard normal CDF."""
+    a = np.abs(x)
+    a *= np.float32(1 / np.sqrt(2.0)).astype(x.dtype)
+    c = _erfc_of_abs(a)  # 1 − erf(|x|/√2)
+    np.subtract(1.0, c, out=c)
+    np.copysign(c, x, out=c)  # erf(x/√2)
+    c += 1.0
+    c *= x
+    c *= 0.5
+    return c
 
 
 def split_heads(x: np.ndarray, n_heads: int) -> np.ndarray:
@@ -95,9 +111,13 @@ def apply_mask(s: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return np.where(mask, np.float32(-np.inf).astype(s.dtype), s)
 
 
-def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    """exp(x_i) / Σ_j exp(x_j), with the maximum subtracted first so exp never overflows."""
-    e = x - x.max(axis=axis, keepdims=True)
+def softmax(x: np.ndarray, axis: int = -1, overwrite: bool = False) -> np.ndarray:
+    """exp(x_i) / Σ_j exp(x_j), with the maximum subtracted first so exp never overflows.
+
+    overwrite: compute in x's own memory (for a temporary the caller no longer needs).
+    """
+    top = x.max(axis=axis, keepdims=True)
+    e = np.subtract(x, top, out=x if overwrite else None)
     np.exp(e, out=e)
     e /= e.sum(axis=axis, keepdims=True)
     return e

@@ -161,7 +161,8 @@ def layer_forward(
     k = ops.split_heads(ops.linear(x, w.w_k, w.b_k), n_heads)
     v = ops.split_heads(ops.linear(x, w.w_v, w.b_v), n_heads)
     s = ops.scores(q, k)  # (n_heads, n_tokens, n_tokens)
-    weights = ops.softmax(ops.apply_mask(ops.scale(s, q.shape[-1]), mask))
+    masked = ops.apply_mask(ops.scale(s, q.shape[-1]), mask)  # a new array, not s: s is kept
+    weights = ops.softmax(masked, overwrite=True)
     head_outputs = ops.attend(weights, v)  # (n_heads, n_tokens, d_head)
     # Concat(heads) W_O in one product; equal to Σ_h Δe^(h) (a test checks it)
     attention_output = ops.linear(ops.merge_heads(head_outputs), w.w_o, w.b_o)  # (n_tokens, d_model)
