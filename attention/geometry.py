@@ -141,3 +141,23 @@ def moved_toward(ba: BeforeAfter, candidates: list[int] | None = None) -> list[M
         i = others[int(np.argmax(change))]
         moves.append(Move(token=j, toward=i, cos_before=float(ba.cos_before[j, i]), cos_after=float(ba.cos_after[j, i])))
     return moves
+
+
+@dataclass(frozen=True)
+class Chain:
+    """Vectors laid tip to tail from a start point, projected: start, then the point after each step."""
+
+    projection: Projection
+    points: np.ndarray  # (n_steps + 1, dims)
+
+    @property
+    def steps(self) -> np.ndarray:
+        """(n_steps, dims): each step as drawn."""
+        return np.diff(self.points, axis=0)
+
+
+def chain(start: np.ndarray, steps: np.ndarray, dims: int = 2) -> Chain:
+    """Project start, start + s_1, start + s_1 + s_2, … with a PCA fitted to those points."""
+    points = np.vstack([start, start + np.cumsum(steps, axis=0)]).astype(np.float64)
+    proj = fit_projection(points, dims)
+    return Chain(projection=proj, points=proj(points))

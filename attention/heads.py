@@ -84,3 +84,18 @@ def uniform_contributions(layer: LayerTrace, head: int) -> np.ndarray:
     """The counterfactual where a token attends to every token equally: (1/n) · v_i W_O^(h) for each i."""
     carried = layer.v[head].astype(np.float64) @ layer.w_o_heads[head].astype(np.float64)
     return carried / carried.shape[0]
+
+
+def concat_gap(layer: LayerTrace) -> float:
+    """max |Σ_h Δe^(h) − Concat(heads) W_O| over the layer: zero up to rounding."""
+    return float(np.abs(sum_of_heads(layer) - concat_then_project(layer)).max())
+
+
+def displacement_norms(layer: LayerTrace) -> np.ndarray:
+    """(n_heads, n_tokens): the length of each head's proposal for each token."""
+    return np.linalg.norm(layer.displacement, axis=-1)
+
+
+def moved(layer: LayerTrace, head: int | None = None) -> np.ndarray:
+    """(n_tokens, d_model): e + Δe^(h) for one head, or e + Σ_h Δe^(h) for all (head=None)."""
+    return layer.x + (layer.displacement[head] if head is not None else layer.delta_sum)

@@ -22,6 +22,13 @@ def sinusoidal_encoding(n_positions: int, d_model: int) -> np.ndarray:
     return pe
 
 
+def position_similarity(model: Model, n_positions: int) -> np.ndarray:
+    """(n_positions, n_positions): cosine similarity between the model's learned position embeddings."""
+    from .ops import cosine_matrix
+
+    return cosine_matrix(model.embeddings.position[:n_positions].astype(np.float64))
+
+
 def shuffled_order(n_tokens: int, seed: int) -> np.ndarray:
     """A random order of the tokens that keeps [CLS] first and [SEP] last."""
     rng = np.random.default_rng(seed)

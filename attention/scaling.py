@@ -19,6 +19,10 @@ class ScalingExperiment:
     top_weight_raw: float  # mean weight the largest key gets, unscaled
     top_weight_scaled: float
 
+    def example_weights(self, scaled: bool = True) -> np.ndarray:
+        """(n_keys,): the softmax weights of the first sampled query, with or without the scale."""
+        return ops.softmax(self.dots[0] / np.sqrt(self.d_k) if scaled else self.dots[0])
+
     @property
     def max_entropy(self) -> float:
         """Entropy of a uniform softmax over the keys: ln n_keys."""

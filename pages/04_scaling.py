@@ -4,7 +4,6 @@ import numpy as np
 import streamlit as st
 
 from attention import scaling
-from attention.ops import softmax
 from ui import chapter, widgets
 from ui import lesson_figures as lf
 
@@ -34,7 +33,7 @@ with left:
     widgets.chart(lf.histograms({"q·k / √dₖ" if scaled else "q·k": dots}, f"Scores of random q and k, d_k = {d_k}", "score"),
                   "score_histogram", key="fig_ch4_hist")
 with right:
-    example = softmax(dots[0])
+    example = exp.example_weights(scaled)
     widgets.chart(lf.bars([str(i + 1) for i in range(n_keys)], example, "One query's softmax weights", "weight",
                           highlight=int(np.argmax(example))), "example_weights", key="fig_ch4_example")
 st.markdown(prose["entropy"])

@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from attention import budget, fit_projection, heads
+from attention import budget, geometry, heads
 from ui import chapter, figures, widgets
 from ui import lesson_figures as lf
 
@@ -19,11 +19,8 @@ c1, c2 = st.columns([2, 1])
 token = widgets.token_picker(tr, container=c1)
 uniform = c2.toggle("Uniform weights", key="w:ch6_uniform", help="A counterfactual: every token weighs 1/n.")
 parts = heads.uniform_contributions(layer, head_i) if uniform else heads.value_contributions(layer, head_i, token)
-e = layer.x[token].astype(np.float64)
-points = np.vstack([e, e + np.cumsum(parts, axis=0)])
-proj = fit_projection(points, 2)
-steps = np.diff(proj(points), axis=0)
-widgets.chart(lf.arrow_chain(proj(e[None])[0], steps, figures.token_labels(texts), proj.explained,
+path = geometry.chain(layer.x[token], parts)
+widgets.chart(lf.arrow_chain(path.points[0], path.steps, figures.token_labels(texts), path.projection.explained,
                              f"“{texts[token]}”: weighted values of head {head_i + 1}, tip to tail"), "value_chain", key="fig_ch6_chain")
 st.metric("|Δe| in all dimensions", f"{np.linalg.norm(parts.sum(axis=0)):.3f}")
 

@@ -1,9 +1,8 @@
 """Chapter 8: without positions attention cannot see order; sinusoidal and learned position codes."""
 
-import numpy as np
 import streamlit as st
 
-from attention import ops, position
+from attention import position
 from ui import chapter, figures, state, widgets
 from ui import lesson_figures as lf
 from ui.figures import HALF_WIDTH_NUMBERS
@@ -51,7 +50,7 @@ left, right = st.columns(2)
 with left:
     widgets.chart(lf.big_heatmap(learned, f"{cfg.name}: position embeddings", "dimension", "position"), "learned", key="fig_ch8_learned")
 with right:
-    widgets.chart(lf.big_heatmap(ops.cosine_matrix(learned.astype(np.float64)), "Cosine similarity between positions",
+    widgets.chart(lf.big_heatmap(position.position_similarity(model, n_pos), "Cosine similarity between positions",
                                  "position", "position"), "learned_cosine", key="fig_ch8_cos")
 widgets.try_this(prose["try"])
 chapter.end()

@@ -37,3 +37,14 @@ def test_moved_toward_finds_the_pair_that_got_closer():
     moves = moved_toward(before_after(before, after))
     assert (moves[0].token, moves[0].toward) == (0, 1)
     assert moves[0].cos_before == pytest.approx(0.0) and moves[0].cos_after == pytest.approx(np.sqrt(0.5))
+
+
+def test_a_chain_ends_where_the_whole_sum_lands():
+    rng = np.random.default_rng(5)
+    start, steps = rng.standard_normal(384), rng.standard_normal((7, 384))
+    from attention.geometry import chain
+
+    c = chain(start, steps)
+    assert c.points.shape == (8, 2) and c.steps.shape == (7, 2)
+    assert np.allclose(c.points[-1], c.projection(start + steps.sum(axis=0)))
+    assert np.allclose(c.steps.sum(axis=0), c.points[-1] - c.points[0])
