@@ -27,7 +27,7 @@ def _template() -> go.layout.Template:
             paper_bgcolor="white",
             plot_bgcolor="white",
             colorway=OKABE_ITO,
-            margin=dict(l=60, r=20, t=50, b=50),
+            margin=dict(l=85, r=20, t=50, b=60),  # room for tick labels and the axis title beside them
             xaxis=dict(showgrid=False, zeroline=False, linecolor="#cccccc", ticks="outside", automargin=False,
                        title=dict(standoff=10)),
             yaxis=dict(showgrid=False, zeroline=False, linecolor="#cccccc", ticks="outside", automargin=False,
