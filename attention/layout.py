@@ -18,8 +18,3 @@ def in_layout(matrix: np.ndarray, layout: str) -> np.ndarray:
     if layout == "notes":
         return np.swapaxes(matrix, -1, -2)
     raise ValueError(f"Unknown layout '{layout}': choose one of {', '.join(LAYOUTS)}.")
-
-
-def query_axis(layout: str) -> int:
-    """Which axis of the drawn matrix runs over queries (the one each query's weights sum along is the other)."""
-    return {"paper": 0, "notes": 1}[layout]

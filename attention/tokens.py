@@ -20,11 +20,6 @@ class Token:
     start: int  # character offsets into the text; (0, 0) for special tokens
     end: int
 
-    @property
-    def label(self) -> str:
-        """A short name for axes and chips."""
-        return self.text
-
 
 @dataclass(frozen=True)
 class Tokenization:
