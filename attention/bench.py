@@ -116,7 +116,11 @@ def main(argv: list[str] | None = None) -> int:
             with torch.inference_mode():
                 return auto(input_ids=ids, attention_mask=mask, output_attentions=True, output_hidden_states=True)
 
+        # each engine gets an idle machine: worker threads of the other one's thread pool (OpenBLAS's,
+        # PyTorch's OpenMP) may still be spinning right after it ran
+        time.sleep(0.5)
         t_np = _median_seconds(lambda: full_numpy_trace(model, text, n), args.repeats)
+        time.sleep(0.5)
         t_pt = _median_seconds(run_torch, args.repeats)
         with PeakRSS() as np_mem:
             kept = full_numpy_trace(model, text, n)
