@@ -1,7 +1,8 @@
 """Benchmark: `python -m attention.bench [--repeats N]`.
 
 Prints, for 13-, 64- and 256-token inputs, the full numpy trace (every intermediate, the derived
-ones included) against PyTorch's eager forward with attentions and hidden states on the same ids,
+ones included; and, for reference, the `trace()` call alone, which stores all but the scaled and
+masked scores and the per-head displacements) against PyTorch's eager forward with attentions and hidden states on the same ids,
 their ratio and the peak memory each adds; then the model's load times. Figures, not a test:
 nothing here fails on a slow machine.
 """
@@ -88,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     t_imports = time.perf_counter() - t0
 
     from .model import from_sentence_transformer, load_model, load_sentence_transformer, resolve
+    from .trace import trace
 
     t0 = time.perf_counter()
     st = load_sentence_transformer()
@@ -103,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"model: {model.config.name}, {model.config.n_layers} layers × {model.config.n_heads} heads, "
           f"d_model {model.config.d_model}; torch {torch.__version__}, {torch.get_num_threads()} threads; "
           f"numpy {np.__version__}; median of {args.repeats} runs after one warm-up\n")
-    header = f"| {'tokens':>6} | {'numpy trace (ms)':>16} | {'torch eager (ms)':>16} | {'ratio':>5} | {'numpy peak +MB':>14} | {'torch peak +MB':>14} | {'trace kept MB':>13} |"
+    header = (f"| {'tokens':>6} | {'numpy trace (ms)':>16} | {'of which trace()':>16} | {'torch eager (ms)':>16} | {'ratio':>5} "
+              f"| {'numpy peak +MB':>14} | {'torch peak +MB':>14} | {'trace kept MB':>13} |")
     print(header)
     print("|" + "|".join("-" * (len(c)) for c in header.split("|")[1:-1]) + "|")
     for text, n in ((FLUFFY, 13), (LONG_TEXT, 64), (LONG_TEXT, 256)):
@@ -120,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         # PyTorch's OpenMP) may still be spinning right after it ran
         time.sleep(0.5)
         t_np = _median_seconds(lambda: full_numpy_trace(model, text, n), args.repeats)
+        t_call = _median_seconds(lambda: trace(model, text, max_tokens=n), args.repeats)
         time.sleep(0.5)
         t_pt = _median_seconds(run_torch, args.repeats)
         with PeakRSS() as np_mem:
@@ -131,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
                                                         layer.head_outputs, layer.attention_output, layer.updated,
                                                         layer.ffn_output, layer.output)
         ) / 2**20
-        print(f"| {n:>6} | {t_np * 1e3:>16.2f} | {t_pt * 1e3:>16.2f} | {t_np / t_pt:>5.2f} | "
+        print(f"| {n:>6} | {t_np * 1e3:>16.2f} | {t_call * 1e3:>16.2f} | {t_pt * 1e3:>16.2f} | {t_np / t_pt:>5.2f} | "
               f"{np_mem.added_mb:>14.1f} | {pt_mem.added_mb:>14.1f} | {kept_mb:>13.1f} |")
 
     print()
