@@ -66,6 +66,11 @@ class LayerTrace:
         """(n_heads, n_tokens, n_tokens): scaled scores with −∞ where the mask hides a key."""
         return ops.apply_mask(self.scaled, self.mask)
 
+    def score_steps(self, head: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """One head's (n_tokens, n_tokens) raw, scaled, masked scores and weights, each step computed once."""
+        scaled = ops.scale(self.scores[head], self.d_head)
+        return self.scores[head], scaled, ops.apply_mask(scaled, self.mask), self.weights[head]
+
     @property
     def displacement(self) -> np.ndarray:
         """(n_heads, n_tokens, d_model): Δe^(h), each head's proposed change to every token."""

@@ -179,3 +179,10 @@ def test_erf_is_close_to_the_exact_one():
     x = np.linspace(-8, 8, 20001, dtype=np.float32)
     exact = np.array([math.erf(v) for v in x.astype(np.float64)])
     assert np.abs(ops.erf(x) - exact).max() < 6e-7
+
+
+def test_one_heads_score_steps_match_the_whole_layer(fluffy_causal):
+    layer = fluffy_causal.layers[1]
+    raw, scaled, masked, weights = layer.score_steps(3)
+    assert np.array_equal(raw, layer.scores[3]) and np.array_equal(scaled, layer.scaled[3])
+    assert np.array_equal(masked, layer.masked[3]) and np.array_equal(weights, layer.weights[3])

@@ -19,8 +19,7 @@ def begin(file: str) -> dict[str, str]:
     prose = sections(f"chapters/{chapter.file.removesuffix('.py')}")
     st.title(f"{number} · {chapter.title}")
     st.markdown(prose["intro"])
-    for name in state.take_notices():
-        st.warning(f"The link's **{name}** value could not be used here, so the default is shown.")
+    widgets.url_notices()
     return prose
 
 

@@ -11,10 +11,9 @@ from . import engine, figures, state, widgets
 from .prose import sections
 
 
-def show_notices(tr: attention.Trace | None = None) -> None:
-    for name in state.take_notices():
-        st.warning(f"The link's **{name}** value could not be used here, so the default is shown.")
-    if tr is not None and tr.truncated:
+def show_notices(tr: attention.Trace) -> None:
+    widgets.url_notices()
+    if tr.truncated:
         cut = []
         if tr.chars_dropped:
             cut.append(f"{tr.chars_dropped:,} characters beyond the first {len(tr.text) - tr.chars_dropped:,}")
@@ -29,10 +28,8 @@ def render() -> None:
     model = engine.load_model_or_stop()
     cfg = model.config
     widgets.sentence_controls()
+    layer_i, _ = widgets.layer_head(cfg.n_layers, cfg.n_heads)
     with st.sidebar:
-        st.selectbox("Layer", range(1, cfg.n_layers + 1), key=state.widget_key("layer"), on_change=state.copy_back("layer"),
-                     help=f"This model has {cfg.n_layers} layers; each runs {cfg.n_heads} heads.")
-        st.selectbox("Head", range(1, cfg.n_heads + 1), key=state.widget_key("head"), on_change=state.copy_back("head"))
         st.radio("Mask", ["none", "causal"], key=state.widget_key("mask"), on_change=state.copy_back("mask"), horizontal=True,
                  help="none: how this encoder really runs. causal: what a decoder does, applied here as an illustration.")
         st.radio("Layout", ["paper", "notes"], key=state.widget_key("layout"), on_change=state.copy_back("layout"),
@@ -41,8 +38,7 @@ def render() -> None:
         st.radio("Camera button saves", ["png", "svg"], key=state.widget_key("export"), on_change=state.copy_back("export"),
                  format_func={"png": "PNG (3×)", "svg": "SVG"}.get, horizontal=True)
 
-    layer_no = state.clamp("layer", 1, cfg.n_layers)
-    state.clamp("head", 1, cfg.n_heads)
+    layer_no = layer_i + 1
     text, mask, layout = state.get("text"), state.get("mask"), state.get("layout")
 
     st.title("Attention, step by step")
@@ -83,11 +79,12 @@ def head_section(tr, layer, keep, labels, layout, prose, show) -> None:
 
     st.header("3 · From scores to weights")
     hidden_note = "" if len(keep) == tr.n_tokens else " [CLS] and [SEP] are hidden, so the weights shown no longer add up to exactly 1."
+    raw, scaled, masked, weights = (m[ix] for m in layer.score_steps(h))
     steps = (
-        ("raw", r"s_{ij} = q_i \cdot k_j", layer.scores[h][ix], "scores", "1. Raw scores q · k"),
-        ("scaled", r"s_{ij} \,/\, \sqrt{d_k}, \quad d_k = %d" % layer.d_head, layer.scaled[h][ix], "scores", "2. Scaled: ÷ √dₖ"),
-        ("masked", r"s_{ij}/\sqrt{d_k} + M_{ij}, \quad M_{ij} = -\infty \text{ if } j > i", layer.masked[h][ix], "scores", "3. Masked"),
-        ("softmax", r"w_{ij} = \frac{\exp(s_{ij}/\sqrt{d_k} + M_{ij})}{\sum_{j'} \exp(s_{ij'}/\sqrt{d_k} + M_{ij'})}", layer.weights[h][ix], "weights", "4. Softmax weights"),
+        ("raw", r"s_{ij} = q_i \cdot k_j", raw, "scores", "1. Raw scores q · k"),
+        ("scaled", r"s_{ij} \,/\, \sqrt{d_k}, \quad d_k = %d" % layer.d_head, scaled, "scores", "2. Scaled: ÷ √dₖ"),
+        ("masked", r"s_{ij}/\sqrt{d_k} + M_{ij}, \quad M_{ij} = -\infty \text{ if } j > i", masked, "scores", "3. Masked"),
+        ("softmax", r"w_{ij} = \frac{\exp(s_{ij}/\sqrt{d_k} + M_{ij})}{\sum_{j'} \exp(s_{ij'}/\sqrt{d_k} + M_{ij'})}", weights, "weights", "4. Softmax weights"),
     )
     for key, eq, matrix, kind, title in steps:  # one step per row: its words beside its picture, in order
         text_col, figure_col = st.columns([1, 2], vertical_alignment="center")

@@ -33,9 +33,16 @@ def _use_example() -> None:
 def layer_head(n_layers: int, n_heads: int, container=None) -> tuple[int, int]:
     """Layer and head pickers bound to the shared choice; returns them 0-based."""
     box = container or st.sidebar
-    box.selectbox("Layer", range(1, n_layers + 1), key=state.widget_key("layer"), on_change=state.copy_back("layer"))
+    box.selectbox("Layer", range(1, n_layers + 1), key=state.widget_key("layer"), on_change=state.copy_back("layer"),
+                  help=f"This model has {n_layers} layers; each runs {n_heads} heads.")
     box.selectbox("Head", range(1, n_heads + 1), key=state.widget_key("head"), on_change=state.copy_back("head"))
     return state.clamp("layer", 1, n_layers) - 1, state.clamp("head", 1, n_heads) - 1
+
+
+def url_notices() -> None:
+    """Say which values of the link could not be used (each once)."""
+    for name in state.take_notices():
+        st.warning(f"The link's **{name}** value could not be used here, so the default is shown.")
 
 
 def try_this(markdown: str) -> None:
