@@ -172,7 +172,7 @@ def layer_forward(
     # Concat(heads) W_O in one product; equal to Σ_h Δe^(h) (a test checks it)
     attention_output = ops.linear(ops.merge_heads(head_outputs), w.w_o, w.b_o)  # (n_tokens, d_model)
     updated = ops.layer_norm(x + attention_output, w.ln1_gamma, w.ln1_beta, eps)
-    ffn_output = ops.linear(ops.gelu(ops.linear(updated, w.w_ff1, w.b_ff1)), w.w_ff2, w.b_ff2)
+    ffn_output = ops.feed_forward(updated, w.w_ff1, w.b_ff1, w.w_ff2, w.b_ff2)
     output = ops.layer_norm(updated + ffn_output, w.ln2_gamma, w.ln2_beta, eps)
     return LayerTrace(
         index=index,

@@ -181,6 +181,18 @@ def test_erf_is_close_to_the_exact_one():
     assert np.abs(ops.erf(x) - exact).max() < 6e-7
 
 
+def test_feed_forward_equals_the_exact_gelu_network_for_any_number_of_tokens(model):
+    import math
+
+    w = model.layers[0]
+    erf = np.vectorize(math.erf)
+    for n in (1, 13, 150):  # 150 is not a whole number of GELU's blocks of rows
+        x = np.random.default_rng(n).standard_normal((n, model.config.d_model), dtype=np.float32)
+        h = x.astype(np.float64) @ w.w_ff1.T.astype(np.float64) + w.b_ff1
+        exact = (0.5 * h * (1 + erf(h / math.sqrt(2)))) @ w.w_ff2.T.astype(np.float64) + w.b_ff2
+        assert np.abs(ops.feed_forward(x, w.w_ff1, w.b_ff1, w.w_ff2, w.b_ff2) - exact).max() < 1e-4
+
+
 def test_one_heads_score_steps_match_the_whole_layer(fluffy_causal):
     layer = fluffy_causal.layers[1]
     raw, scaled, masked, weights = layer.score_steps(3)
