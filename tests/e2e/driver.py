@@ -38,10 +38,10 @@ def free_port() -> int:
 
 
 @contextmanager
-def streamlit_server(timeout: float = 120.0):
-    """`streamlit run app.py` on a free loopback port; yields (url, process, seconds until it answered)."""
+def streamlit_server(timeout: float = 120.0, app: Path = ROOT / "app.py"):
+    """`streamlit run app.py` (or another script) on a free loopback port; yields (url, process, start time)."""
     port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+    cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(port),
            "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none"]
     LOGS.mkdir(parents=True, exist_ok=True)
