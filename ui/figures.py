@@ -18,6 +18,7 @@ from . import theme
 
 NUMBERS_UP_TO = 16  # print the value in every cell while the matrix is at most this many tokens wide
 HALF_WIDTH_NUMBERS = 8  # the same for a heatmap in half the page's width
+GRID = dict(showgrid=True, gridcolor="#eeeeee")  # light grid lines, for charts whose coordinates are read
 
 
 def plain(text: str) -> str:
@@ -217,7 +218,7 @@ def head_grid(weights: np.ndarray, labels: Sequence[str], layout: str = "paper",
 
 def _axis_titles(explained: np.ndarray) -> dict:
     """The two principal axes, titled with the variance each explains, on one scale."""
-    grid = dict(zeroline=False, showgrid=True, gridcolor="#eeeeee")
+    grid = dict(zeroline=False, **GRID)
     return dict(xaxis=dict(title=dict(text=f"PC1 ({explained[0]:.0%} of variance)"), **grid),
                 yaxis=dict(title=dict(text=f"PC2 ({explained[1]:.0%} of variance)"), scaleanchor="x", scaleratio=1, **grid))
 

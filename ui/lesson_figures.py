@@ -8,9 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from . import theme
-from .figures import _arrow, _axis_titles, _figure, label_px, plain
-
-_GRID = dict(showgrid=True, gridcolor="#eeeeee")
+from .figures import GRID, _arrow, _axis_titles, _figure, label_px, plain
 
 
 def _colour(i: int) -> str:
@@ -54,7 +52,7 @@ def two_vectors(a: np.ndarray, b: np.ndarray, names: tuple[str, str] = ("a", "b"
     traces.append(dict(type="scatter", x=[a[0], b[0]], y=[a[1], b[1]], mode="markers+text", text=list(names),
                        textposition="top center", marker=dict(size=10, color=[theme.OKABE_ITO[0], theme.OKABE_ITO[3]]),
                        showlegend=False, textfont=dict(size=18)))
-    axis = dict(range=[-top, top], zeroline=True, zerolinecolor="#bbbbbb", **_GRID)
+    axis = dict(range=[-top, top], zeroline=True, zerolinecolor="#bbbbbb", **GRID)
     return _figure(traces, "Two vectors", 520, annotations=arrows, xaxis=axis, yaxis=dict(axis, scaleanchor="x", scaleratio=1),
                    legend=dict(orientation="h", y=-0.1))
 
@@ -68,8 +66,8 @@ def lines(x: np.ndarray, series: dict[str, np.ndarray], title: str, x_title: str
     if marker_x is not None:
         marker.append(dict(type="line", x0=marker_x, x1=marker_x, xref="x", y0=0, y1=1, yref="y domain",
                            line=dict(color=theme.MUTED, dash="dash")))
-    return _figure(traces, title, 420, shapes=marker, xaxis=dict(title=dict(text=x_title), **_GRID),
-                   yaxis=dict(title=dict(text=y_title), type="log" if log_y else "linear", **_GRID),
+    return _figure(traces, title, 420, shapes=marker, xaxis=dict(title=dict(text=x_title), **GRID),
+                   yaxis=dict(title=dict(text=y_title), type="log" if log_y else "linear", **GRID),
                    legend=dict(orientation="h", y=-0.2))
 
 
