@@ -110,10 +110,15 @@ def page_state(page) -> dict:
 
 
 def wait_complete(page, first_title: str | None = None, plots: int | None = None, url_has: str | None = None,
-                  shows: str | None = None, first_chart_shows: str | None = None, timeout: float = 120.0) -> dict:
+                  shows: str | None = None, first_chart_shows: str | None = None, titled: str | None = None,
+                  timeout: float = 120.0) -> dict:
     """Wait until the app is idle with every chart drawn: nothing stale, nothing running and, if given, the
-    first chart's title, the number of charts, a piece of the URL, a text in the main area and a text in
-    the first chart (the token chips, whose texts run together) as expected.
+    first chart's title, the number of charts, a piece of the URL, a text in the main area, a text in
+    the first chart (the token chips, whose texts run together) and the start of some chart's title as
+    expected.
+
+    Streamlit shows its "running" widget only some time after a run starts, so a page that has just opened
+    can look idle with half its charts: on a first load, name something the complete page has.
 
     After a change, `shows` should name something only the new view contains (the new sentence's word,
     the new head's heading): elements turn stale as soon as a rerun starts, so once that text is there
@@ -126,7 +131,8 @@ def wait_complete(page, first_title: str | None = None, plots: int | None = None
               and (plots is None or s["plots"] == plots)
               and (url_has is None or url_has in page.url)
               and (shows is None or page.evaluate(MAIN_SHOWS, shows))
-              and (first_chart_shows is None or page.evaluate(FIRST_CHART_SHOWS, first_chart_shows)))
+              and (first_chart_shows is None or page.evaluate(FIRST_CHART_SHOWS, first_chart_shows))
+              and (titled is None or any(t.startswith(titled) for t in s["titles"])))
         if ok or s["exceptions"]:
             return s
         if time.perf_counter() > deadline:

@@ -52,10 +52,11 @@ def test_a_chapter_link_reopens_the_chapter_with_its_sentence(server, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
         page.goto(server + "/kv_cache?" + url_mark(text="an apple and an orange", layer="2", head="3"))
-        state = wait_complete(page)
+        page.get_by_text("Try this.").first.wait_for(timeout=60_000)
+        state = wait_complete(page, plots=4, titled="Step 5:")
         assert state["exceptions"] == 0
         assert page.get_by_role("heading", name="The KV cache").first.is_visible()
         assert page.get_by_role("textbox", name="Sentence").input_value() == "an apple and an orange"
-        assert any(t.startswith("Step 5:") for t in state["titles"])
+        assert "Step 5: “an (4)” queries the cache" in state["titles"]
     finally:
         page.close()
