@@ -99,14 +99,14 @@ def merge_heads(x: np.ndarray) -> np.ndarray:
     return x.transpose(1, 0, 2).reshape(n_tokens, n_heads * d_head)
 
 
-def scores(q: np.ndarray, k: np.ndarray) -> np.ndarray:
+def scores(q: np.ndarray, k: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Raw attention scores q_i · k_j: (..., n_queries, d_head), (..., n_keys, d_head) -> (..., n_queries, n_keys)."""
-    return q @ np.swapaxes(k, -1, -2)
+    return np.matmul(q, np.swapaxes(k, -1, -2), out=out)
 
 
-def scale(s: np.ndarray, d_head: int) -> np.ndarray:
+def scale(s: np.ndarray, d_head: int, out: np.ndarray | None = None) -> np.ndarray:
     """Divide by √d_k so that the spread of the scores does not grow with d_head."""
-    return s / np.sqrt(np.float32(d_head)).astype(s.dtype)
+    return np.divide(s, np.sqrt(np.float32(d_head)).astype(s.dtype), out=out)
 
 
 def no_mask(n_queries: int, n_keys: int | None = None) -> np.ndarray:
@@ -119,11 +119,18 @@ def causal_mask(n_tokens: int) -> np.ndarray:
     return np.triu(np.ones((n_tokens, n_tokens), dtype=bool), k=1)
 
 
-def apply_mask(s: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Set the masked scores to −∞, so that softmax turns them into exact zeros."""
+def apply_mask(s: np.ndarray, mask: np.ndarray, overwrite: bool = False) -> np.ndarray:
+    """Set the masked scores to −∞, so that softmax turns them into exact zeros.
+
+    overwrite: write the −∞ into s itself (for a temporary the caller no longer needs).
+    """
     if not mask.any():
         return s
-    return np.where(mask, np.float32(-np.inf).astype(s.dtype), s)
+    minus_infinity = np.float32(-np.inf).astype(s.dtype)
+    if overwrite:
+        np.copyto(s, minus_infinity, where=mask)
+        return s
+    return np.where(mask, minus_infinity, s)
 
 
 def softmax(x: np.ndarray, axis: int = -1, overwrite: bool = False) -> np.ndarray:

@@ -66,10 +66,12 @@ class LayerTrace:
         """(n_heads, n_tokens, n_tokens): scaled scores with −∞ where the mask hides a key."""
         return ops.apply_mask(self.scaled, self.mask)
 
-    def score_steps(self, head: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """One head's (n_tokens, n_tokens) raw, scaled, masked scores and weights, each step computed once."""
-        scaled = ops.scale(self.scores[head], self.d_head)
-        return self.scores[head], scaled, ops.apply_mask(scaled, self.mask), self.weights[head]
+    def score_steps(self, head: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Raw, scaled and masked scores and the weights, each step computed once: one head's
+        (n_tokens, n_tokens), or with no head every head's (n_heads, n_tokens, n_tokens)."""
+        raw = self.scores if head is None else self.scores[head]
+        scaled = ops.scale(raw, self.d_head)
+        return raw, scaled, ops.apply_mask(scaled, self.mask), self.weights if head is None else self.weights[head]
 
     @property
     def displacement(self) -> np.ndarray:
@@ -97,6 +99,9 @@ class Trace:
     chars_dropped: int  # characters cut from a huge paste before tokenizing
     embeddings: np.ndarray  # (n_tokens, d_model): hidden[0], the input embeddings e
     layers: tuple[LayerTrace, ...]
+    # every layer's in one array, of which each LayerTrace holds its own slice
+    scores: np.ndarray  # (n_layers, n_heads, n_tokens, n_tokens): raw q·k
+    weights: np.ndarray  # (n_layers, n_heads, n_tokens, n_tokens): after scale, mask and softmax
     pooling: str
     normalize: bool
 
@@ -112,16 +117,6 @@ class Trace:
     def hidden(self) -> np.ndarray:
         """(n_layers + 1, n_tokens, d_model): the embeddings, then every layer's output."""
         return np.stack([self.embeddings] + [layer.output for layer in self.layers])
-
-    @property
-    def scores(self) -> np.ndarray:
-        """(n_layers, n_heads, n_tokens, n_tokens) raw q·k."""
-        return np.stack([layer.scores for layer in self.layers])
-
-    @property
-    def weights(self) -> np.ndarray:
-        """(n_layers, n_heads, n_tokens, n_tokens) after scale, mask and softmax."""
-        return np.stack([layer.weights for layer in self.layers])
 
     @property
     def displacement(self) -> np.ndarray:
@@ -159,14 +154,17 @@ def make_mask(kind: str, n_tokens: int) -> np.ndarray:
 
 
 def layer_forward(
-    index: int, x: np.ndarray, w: LayerWeights, w_o_heads: np.ndarray, eps: float, mask: np.ndarray
+    index: int, x: np.ndarray, w: LayerWeights, w_o_heads: np.ndarray, eps: float, mask: np.ndarray,
+    scores_out: np.ndarray | None = None, weights_out: np.ndarray | None = None,
 ) -> LayerTrace:
+    """One encoder layer; scores_out and weights_out, if given, are where its scores and weights are written."""
     n_heads = w_o_heads.shape[0]
     q = ops.split_heads(ops.linear(x, w.w_q, w.b_q), n_heads)  # (n_heads, n_tokens, d_head)
     k = ops.split_heads(ops.linear(x, w.w_k, w.b_k), n_heads)
     v = ops.split_heads(ops.linear(x, w.w_v, w.b_v), n_heads)
-    s = ops.scores(q, k)  # (n_heads, n_tokens, n_tokens)
-    masked = ops.apply_mask(ops.scale(s, q.shape[-1]), mask)  # a new array, not s: s is kept
+    s = ops.scores(q, k, out=scores_out)  # (n_heads, n_tokens, n_tokens)
+    # scaled, then masked, then softmaxed in the weights' own memory: s is kept as it is
+    masked = ops.apply_mask(ops.scale(s, q.shape[-1], out=weights_out), mask, overwrite=True)
     weights = ops.softmax(masked, overwrite=True)
     head_outputs = ops.attend(weights, v)  # (n_heads, n_tokens, d_head)
     # Concat(heads) W_O in one product; equal to Σ_h Δe^(h) (a test checks it)
@@ -217,9 +215,15 @@ def trace_tokens(model: Model, tokens: tuple[Token, ...], text: str = "", mask: 
     mask_matrix = make_mask(mask, n)
     x = embed(model, [t.id for t in tokens], positions)
     embeddings = x
+    # One array for every layer's scores and one for their weights, each layer writing its own slice:
+    # Trace.scores and Trace.weights (what the CLI writes) are then the arrays themselves, not copies
+    # (38 MB for a 256-token text).
+    scores = np.empty((cfg.n_layers, cfg.n_heads, n, n), dtype=x.dtype)
+    weights = np.empty_like(scores)
     layers = []
     for i, w in enumerate(model.layers):
-        layer = layer_forward(i, x, w, model.w_o_heads[i], cfg.layer_norm_eps, mask_matrix)
+        layer = layer_forward(i, x, w, model.w_o_heads[i], cfg.layer_norm_eps, mask_matrix,
+                              scores_out=scores[i], weights_out=weights[i])
         layers.append(layer)
         x = layer.output
     return Trace(
@@ -231,6 +235,8 @@ def trace_tokens(model: Model, tokens: tuple[Token, ...], text: str = "", mask: 
         chars_dropped=chars_dropped,
         embeddings=embeddings,
         layers=tuple(layers),
+        scores=_frozen(scores),
+        weights=_frozen(weights),
         pooling=cfg.pooling,
         normalize=cfg.normalize,
     )

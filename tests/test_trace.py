@@ -38,6 +38,9 @@ def test_shapes_in_one_notation(model, fluffy):
 def test_arrays_are_immutable(fluffy):
     with pytest.raises(ValueError):
         fluffy.layers[0].weights[0, 0, 0] = 1.0
+    for whole in (fluffy.scores, fluffy.weights):
+        with pytest.raises(ValueError):
+            whole[2, 0, 0, 0] = 1.0
     with pytest.raises(AttributeError):
         fluffy.layers[0].weights = None
 
@@ -198,3 +201,12 @@ def test_one_heads_score_steps_match_the_whole_layer(fluffy_causal):
     raw, scaled, masked, weights = layer.score_steps(3)
     assert np.array_equal(raw, layer.scores[3]) and np.array_equal(scaled, layer.scaled[3])
     assert np.array_equal(masked, layer.masked[3]) and np.array_equal(weights, layer.weights[3])
+    every_head = layer.score_steps()
+    assert [a.shape for a in every_head] == [layer.scores.shape] * 4
+    assert np.array_equal(every_head[2][3], masked) and np.isneginf(every_head[2][:, 0, 1]).all()
+
+
+def test_the_whole_trace_arrays_hold_each_layers(fluffy_causal):
+    for i, layer in enumerate(fluffy_causal.layers):
+        assert np.array_equal(fluffy_causal.scores[i], layer.scores)
+        assert np.array_equal(fluffy_causal.weights[i], layer.weights)
