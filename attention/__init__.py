@@ -1,16 +1,20 @@
-"""attention: a transformer's self-attention, computed step by step in numpy from a real model's weights.
+"""attention: a transformer's attention, computed step by step in numpy from a real model's weights.
 
     import attention
-    model = attention.load_model()            # all-MiniLM-L6-v2, offline
+    model = attention.load_model()            # all-MiniLM-L6-v2, offline, read straight from its files
     t = attention.trace(model, "a fluffy blue creature roamed the verdant forest")
     t.layers[0].weights                       # (n_heads, n_tokens, n_tokens), rows are queries
 
-Importing this package loads numpy only; torch and sentence-transformers are imported by
-`load_model` when it runs.
+    gpt2 = attention.load_model("gpt2")       # a decoder, from the local Hugging Face cache
+    attention.trace(gpt2, "the verdant").next_tokens(top=5)
+
+Importing this package loads numpy only; loading a model reads its files with safetensors and
+tokenizers, and never imports torch.
 """
 
 from .geometry import before_after, displacement_picture, fit_projection, moved_toward
 from .layout import LAYOUTS, in_layout
+from .loading import ModelChoice, available_models, load_model
 from .model import (
     DEFAULT_MODEL,
     Model,
@@ -18,10 +22,9 @@ from .model import (
     ModelError,
     ModelUnavailableError,
     UnsupportedModelError,
-    load_model,
 )
-from .tokens import Token
-from .trace import MASKS, LayerTrace, Trace, trace
+from .tokens import Token, read_prefix
+from .trace import MASKS, LayerTrace, Prediction, Trace, trace
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -29,17 +32,21 @@ __all__ = [
     "MASKS",
     "LayerTrace",
     "Model",
+    "ModelChoice",
     "ModelConfig",
     "ModelError",
     "ModelUnavailableError",
+    "Prediction",
     "Token",
     "Trace",
     "UnsupportedModelError",
+    "available_models",
     "before_after",
     "displacement_picture",
     "fit_projection",
     "in_layout",
     "load_model",
     "moved_toward",
+    "read_prefix",
     "trace",
 ]

@@ -73,8 +73,24 @@ def full_numpy_trace(model, text: str, n_tokens: int):
 
     tr = trace(model, text, max_tokens=n_tokens)
     for layer in tr.layers:
-        layer.score_steps(), layer.displacement  # noqa: B018 - computing them is the point
+        layer.score_steps(), layer.displacement  # computing them is the point
     return tr
+
+
+def load_in_a_fresh_process() -> tuple[float, float, bool]:
+    """(seconds to import attention and load the model, peak MB, whether torch was imported), as a server starts."""
+    import subprocess
+    import sys
+
+    code = (
+        "import resource, sys, time\n"
+        "t0 = time.perf_counter()\n"
+        "import attention\n"
+        "attention.load_model()\n"
+        "print(time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 'torch' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    return float(out[0]), float(out[1]), out[2] == "True"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -82,31 +98,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args(argv)
 
+    t_fresh, fresh_peak, fresh_torch = load_in_a_fresh_process()
+
     t0 = time.perf_counter()
-    import sentence_transformers  # noqa: F401
     import torch
 
-    t_imports = time.perf_counter() - t0
+    from .reference import load_sentence_transformer
 
-    from .model import from_sentence_transformer, load_model, load_sentence_transformer, resolve
+    t_imports = time.perf_counter() - t0
+    from .loading import load_model
     from .trace import trace
 
     t0 = time.perf_counter()
     st = load_sentence_transformer()
     t_st = time.perf_counter() - t0
     t0 = time.perf_counter()
-    model = from_sentence_transformer(st, resolve(None)[0])
-    t_copy = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    load_model(isolated=True)
-    t_isolated = time.perf_counter() - t0
+    model = load_model()
+    t_numpy = time.perf_counter() - t0
     auto = st[0].auto_model
 
-    print(f"model: {model.config.name}, {model.config.n_layers} layers × {model.config.n_heads} heads, "
-          f"d_model {model.config.d_model}; torch {torch.__version__}, {torch.get_num_threads()} threads; "
-          f"numpy {np.__version__}; median of {args.repeats} runs after one warm-up\n")
-    header = (f"| {'tokens':>6} | {'numpy trace (ms)':>16} | {'of which trace()':>16} | {'torch eager (ms)':>16} | {'ratio':>5} "
-              f"| {'numpy peak +MB':>14} | {'torch peak +MB':>14} | {'trace kept MB':>13} |")
+    print(
+        f"model: {model.config.name}, {model.config.n_layers} layers × {model.config.n_heads} heads, "
+        f"d_model {model.config.d_model}; torch {torch.__version__}, {torch.get_num_threads()} threads; "
+        f"numpy {np.__version__}; median of {args.repeats} runs after one warm-up\n"
+    )
+    header = (
+        f"| {'tokens':>6} | {'numpy trace (ms)':>16} | {'of which trace()':>16} | {'torch eager (ms)':>16} | {'ratio':>5} "
+        f"| {'numpy peak +MB':>14} | {'torch peak +MB':>14} | {'trace kept MB':>13} |"
+    )
     print(header)
     print("|" + "|".join("-" * (len(c)) for c in header.split("|")[1:-1]) + "|")
     for text, n in ((FLUFFY, 13), (LONG_TEXT, 64), (LONG_TEXT, 256)):
@@ -115,34 +134,55 @@ def main(argv: list[str] | None = None) -> int:
         ids = torch.tensor([[t.id for t in tr.tokens]])
         mask = torch.ones_like(ids)
 
-        def run_torch():
+        def run_torch(ids=ids, mask=mask):
             with torch.inference_mode():
                 return auto(input_ids=ids, attention_mask=mask, output_attentions=True, output_hidden_states=True)
 
         # each engine gets an idle machine: worker threads of the other one's thread pool (OpenBLAS's,
         # PyTorch's OpenMP) may still be spinning right after it ran
         time.sleep(0.5)
-        t_np = _median_seconds(lambda: full_numpy_trace(model, text, n), args.repeats)
-        t_call = _median_seconds(lambda: trace(model, text, max_tokens=n), args.repeats)
+        t_np = _median_seconds(lambda text=text, n=n: full_numpy_trace(model, text, n), args.repeats)
+        t_call = _median_seconds(lambda text=text, n=n: trace(model, text, max_tokens=n), args.repeats)
         time.sleep(0.5)
         t_pt = _median_seconds(run_torch, args.repeats)
         with PeakRSS() as np_mem:
             kept = full_numpy_trace(model, text, n)
         with PeakRSS() as pt_mem:
             run_torch()
-        kept_mb = sum(
-            a.nbytes for layer in kept.layers for a in (layer.x, layer.q, layer.k, layer.v, layer.scores, layer.weights,
-                                                        layer.head_outputs, layer.attention_output, layer.updated,
-                                                        layer.ffn_output, layer.output)
-        ) / 2**20
-        print(f"| {n:>6} | {t_np * 1e3:>16.2f} | {t_call * 1e3:>16.2f} | {t_pt * 1e3:>16.2f} | {t_np / t_pt:>5.2f} | "
-              f"{np_mem.added_mb:>14.1f} | {pt_mem.added_mb:>14.1f} | {kept_mb:>13.1f} |")
+        kept_mb = (
+            sum(
+                a.nbytes
+                for layer in kept.layers
+                for a in (
+                    layer.x,
+                    layer.q,
+                    layer.k,
+                    layer.v,
+                    layer.scores,
+                    layer.weights,
+                    layer.head_outputs,
+                    layer.attention_output,
+                    layer.updated,
+                    layer.ffn_output,
+                    layer.output,
+                )
+            )
+            / 2**20
+        )
+        print(
+            f"| {n:>6} | {t_np * 1e3:>16.2f} | {t_call * 1e3:>16.2f} | {t_pt * 1e3:>16.2f} | {t_np / t_pt:>5.2f} | "
+            f"{np_mem.added_mb:>14.1f} | {pt_mem.added_mb:>14.1f} | {kept_mb:>13.1f} |"
+        )
 
     print()
-    print(f"import torch + sentence-transformers: {t_imports:.2f} s")
-    print(f"model load after imports: {t_st + t_copy:.2f} s "
-          f"(SentenceTransformer {t_st:.2f} s + copy to numpy {t_copy:.2f} s)")
-    print(f"isolated load (child process, imports included, as the app does): {t_isolated:.2f} s")
+    print(
+        f"a fresh process, as the app's server starts: import attention + load_model() {t_fresh:.2f} s, "
+        f"peak {fresh_peak:.0f} MB, torch imported: {'yes' if fresh_torch else 'no'}"
+    )
+    print(f"load_model() again in this process (files cached): {t_numpy:.2f} s")
+    print(
+        f"for comparison, PyTorch's path: import torch + sentence-transformers {t_imports:.2f} s, SentenceTransformer {t_st:.2f} s"
+    )
     print(f"process peak RSS: {_peak_rss_mb():.0f} MB")
     return 0
 

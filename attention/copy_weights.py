@@ -1,20 +1,29 @@
-"""Child-process entry of `load_model(isolated=True)`: `python -m attention.copy_weights OUT.npz [NAME]`.
+"""Child process of `load_model` for a folder in a layout the engine does not read itself:
+`python -m attention.copy_weights FOLDER OUT NAME`.
 
-Loads the model with sentence-transformers (and so torch) in this short-lived process and saves
-its weights and tokenizer for the parent to read.
+sentence-transformers (and so torch) loads the model in this short-lived process and saves it again
+as config.json + model.safetensors + tokenizer.json, which the parent then reads with numpy.
 """
 
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
 
-from .model import EXIT_CODES, ModelError, load_model, save_model
+from .loading import EXIT_CODES, SUPPORTED, layout
+from .model import ModelError, UnsupportedModelError
+from .reference import load_sentence_transformer
 
 
 def main(argv: list[str]) -> int:
-    out, name = argv[0], (argv[1] if len(argv) > 1 else None)
+    folder, out, name = Path(argv[0]), Path(argv[1]), argv[2]
     try:
-        save_model(load_model(name), out)
+        config = layout(folder).transformer / "config.json"
+        kind = json.loads(config.read_text(encoding="utf-8")).get("model_type") if config.exists() else "bert"
+        if kind != "bert":
+            raise UnsupportedModelError(f"'{name}' is a {kind} model; this explainer reads {SUPPORTED}.")
+        load_sentence_transformer(str(folder)).save(str(out))
     except ModelError as exc:
         print(str(exc).replace("\n", " "), file=sys.stderr)
         return EXIT_CODES.get(type(exc), 2)

@@ -1,90 +1,52 @@
-"""The steps of the attention equation, one small numpy function each.
+"""The steps of a transformer, one small numpy function each, each returning a new array.
 
 Shapes use one notation throughout: n_tokens, d_model, n_heads, d_head.
-Rows are tokens (the paper's convention): a query is a row, Q = X W_Q + b_Q.
+Rows are tokens (the paper's convention): a query is a row, Q = X W_Q + b_Q, with W stored (d_in, d_out).
+Constants are Python floats, so that float32 arrays stay float32.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
-# Below this many tokens, OpenBLAS runs faster when the long axis (d_out) leads the product.
-_FEW_TOKENS = 48
-# GELU makes about twenty passes over its input; a block this many rows of the (n_tokens, d_ff) hidden
-# layer stays in the CPU cache through all of them (256 tokens: 4.7 ms a layer instead of 6.7).
-_ROWS_PER_BLOCK = 64
+import numpy as np
 
 
 def linear(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """x Wᵀ + b for the rows of x (n_tokens, d_in), with W stored as (d_out, d_in), as in q = W_Q e."""
-    if x.shape[0] < _FEW_TOKENS:
-        out = np.ascontiguousarray((w @ x.T).T)
-    else:
-        out = x @ w.T
-    out += b
-    return out
+    """x W + b: (n_tokens, d_in) @ (d_in, d_out) -> (n_tokens, d_out)."""
+    return x @ w + b
 
 
 def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
-    """Normalize each row to mean 0 and variance 1, then scale and shift."""
-    centred = x - x.mean(axis=-1, keepdims=True)
-    var = np.mean(centred * centred, axis=-1, keepdims=True)
-    centred /= np.sqrt(var + eps)
-    centred *= gamma
-    centred += beta
-    return centred
-
-
-def _erfc_of_abs(a: np.ndarray) -> np.ndarray:
-    """1 − erf(a) for a ≥ 0, Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7), computed in `a`'s place.
-
-    numpy has no erf, and BERT's GELU is the exact, erf-based one, not the tanh approximation.
-    It runs on every feed-forward activation, so it works in place on as few arrays as it can.
-    """
-    t = 0.3275911 * a
-    t += 1.0
-    np.reciprocal(t, out=t)
-    poly = 1.061405429 * t
-    for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
-        poly += c
-        poly *= t
-    np.square(a, out=a)
-    np.negative(a, out=a)
-    np.exp(a, out=a)
-    poly *= a
-    return poly
+    """Each row to mean 0 and variance 1, then scaled by gamma and shifted by beta."""
+    mean = x.mean(axis=-1, keepdims=True)
+    var = x.var(axis=-1, keepdims=True)
+    return gamma * (x - mean) / np.sqrt(var + eps) + beta
 
 
 def erf(x: np.ndarray) -> np.ndarray:
-    """The error function."""
-    out = _erfc_of_abs(np.abs(x))
-    np.subtract(1.0, out, out=out)
-    return np.copysign(out, x, out=out)
+    """The error function, by Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7): numpy has none."""
+    t = 1.0 / (1.0 + 0.3275911 * np.abs(x))
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    return np.sign(x) * (1.0 - poly * np.exp(-x * x))
 
 
 def gelu(x: np.ndarray) -> np.ndarray:
-    """GELU(x) = x · Φ(x) = ½ x (1 + erf(x/√2)), with Φ the standard normal CDF."""
-    a = np.abs(x)
-    a *= np.float32(1 / np.sqrt(2.0)).astype(x.dtype)
-    c = _erfc_of_abs(a)  # 1 − erf(|x|/√2)
-    np.subtract(1.0, c, out=c)
-    np.copysign(c, x, out=c)  # erf(x/√2)
-    c += 1.0
-    c *= x
-    c *= 0.5
-    return c
+    """GELU(x) = x Φ(x) = ½ x (1 + erf(x / √2)), with Φ the standard normal CDF (BERT's)."""
+    return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
 
 
-def feed_forward(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray) -> np.ndarray:
-    """FFN(x) = GELU(x W₁ᵀ + b₁) W₂ᵀ + b₂: (n_tokens, d_model) -> (n_tokens, d_ff) -> (n_tokens, d_model).
+def gelu_tanh(x: np.ndarray) -> np.ndarray:
+    """GELU's tanh approximation, ½ x (1 + tanh(√(2/π) (x + 0.044715 x³))) (GPT-2's)."""
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
 
-    It acts on every token on its own, so GELU can run on a block of rows at a time.
-    """
-    hidden = linear(x, w1, b1)  # (n_tokens, d_ff)
-    for start in range(0, len(hidden), _ROWS_PER_BLOCK):
-        block = hidden[start:start + _ROWS_PER_BLOCK]
-        block[...] = gelu(block)
-    return linear(hidden, w2, b2)
+
+def feed_forward(
+    x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray, activation: str
+) -> np.ndarray:
+    """FFN(x) = GELU(x W₁ + b₁) W₂ + b₂: (n_tokens, d_model) -> (n_tokens, d_ff) -> (n_tokens, d_model)."""
+    act = gelu if activation == "gelu" else gelu_tanh
+    return linear(act(linear(x, w1, b1)), w2, b2)
 
 
 def split_heads(x: np.ndarray, n_heads: int) -> np.ndarray:
@@ -99,14 +61,14 @@ def merge_heads(x: np.ndarray) -> np.ndarray:
     return x.transpose(1, 0, 2).reshape(n_tokens, n_heads * d_head)
 
 
-def scores(q: np.ndarray, k: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+def scores(q: np.ndarray, k: np.ndarray) -> np.ndarray:
     """Raw attention scores q_i · k_j: (..., n_queries, d_head), (..., n_keys, d_head) -> (..., n_queries, n_keys)."""
-    return np.matmul(q, np.swapaxes(k, -1, -2), out=out)
+    return q @ np.swapaxes(k, -1, -2)
 
 
-def scale(s: np.ndarray, d_head: int, out: np.ndarray | None = None) -> np.ndarray:
-    """Divide by √d_k so that the spread of the scores does not grow with d_head."""
-    return np.divide(s, np.sqrt(np.float32(d_head)).astype(s.dtype), out=out)
+def scale(s: np.ndarray, d_head: int) -> np.ndarray:
+    """Divide by √d_k, so that the spread of the scores does not grow with d_head."""
+    return s / math.sqrt(d_head)
 
 
 def no_mask(n_queries: int, n_keys: int | None = None) -> np.ndarray:
@@ -119,30 +81,15 @@ def causal_mask(n_tokens: int) -> np.ndarray:
     return np.triu(np.ones((n_tokens, n_tokens), dtype=bool), k=1)
 
 
-def apply_mask(s: np.ndarray, mask: np.ndarray, overwrite: bool = False) -> np.ndarray:
-    """Set the masked scores to −∞, so that softmax turns them into exact zeros.
-
-    overwrite: write the −∞ into s itself (for a temporary the caller no longer needs).
-    """
-    if not mask.any():
-        return s
-    minus_infinity = np.float32(-np.inf).astype(s.dtype)
-    if overwrite:
-        np.copyto(s, minus_infinity, where=mask)
-        return s
-    return np.where(mask, minus_infinity, s)
+def apply_mask(s: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The scores with −∞ where the mask hides a key, so that softmax turns them into exact zeros."""
+    return np.where(mask, -np.inf, s).astype(s.dtype, copy=False)
 
 
-def softmax(x: np.ndarray, axis: int = -1, overwrite: bool = False) -> np.ndarray:
-    """exp(x_i) / Σ_j exp(x_j), with the maximum subtracted first so exp never overflows.
-
-    overwrite: compute in x's own memory (for a temporary the caller no longer needs).
-    """
-    top = x.max(axis=axis, keepdims=True)
-    e = np.subtract(x, top, out=x if overwrite else None)
-    np.exp(e, out=e)
-    e /= e.sum(axis=axis, keepdims=True)
-    return e
+def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """exp(x_i) / Σ_j exp(x_j), with the maximum subtracted first so that exp never overflows."""
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
 
 
 def attend(weights: np.ndarray, v: np.ndarray) -> np.ndarray:

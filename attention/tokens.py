@@ -31,10 +31,6 @@ class Tokenization:
     def truncated(self) -> bool:
         return self.n_dropped > 0 or self.chars_dropped > 0
 
-    @property
-    def ids(self) -> list[int]:
-        return [t.id for t in self.tokens]
-
 
 def check_text(text: object) -> str:
     """The text itself, or a ValueError a person can act on when there is nothing to read."""
@@ -93,3 +89,16 @@ def tokenize(tokenizer, text: str, max_tokens: int) -> Tokenization:
         )
         previous_word = word
     return Tokenization(tokens=tuple(tokens), n_dropped=n_dropped, chars_dropped=chars_dropped)
+
+
+def read_prefix(tokenizer, text: str, max_tokens: int) -> tuple[str, bool]:
+    """(the part of `text` the model reads at `max_tokens` tokens, whether anything was cut).
+
+    Everything after the last kept token's end is dropped, so a huge paste costs no more to keep
+    (in a cache key, a link) than what the model reads of it.
+    """
+    toks = tokenize(tokenizer, text, max_tokens)
+    if not toks.truncated:
+        return text, False
+    end = max((t.end for t in toks.tokens if not t.is_special), default=0)
+    return text[:end], True

@@ -1,42 +1,40 @@
 """One forward pass in numpy that keeps every intermediate a view can show.
 
-    e = LayerNorm(word + position + token type)                      the input embeddings
-    per layer and head h:
-        q, k, v      = e W_Q + b_Q, e W_K + b_K, e W_V + b_V           (n_heads, n_tokens, d_head)
-        scores       = q kᵀ                                            (n_heads, n_tokens, n_tokens)
-        weights      = softmax(mask(scores / √d_head))                 rows are queries
-        Δe^(h)       = (weights v) W_O^(h)                             (n_heads, n_tokens, d_model)
-    attention output = Σ_h Δe^(h) + b_O
-    updated          = LayerNorm(e + attention output)
-    output           = LayerNorm(updated + FFN(updated))
+e = word + position (+ token type, then LayerNorm, in BERT)      the input embeddings
+per layer, from what the heads read (BERT: e itself; GPT-2: LayerNorm(e)):
+    q, k, v      = e W_Q + b_Q, e W_K + b_K, e W_V + b_V           (n_heads, n_tokens, d_head)
+    scores       = q kᵀ                                            (n_heads, n_tokens, n_tokens)
+    weights      = softmax(mask(scores / √d_head))                 rows are queries
+    Δe^(h)       = (weights v) W_O^(h)                             (n_heads, n_tokens, d_model)
+attention output = Σ_h Δe^(h) + b_O
+BERT (LayerNorm after):   updated = LayerNorm(e + attention output),  output = LayerNorm(updated + FFN(updated))
+GPT-2 (LayerNorm before): updated = e + attention output,             output = updated + FFN(LayerNorm(updated))
+GPT-2 then: final = LayerNorm(last output), next-token logits = final W_Eᵀ (the output head is W_E itself)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
 
 from . import ops
-from .model import LayerWeights, Model
+from .model import LayerWeights, Model, ModelConfig, frozen
 from .tokens import Token, tokenize
 
 MASKS = ("none", "causal")
 MaskKind = Literal["none", "causal"]
 
 
-def _frozen(a: np.ndarray) -> np.ndarray:
-    a.setflags(write=False)
-    return a
-
-
 @dataclass(frozen=True, eq=False)
 class LayerTrace:
-    """Everything one encoder layer computed. Rows are always queries."""
+    """Everything one layer computed. Rows are always queries."""
 
     index: int
-    x: np.ndarray  # (n_tokens, d_model): e, the embeddings entering this layer
+    x: np.ndarray  # (n_tokens, d_model): e, the embeddings entering this layer (the residual stream)
+    attention_input: np.ndarray  # (n_tokens, d_model): what the heads read: e (BERT) or LayerNorm(e) (GPT-2)
     q: np.ndarray  # (n_heads, n_tokens, d_head)
     k: np.ndarray  # (n_heads, n_tokens, d_head)
     v: np.ndarray  # (n_heads, n_tokens, d_head)
@@ -46,32 +44,31 @@ class LayerTrace:
     head_outputs: np.ndarray  # (n_heads, n_tokens, d_head): weights @ v
     w_o_heads: np.ndarray  # (n_heads, d_head, d_model): each head's slice of W_O (shared with the model)
     b_o: np.ndarray  # (d_model,)
-    attention_output: np.ndarray  # (n_tokens, d_model): Σ_h Δe^(h) + b_O
-    updated: np.ndarray  # (n_tokens, d_model): LayerNorm(e + attention output)
+    attention_output: np.ndarray  # (n_tokens, d_model): Concat(heads) W_O + b_O = Σ_h Δe^(h) + b_O
+    updated: np.ndarray  # (n_tokens, d_model): after the attention sub-layer (see the module's docstring)
     ffn_output: np.ndarray  # (n_tokens, d_model): the feed-forward network's output
-    output: np.ndarray  # (n_tokens, d_model): LayerNorm(updated + ffn output), the next layer's e
+    output: np.ndarray  # (n_tokens, d_model): the next layer's e
 
-    # Exact one-line derivations, computed when asked for rather than stored for every trace.
     @property
     def d_head(self) -> int:
         return self.q.shape[-1]
 
+    def score_steps(self, head: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Raw, scaled and masked scores and the weights: one head's (n_tokens, n_tokens), or with no head
+        every head's (n_heads, n_tokens, n_tokens). The middle two are derived when asked for, not stored."""
+        raw = self.scores if head is None else self.scores[head]
+        scaled = ops.scale(raw, self.d_head)
+        return raw, scaled, ops.apply_mask(scaled, self.mask), self.weights if head is None else self.weights[head]
+
     @property
     def scaled(self) -> np.ndarray:
         """(n_heads, n_tokens, n_tokens): scores / √d_head."""
-        return ops.scale(self.scores, self.d_head)
+        return self.score_steps()[1]
 
     @property
     def masked(self) -> np.ndarray:
         """(n_heads, n_tokens, n_tokens): scaled scores with −∞ where the mask hides a key."""
-        return ops.apply_mask(self.scaled, self.mask)
-
-    def score_steps(self, head: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Raw, scaled and masked scores and the weights, each step computed once: one head's
-        (n_tokens, n_tokens), or with no head every head's (n_heads, n_tokens, n_tokens)."""
-        raw = self.scores if head is None else self.scores[head]
-        scaled = ops.scale(raw, self.d_head)
-        return raw, scaled, ops.apply_mask(scaled, self.mask), self.weights if head is None else self.weights[head]
+        return self.score_steps()[2]
 
     @property
     def displacement(self) -> np.ndarray:
@@ -83,25 +80,29 @@ class LayerTrace:
         """(n_tokens, d_model): Σ_h Δe^(h), the heads' summed change (b_O not included)."""
         return self.attention_output - self.b_o
 
-    @property
-    def residual(self) -> np.ndarray:
-        """(n_tokens, d_model): e + Σ_h Δe^(h) + b_O, what the LayerNorm receives."""
-        return self.x + self.attention_output
+
+@dataclass(frozen=True)
+class Prediction:
+    token: str  # in the tokenizer's own spelling ("Ġforest": GPT-2 writes a leading space as Ġ)
+    id: int
+    probability: float
 
 
 @dataclass(frozen=True, eq=False)
 class Trace:
     text: str
     model_name: str
-    mask_kind: MaskKind  # "causal" is an illustration: this encoder was trained without it
+    arch: str  # "bert" or "gpt2"
+    mask_kind: MaskKind
+    native_mask: MaskKind  # the mask the model was trained with
     tokens: tuple[Token, ...]
     n_dropped: int  # tokens cut at the model's limit; never silently
     chars_dropped: int  # characters cut from a huge paste before tokenizing
-    embeddings: np.ndarray  # (n_tokens, d_model): hidden[0], the input embeddings e
+    embeddings: np.ndarray  # (n_tokens, d_model): the input embeddings e
     layers: tuple[LayerTrace, ...]
-    # every layer's in one array, of which each LayerTrace holds its own slice
-    scores: np.ndarray  # (n_layers, n_heads, n_tokens, n_tokens): raw q·k
-    weights: np.ndarray  # (n_layers, n_heads, n_tokens, n_tokens): after scale, mask and softmax
+    final: np.ndarray | None  # (n_tokens, d_model): GPT-2's LayerNorm after the last layer; None for BERT
+    next_logits: np.ndarray | None  # (vocab_size,): the last position's scores for the next token; None for BERT
+    vocabulary: tuple[str, ...] | None  # token text by id, for reading next_logits
     pooling: str
     normalize: bool
 
@@ -114,9 +115,28 @@ class Trace:
         return self.n_dropped > 0 or self.chars_dropped > 0
 
     @property
+    def mask_is_real(self) -> bool:
+        """False when the mask is a counterfactual: not the one the model was trained with."""
+        return self.mask_kind == self.native_mask
+
+    @cached_property
+    def scores(self) -> np.ndarray:
+        """(n_layers, n_heads, n_tokens, n_tokens): every layer's raw q·k."""
+        return frozen(np.stack([layer.scores for layer in self.layers]))
+
+    @cached_property
+    def weights(self) -> np.ndarray:
+        """(n_layers, n_heads, n_tokens, n_tokens): every layer's weights, after scale, mask and softmax."""
+        return frozen(np.stack([layer.weights for layer in self.layers]))
+
+    @cached_property
     def hidden(self) -> np.ndarray:
-        """(n_layers + 1, n_tokens, d_model): the embeddings, then every layer's output."""
-        return np.stack([self.embeddings] + [layer.output for layer in self.layers])
+        """(n_layers + 1, n_tokens, d_model), as transformers' output_hidden_states: the embeddings, then each
+        layer's output, the last one after GPT-2's final LayerNorm."""
+        outputs = [layer.output for layer in self.layers]
+        if self.final is not None:
+            outputs[-1] = self.final
+        return frozen(np.stack([self.embeddings, *outputs]))
 
     @property
     def displacement(self) -> np.ndarray:
@@ -125,24 +145,39 @@ class Trace:
 
     @property
     def sentence_embedding(self) -> np.ndarray:
-        """(d_model,): the pooled (and, if the model does, normalized) sentence vector."""
+        """(d_model,): an encoder's pooled (and, if the model does, normalized) sentence vector."""
         last = self.layers[-1].output
-        pooled = last[0] if self.pooling == "cls" else last.mean(axis=0)
+        pooled = {"cls": lambda: last[0], "max": lambda: last.max(axis=0)}.get(
+            self.pooling, lambda: last.mean(axis=0)
+        )()
         return pooled / np.linalg.norm(pooled) if self.normalize else pooled
+
+    def next_tokens(self, top: int = 10, temperature: float = 1.0) -> list[Prediction]:
+        """The `top` most likely next tokens after the last position: softmax(logits / temperature)."""
+        if self.next_logits is None:
+            raise ValueError(f"{self.model_name} is an encoder: it has no head that predicts the next token.")
+        if not temperature > 0:
+            raise ValueError("The temperature must be above 0.")
+        probabilities = ops.softmax(self.next_logits.astype(np.float64) / temperature)
+        best = np.argsort(-probabilities, kind="stable")[:top]
+        return [Prediction(self.vocabulary[i], int(i), float(probabilities[i])) for i in best]
 
 
 def embed(model: Model, ids: list[int], positions: bool = True) -> np.ndarray:
-    """e = LayerNorm(word + position + token type): (n_tokens, d_model).
+    """e = word + position (+ BERT's token type, then its LayerNorm): (n_tokens, d_model).
 
-    positions=False leaves the position vectors out: the counterfactual in which attention cannot
-    tell word order.
+    positions=False leaves the position vectors out: the counterfactual in which attention cannot tell
+    word order.
     """
     emb = model.embeddings
-    n = len(ids)
-    x = emb.word[ids] + emb.token_type[0]
+    x = emb.word[ids]
+    if emb.token_type is not None:
+        x = x + emb.token_type[0]
     if positions:
-        x = x + emb.position[:n]
-    return ops.layer_norm(x, emb.ln_gamma, emb.ln_beta, model.config.layer_norm_eps)
+        x = x + emb.position[: len(ids)]
+    if emb.norm is not None:
+        x = ops.layer_norm(x, emb.norm.gamma, emb.norm.beta, model.config.layer_norm_eps)
+    return x
 
 
 def make_mask(kind: str, n_tokens: int) -> np.ndarray:
@@ -153,52 +188,97 @@ def make_mask(kind: str, n_tokens: int) -> np.ndarray:
     raise ValueError(f"Unknown mask '{kind}': choose one of {', '.join(MASKS)}.")
 
 
-def layer_forward(
-    index: int, x: np.ndarray, w: LayerWeights, w_o_heads: np.ndarray, eps: float, mask: np.ndarray,
-    scores_out: np.ndarray | None = None, weights_out: np.ndarray | None = None,
-) -> LayerTrace:
-    """One encoder layer; scores_out and weights_out, if given, are where its scores and weights are written."""
-    n_heads = w_o_heads.shape[0]
+@dataclass(frozen=True)
+class Attention:
+    """What the attention sub-layer computed, before the residual and the LayerNorm."""
+
+    q: np.ndarray
+    k: np.ndarray
+    v: np.ndarray
+    scores: np.ndarray
+    weights: np.ndarray
+    head_outputs: np.ndarray
+    output: np.ndarray
+
+
+def attention(x: np.ndarray, w: LayerWeights, n_heads: int, mask: np.ndarray) -> Attention:
+    """MultiHead(x) = Concat(head_1 … head_h) W_O + b_O, head_h = softmax(mask(q kᵀ / √d_head)) v."""
     q = ops.split_heads(ops.linear(x, w.w_q, w.b_q), n_heads)  # (n_heads, n_tokens, d_head)
     k = ops.split_heads(ops.linear(x, w.w_k, w.b_k), n_heads)
     v = ops.split_heads(ops.linear(x, w.w_v, w.b_v), n_heads)
-    s = ops.scores(q, k, out=scores_out)  # (n_heads, n_tokens, n_tokens)
-    # scaled, then masked, then softmaxed in the weights' own memory: s is kept as it is
-    masked = ops.apply_mask(ops.scale(s, q.shape[-1], out=weights_out), mask, overwrite=True)
-    weights = ops.softmax(masked, overwrite=True)
+    s = ops.scores(q, k)  # (n_heads, n_tokens, n_tokens)
+    weights = ops.softmax(ops.apply_mask(ops.scale(s, q.shape[-1]), mask))
     head_outputs = ops.attend(weights, v)  # (n_heads, n_tokens, d_head)
-    # Concat(heads) W_O in one product; equal to Σ_h Δe^(h) (a test checks it)
-    attention_output = ops.linear(ops.merge_heads(head_outputs), w.w_o, w.b_o)  # (n_tokens, d_model)
-    updated = ops.layer_norm(x + attention_output, w.ln1_gamma, w.ln1_beta, eps)
-    ffn_output = ops.feed_forward(updated, w.w_ff1, w.b_ff1, w.w_ff2, w.b_ff2)
-    output = ops.layer_norm(updated + ffn_output, w.ln2_gamma, w.ln2_beta, eps)
+    output = ops.linear(ops.merge_heads(head_outputs), w.w_o, w.b_o)  # (n_tokens, d_model)
+    return Attention(q, k, v, s, weights, head_outputs, output)
+
+
+def _norm(x: np.ndarray, norm, cfg: ModelConfig) -> np.ndarray:
+    return ops.layer_norm(x, norm.gamma, norm.beta, cfg.layer_norm_eps)
+
+
+def _ffn(x: np.ndarray, w: LayerWeights, cfg: ModelConfig) -> np.ndarray:
+    return ops.feed_forward(x, w.w_ff1, w.b_ff1, w.w_ff2, w.b_ff2, cfg.activation)
+
+
+def bert_block(x: np.ndarray, w: LayerWeights, cfg: ModelConfig, mask: np.ndarray) -> dict[str, np.ndarray]:
+    """LayerNorm after each sub-layer: the original Transformer's order."""
+    att = attention(x, w, cfg.n_heads, mask)
+    updated = _norm(x + att.output, w.norm_attention, cfg)
+    ffn_output = _ffn(updated, w, cfg)
+    output = _norm(updated + ffn_output, w.norm_ffn, cfg)
+    return dict(attention_input=x, att=att, updated=updated, ffn_output=ffn_output, output=output)
+
+
+def gpt2_block(x: np.ndarray, w: LayerWeights, cfg: ModelConfig, mask: np.ndarray) -> dict[str, np.ndarray]:
+    """LayerNorm before each sub-layer: the residual stream itself is never normalized."""
+    attention_input = _norm(x, w.norm_attention, cfg)
+    att = attention(attention_input, w, cfg.n_heads, mask)
+    updated = x + att.output
+    ffn_output = _ffn(_norm(updated, w.norm_ffn, cfg), w, cfg)
+    output = updated + ffn_output
+    return dict(attention_input=attention_input, att=att, updated=updated, ffn_output=ffn_output, output=output)
+
+
+BLOCKS = {"bert": bert_block, "gpt2": gpt2_block}
+
+
+def layer_forward(index: int, x: np.ndarray, model: Model, mask: np.ndarray) -> LayerTrace:
+    """One block of the model, every intermediate kept (read-only)."""
+    out = BLOCKS[model.config.arch](x, model.layers[index], model.config, mask)
+    att: Attention = out["att"]
     return LayerTrace(
         index=index,
-        x=_frozen(x),
-        q=_frozen(q),
-        k=_frozen(k),
-        v=_frozen(v),
-        scores=_frozen(s),
-        mask=_frozen(mask),
-        weights=_frozen(weights),
-        head_outputs=_frozen(head_outputs),
-        w_o_heads=w_o_heads,
-        b_o=w.b_o,
-        attention_output=_frozen(attention_output),
-        updated=_frozen(updated),
-        ffn_output=_frozen(ffn_output),
-        output=_frozen(output),
+        x=frozen(x),
+        attention_input=frozen(out["attention_input"]),
+        q=frozen(att.q),
+        k=frozen(att.k),
+        v=frozen(att.v),
+        scores=frozen(att.scores),
+        mask=frozen(mask),
+        weights=frozen(att.weights),
+        head_outputs=frozen(att.head_outputs),
+        w_o_heads=model.w_o_heads[index],
+        b_o=model.layers[index].b_o,
+        attention_output=frozen(att.output),
+        updated=frozen(out["updated"]),
+        ffn_output=frozen(out["ffn_output"]),
+        output=frozen(out["output"]),
     )
 
 
-def trace(model: Model, text: str, mask: MaskKind = "none", max_tokens: int | None = None, positions: bool = True) -> Trace:
+def trace(
+    model: Model, text: str, mask: MaskKind | None = None, max_tokens: int | None = None, positions: bool = True
+) -> Trace:
     """Run `text` through every layer, keeping every intermediate.
 
-    mask: "none" (how this encoder really runs) or "causal" (what a decoder would do).
+    mask: None for the model's own (an encoder's "none", a decoder's "causal"); the other one is a
+    counterfactual, and the trace says so (`mask_is_real`).
     max_tokens: cut the text to at most this many tokens; at most the model's own limit.
     positions: False leaves out the position embeddings (a counterfactual; the model was trained with them).
     Raises ValueError for empty text or an unknown mask, with a message the UI can show.
     """
+    mask = model.config.native_mask if mask is None else mask
     if mask not in MASKS:
         raise ValueError(f"Unknown mask '{mask}': choose one of {', '.join(MASKS)}.")
     cfg = model.config
@@ -207,36 +287,43 @@ def trace(model: Model, text: str, mask: MaskKind = "none", max_tokens: int | No
     return trace_tokens(model, toks.tokens, text, mask, positions, toks.n_dropped, toks.chars_dropped)
 
 
-def trace_tokens(model: Model, tokens: tuple[Token, ...], text: str = "", mask: MaskKind = "none", positions: bool = True,
-                 n_dropped: int = 0, chars_dropped: int = 0) -> Trace:
+def trace_tokens(
+    model: Model,
+    tokens: tuple[Token, ...],
+    text: str = "",
+    mask: MaskKind | None = None,
+    positions: bool = True,
+    n_dropped: int = 0,
+    chars_dropped: int = 0,
+) -> Trace:
     """Run already tokenized input (in the order given) through every layer."""
     cfg = model.config
-    n = len(tokens)
-    mask_matrix = make_mask(mask, n)
-    x = embed(model, [t.id for t in tokens], positions)
-    embeddings = x
-    # One array for every layer's scores and one for their weights, each layer writing its own slice:
-    # Trace.scores and Trace.weights (what the CLI writes) are then the arrays themselves, not copies
-    # (38 MB for a 256-token text).
-    scores = np.empty((cfg.n_layers, cfg.n_heads, n, n), dtype=x.dtype)
-    weights = np.empty_like(scores)
+    mask = cfg.native_mask if mask is None else mask
+    mask_matrix = make_mask(mask, len(tokens))
+    x = embeddings = embed(model, [t.id for t in tokens], positions)
     layers = []
-    for i, w in enumerate(model.layers):
-        layer = layer_forward(i, x, w, model.w_o_heads[i], cfg.layer_norm_eps, mask_matrix,
-                              scores_out=scores[i], weights_out=weights[i])
-        layers.append(layer)
-        x = layer.output
+    for i in range(cfg.n_layers):
+        layers.append(layer_forward(i, x, model, mask_matrix))
+        x = layers[-1].output
+    final = next_logits = vocabulary = None
+    if model.final_norm is not None:  # a decoder: its final LayerNorm, then the output head tied to W_E
+        final = frozen(_norm(x, model.final_norm, cfg))
+        next_logits = frozen(final[-1] @ model.embeddings.word.T)  # (vocab_size,)
+        vocabulary = model.vocabulary
     return Trace(
         text=text,
         model_name=cfg.name,
+        arch=cfg.arch,
         mask_kind=mask,
+        native_mask=cfg.native_mask,
         tokens=tuple(tokens),
         n_dropped=n_dropped,
         chars_dropped=chars_dropped,
-        embeddings=embeddings,
+        embeddings=frozen(embeddings),
         layers=tuple(layers),
-        scores=_frozen(scores),
-        weights=_frozen(weights),
+        final=final,
+        next_logits=next_logits,
+        vocabulary=vocabulary,
         pooling=cfg.pooling,
         normalize=cfg.normalize,
     )

@@ -25,7 +25,7 @@ STEPS = (
     ("q·kᵀ and the weighted sum of values", ("scores", "attend"), ("aten::bmm",)),
     ("÷√d_k", ("scale",), ("aten::mul",)),
     ("softmax", ("softmax",), ("aten::_softmax",)),
-    ("GELU", ("gelu",), ("aten::gelu",)),
+    ("GELU", ("gelu", "gelu_tanh"), ("aten::gelu",)),
     ("LayerNorm", ("layer_norm",), ("aten::native_layer_norm",)),
     ("each head's Δe (only the trace keeps it)", ("displacement",), ()),
 )
@@ -47,6 +47,7 @@ def timed_steps(seconds: Counter):
                 return fn(*args, **kwargs)
             finally:
                 seconds[name] += time.perf_counter() - t0
+
         return step
 
     for name, fn in originals.items():
@@ -67,10 +68,11 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     from torch.profiler import ProfilerActivity, profile
 
-    from attention.model import from_sentence_transformer, load_sentence_transformer, resolve
+    from attention import load_model
+    from attention.reference import load_sentence_transformer
 
     st = load_sentence_transformer()
-    model = from_sentence_transformer(st, resolve(None)[0])
+    model = load_model()
     auto = st[0].auto_model
     tr = full_numpy_trace(model, LONG_TEXT, args.tokens)
     ids = torch.tensor([[t.id for t in tr.tokens]])
@@ -101,8 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     def ms(seconds: float) -> str:
         return f"{seconds / args.repeats * 1e3:>9.2f}"
 
-    print(f"{tr.n_tokens} tokens, mean of {args.repeats} runs (PyTorch under its profiler, which adds a little), "
-          f"{torch.get_num_threads()} PyTorch threads\n")
+    print(
+        f"{tr.n_tokens} tokens, mean of {args.repeats} runs (PyTorch under its profiler, which adds a little), "
+        f"{torch.get_num_threads()} PyTorch threads\n"
+    )
     print(f"| {'step':<54} | {'numpy ms':>9} | {'torch ms':>9} |")
     print(f"|{'-' * 56}|{'-' * 11}|{'-' * 11}|")
     for label, our_names, their_names in STEPS:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from attention.model import DEFAULT_MODEL, from_sentence_transformer, load_sentence_transformer
+import attention
+from attention.reference import load_sentence_transformer
 
 
 @pytest.fixture(scope="session")
@@ -14,6 +15,6 @@ def st_model():
 
 
 @pytest.fixture(scope="session")
-def model(st_model):
-    """The same weights, copied into numpy."""
-    return from_sentence_transformer(st_model, DEFAULT_MODEL)
+def model():
+    """The same model as the engine reads it: straight from its files, with numpy."""
+    return attention.load_model()

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -58,3 +60,29 @@ def test_empty_text_is_a_clear_error(tmp_path):
     assert done.returncode == 2
     assert "Type a sentence" in done.stderr
     assert not (tmp_path / "t.npz").exists()
+
+
+def test_a_bad_out_path_is_refused_before_the_model_loads(tmp_path):
+    read_only = tmp_path / "read-only.npz"
+    read_only.write_bytes(b"")
+    read_only.chmod(0o444)
+    cases = {
+        str(tmp_path / "no-such-folder" / "t.npz"): "does not exist",
+        str(tmp_path): "is a folder",
+        "/proc/version": "cannot be written",
+    }
+    if os.geteuid() != 0:  # root may write a read-only file
+        cases[str(read_only)] = "cannot be written"
+    for out, message in cases.items():
+        t0 = time.perf_counter()
+        done = run_cli("trace", TEXT, "--out", out)
+        assert done.returncode == 2 and message in done.stderr, (out, done.stderr)
+        assert "Traceback" not in done.stderr
+        assert time.perf_counter() - t0 < 3  # nothing was loaded or traced first
+    assert read_only.read_bytes() == b""
+
+
+def test_next_on_an_encoder_says_it_has_no_next_token_head():
+    done = run_cli("next", TEXT)
+    assert done.returncode == 2
+    assert "encoder" in done.stderr and "Traceback" not in done.stderr
