@@ -18,6 +18,29 @@ class ContextShift:
     references: tuple[str, ...]
     similarity: np.ndarray  # (n_layers + 1, n_sentences, n_references): cos(word in sentence, reference alone)
 
+    @property
+    def layers(self) -> np.ndarray:
+        """0, 1, …, n_layers: 0 is the input embeddings, before any layer."""
+        return np.arange(self.similarity.shape[0])
+
+    def series(self) -> dict[str, np.ndarray]:
+        """{"word in “sentence” vs reference": its similarity at every layer}."""
+        return {
+            f"{self.word} in “{s}” vs {r}": self.similarity[:, i, j]
+            for i, s in enumerate(self.sentences)
+            for j, r in enumerate(self.references)
+        }
+
+    @property
+    def final(self) -> np.ndarray:
+        """(n_sentences, n_references): the similarities after the last layer."""
+        return self.similarity[-1]
+
+    @property
+    def nearer(self) -> tuple[str, ...]:
+        """For each sentence, the reference the word ends up closest to."""
+        return tuple(self.references[int(np.argmax(row))] for row in self.final)
+
 
 def _position(tr, word: str) -> int:
     for t in tr.tokens:
@@ -36,5 +59,6 @@ def context_shift(model: Model, word: str, sentences: list[str], references: lis
         tr = trace(model, r)
         refs.append(tr.hidden[:, _position(tr, r)])
     sim = np.array([[ops.cosine(w, ref) for ref in refs] for w in words])  # (n_sentences, n_refs, n_layers + 1)
-    return ContextShift(word=word, sentences=tuple(sentences), references=tuple(references),
-                        similarity=np.moveaxis(sim, -1, 0))
+    return ContextShift(
+        word=word, sentences=tuple(sentences), references=tuple(references), similarity=np.moveaxis(sim, -1, 0)
+    )

@@ -29,10 +29,12 @@ def cross_attention(model: Model, target_text: str, source_text: str, layer: int
     t, s = target_trace.layers[layer], source_trace.layers[layer]
     w = model.layers[layer]
     d_head = model.config.d_head
-    rows = slice(head * d_head, (head + 1) * d_head)
-    q = ops.linear(t.x, w.w_q[rows], w.b_q[rows])  # (n_target, d_head)
-    k = ops.linear(s.x, w.w_k[rows], w.b_k[rows])  # (n_source, d_head)
-    v = ops.linear(s.x, w.w_v[rows], w.b_v[rows])  # (n_source, d_head)
+    cols = slice(head * d_head, (head + 1) * d_head)  # this head's columns of W_Q, W_K and W_V
+    q = ops.linear(t.x, w.w_q[:, cols], w.b_q[cols])  # (n_target, d_head)
+    k = ops.linear(s.x, w.w_k[:, cols], w.b_k[cols])  # (n_source, d_head)
+    v = ops.linear(s.x, w.w_v[:, cols], w.b_v[cols])  # (n_source, d_head)
     weights = ops.softmax(ops.scale(ops.scores(q, k), d_head))  # (n_target, n_source)
     displacement = ops.attend(weights, v) @ model.w_o_heads[layer][head]  # (n_target, d_model)
-    return CrossAttention(target=target_trace.tokens, source=source_trace.tokens, weights=weights, displacement=displacement)
+    return CrossAttention(
+        target=target_trace.tokens, source=source_trace.tokens, weights=weights, displacement=displacement
+    )

@@ -17,10 +17,6 @@ class Projection:
     explained: np.ndarray  # (dims,): fraction of the fitted points' variance along each direction
 
     @property
-    def dims(self) -> int:
-        return self.components.shape[0]
-
-    @property
     def explained_total(self) -> float:
         return float(self.explained.sum())
 
@@ -71,8 +67,8 @@ def displacement_picture(layer: LayerTrace, dims: int = 2, token: int | None = N
     """
     e = layer.x.astype(np.float64)
     disp = layer.displacement.astype(np.float64)  # (n_heads, n_tokens, d_model)
+    delta_sum = layer.delta_sum.astype(np.float64)  # (n_tokens, d_model)
     e_plus_head = e[None] + disp
-    delta_sum = disp.sum(axis=0)
     e_plus_sum = e + delta_sum
     updated = layer.updated.astype(np.float64)
     d_model = e.shape[1]
@@ -97,13 +93,6 @@ class BeforeAfter:
     after: np.ndarray  # (n_tokens, dims)
     cos_before: np.ndarray  # (n_tokens, n_tokens)
     cos_after: np.ndarray  # (n_tokens, n_tokens)
-
-    @property
-    def cos_change(self) -> np.ndarray:
-        """(n_tokens, n_tokens): how much closer (positive) or further each pair got, diagonal 0."""
-        change = self.cos_after - self.cos_before
-        np.fill_diagonal(change, 0.0)
-        return change
 
 
 def before_after(before: np.ndarray, after: np.ndarray, dims: int = 2) -> BeforeAfter:
@@ -139,7 +128,9 @@ def moved_toward(ba: BeforeAfter, candidates: list[int] | None = None) -> list[M
             continue
         change = ba.cos_after[j, others] - ba.cos_before[j, others]
         i = others[int(np.argmax(change))]
-        moves.append(Move(token=j, toward=i, cos_before=float(ba.cos_before[j, i]), cos_after=float(ba.cos_after[j, i])))
+        moves.append(
+            Move(token=j, toward=i, cos_before=float(ba.cos_before[j, i]), cos_after=float(ba.cos_after[j, i]))
+        )
     return moves
 
 

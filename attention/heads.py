@@ -44,12 +44,18 @@ class ValueMap:
         d_model = self.value_up.shape[0]
         return d_model * d_model
 
+    @property
+    def indices(self) -> np.ndarray:
+        """1, 2, …, d_model: the singular values' places, largest first."""
+        return np.arange(1, len(self.singular_values) + 1)
+
 
 def value_map(model: Model, layer: int, head: int) -> ValueMap:
     d_head = model.config.d_head
     w = model.layers[layer]
-    down = w.w_v[head * d_head : (head + 1) * d_head].astype(np.float64)  # (d_head, d_model)
-    up = w.w_o[:, head * d_head : (head + 1) * d_head].astype(np.float64)  # (d_model, d_head)
+    cols = slice(head * d_head, (head + 1) * d_head)
+    down = w.w_v[:, cols].T.astype(np.float64)  # (d_head, d_model)
+    up = w.w_o[cols, :].T.astype(np.float64)  # (d_model, d_head)
     return ValueMap(value_down=down, value_up=up, singular_values=np.linalg.svd(up @ down, compute_uv=False))
 
 
@@ -60,11 +66,6 @@ def concat_then_project(layer: LayerTrace) -> np.ndarray:
     return ops.merge_heads(layer.head_outputs).astype(np.float64) @ w_o.astype(np.float64)
 
 
-def sum_of_heads(layer: LayerTrace) -> np.ndarray:
-    """Σ_h Δe^(h): each head's own displacement, added: (n_tokens, d_model)."""
-    return layer.displacement.astype(np.float64).sum(axis=0)
-
-
 def value_contributions(layer: LayerTrace, head: int, token: int) -> np.ndarray:
     """(n_tokens, d_model): w_ji · (v_i W_O^(h)), what each token i adds to token j through one head.
 
@@ -72,6 +73,11 @@ def value_contributions(layer: LayerTrace, head: int, token: int) -> np.ndarray:
     """
     carried = layer.v[head].astype(np.float64) @ layer.w_o_heads[head].astype(np.float64)  # (n_tokens, d_model)
     return layer.weights[head, token][:, None].astype(np.float64) * carried
+
+
+def displacement_length(contributions: np.ndarray) -> float:
+    """|Δe| in all d_model dimensions: the length of the contributions' sum."""
+    return float(np.linalg.norm(contributions.sum(axis=0)))
 
 
 def same_projection_scores(layer: LayerTrace, head: int) -> np.ndarray:
@@ -88,7 +94,7 @@ def uniform_contributions(layer: LayerTrace, head: int) -> np.ndarray:
 
 def concat_gap(layer: LayerTrace) -> float:
     """max |Σ_h Δe^(h) − Concat(heads) W_O| over the layer: zero up to rounding."""
-    return float(np.abs(sum_of_heads(layer) - concat_then_project(layer)).max())
+    return float(np.abs(layer.delta_sum - concat_then_project(layer)).max())
 
 
 def displacement_norms(layer: LayerTrace) -> np.ndarray:

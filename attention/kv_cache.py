@@ -45,7 +45,9 @@ def cached_attention(layer: LayerTrace, head: int) -> CachedRun:
         steps.append(w)
         outputs.append(ops.attend(w, cache_v))
     full_w = ops.softmax(ops.apply_mask(ops.scale(ops.scores(q, k), d_head), ops.causal_mask(n)))
-    return CachedRun(step_weights=tuple(steps), outputs=np.array(outputs), full_weights=full_w, full_outputs=ops.attend(full_w, v))
+    return CachedRun(
+        step_weights=tuple(steps), outputs=np.array(outputs), full_weights=full_w, full_outputs=ops.attend(full_w, v)
+    )
 
 
 @dataclass(frozen=True)
@@ -55,8 +57,15 @@ class CacheCosts:
     flops_without_cache: np.ndarray  # (n,): the same when the whole prefix is run again
     cache_bytes: np.ndarray  # (n,): keys and values kept, all layers
 
+    @property
+    def cache_mb(self) -> np.ndarray:
+        """(n,): the cache's size in MB (2²⁰ bytes)."""
+        return self.cache_bytes / 2**20
 
-def cache_costs(n_tokens: int, n_layers: int, n_heads: int, d_head: int, d_model: int, bytes_per_number: int = 4) -> CacheCosts:
+
+def cache_costs(
+    n_tokens: int, n_layers: int, n_heads: int, d_head: int, d_model: int, bytes_per_number: int = 4
+) -> CacheCosts:
     """Attention-layer work per generated token, with and without the cache, and the cache's size."""
     t = np.arange(1, n_tokens + 1, dtype=np.float64)
     width = n_heads * d_head
@@ -64,4 +73,9 @@ def cache_costs(n_tokens: int, n_layers: int, n_heads: int, d_head: int, d_model
     with_cache = projections + 2 * n_heads * t * d_head  # one query against t keys, then t values
     without = t * projections + 2 * n_heads * t * t * d_head  # every token again, every query against its prefix
     cache = 2 * n_layers * width * t * bytes_per_number  # a key and a value per token, per layer
-    return CacheCosts(tokens=t.astype(int), flops_with_cache=with_cache * n_layers, flops_without_cache=without * n_layers, cache_bytes=cache)
+    return CacheCosts(
+        tokens=t.astype(int),
+        flops_with_cache=with_cache * n_layers,
+        flops_without_cache=without * n_layers,
+        cache_bytes=cache,
+    )

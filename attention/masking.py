@@ -45,3 +45,23 @@ def causal_mask_notes(n: int) -> np.ndarray:
 def apply_notes_mask(scores: np.ndarray) -> np.ndarray:
     scores = np.asarray(scores, dtype=float)
     return ops.apply_mask(scores, causal_mask_notes(scores.shape[0]))
+
+
+def editable_scores() -> np.ndarray:
+    """The worked example's scores with 0 where they are masked: a table to edit, the mask applied after."""
+    return np.where(np.isneginf(NOTES_SCORES), 0.0, NOTES_SCORES)
+
+
+def is_worked_example(scores: np.ndarray) -> bool:
+    """Whether a (possibly edited) table still holds the notes' own scores, so their answers apply."""
+    return bool(np.allclose(np.asarray(scores, dtype=float), editable_scores()))
+
+
+def column_sums(weights: np.ndarray) -> np.ndarray:
+    """Each query's weights added up: 1 for every column of a softmax down the columns."""
+    return np.asarray(weights).sum(axis=0)
+
+
+def small_example_softmax() -> np.ndarray:
+    """softmax(10, 20, 10), exactly: the notes' (0.33, 0.67, 0) is not what it gives."""
+    return ops.softmax(NOTES_SMALL_EXAMPLE)

@@ -19,9 +19,27 @@ class ScalingExperiment:
     top_weight_raw: float  # mean weight the largest key gets, unscaled
     top_weight_scaled: float
 
+    @property
+    def root_d_k(self) -> float:
+        return float(np.sqrt(self.d_k))
+
+    def shown_scores(self, scaled: bool = True) -> np.ndarray:
+        """(n_samples, n_keys): q·k, divided by √d_k when scaled."""
+        return self.dots / self.root_d_k if scaled else self.dots
+
+    def top_weight(self, scaled: bool = True) -> float:
+        return self.top_weight_scaled if scaled else self.top_weight_raw
+
+    def mean_entropy(self, scaled: bool = True) -> float:
+        return self.entropy_scaled if scaled else self.entropy_raw
+
     def example_weights(self, scaled: bool = True) -> np.ndarray:
         """(n_keys,): the softmax weights of the first sampled query, with or without the scale."""
-        return ops.softmax(self.dots[0] / np.sqrt(self.d_k) if scaled else self.dots[0])
+        return ops.softmax(self.shown_scores(scaled)[0])
+
+    def example_top_key(self, scaled: bool = True) -> int:
+        """The key the first sampled query weighs most."""
+        return int(np.argmax(self.example_weights(scaled)))
 
     @property
     def max_entropy(self) -> float:
@@ -51,4 +69,29 @@ def scaling_experiment(d_k: int, n_keys: int = 16, n_samples: int = 1000, seed: 
         entropy_scaled=float(entropy(scaled).mean()),
         top_weight_raw=float(raw.max(axis=1).mean()),
         top_weight_scaled=float(scaled.max(axis=1).mean()),
+    )
+
+
+@dataclass(frozen=True)
+class EntropyCurve:
+    """Mean softmax entropy of random scores as d_k grows, unscaled and divided by √d_k."""
+
+    widths: np.ndarray  # (n_widths,): the d_k of each point
+    raw: np.ndarray  # (n_widths,)
+    scaled: np.ndarray  # (n_widths,)
+    max_entropy: float  # ln n_keys, a uniform softmax
+
+    @property
+    def uniform(self) -> np.ndarray:
+        """(n_widths,): the uniform softmax's entropy at every width, drawn as a line."""
+        return np.full(len(self.widths), self.max_entropy)
+
+
+def entropy_curve(widths: tuple[int, ...], n_keys: int = 16, n_samples: int = 300, seed: int = 0) -> EntropyCurve:
+    runs = [scaling_experiment(d_k, n_keys=n_keys, n_samples=n_samples, seed=seed) for d_k in widths]
+    return EntropyCurve(
+        widths=np.array(widths),
+        raw=np.array([r.entropy_raw for r in runs]),
+        scaled=np.array([r.entropy_scaled for r in runs]),
+        max_entropy=float(np.log(n_keys)),
     )

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.e2e.driver import chromium, streamlit_server, url_mark, wait_complete  # noqa: E402
+from tests.e2e.driver import chromium, streamlit_server, url_mark, wait_complete
 
 COUNT_DRAWS = """() => {
     window.__draws = [];
@@ -59,8 +59,13 @@ def timed_head(page, head: int, n_tokens: int) -> float:
     pill.scroll_into_view_if_needed()
     t0 = time.perf_counter()
     pill.evaluate("e => e.click()")  # the click itself, without Playwright's actionability checks in the timing
-    wait_complete(page, f"{n_tokens} tokens", plots=N_CHARTS, url_has=f"head={head}",
-                  shows=f"Queries, keys and values (layer 1, head {head})")
+    wait_complete(
+        page,
+        f"{n_tokens} tokens",
+        plots=N_CHARTS,
+        url_has=f"head={head}",
+        shows=f"Queries, keys and values (layer 1, head {head})",
+    )
     return time.perf_counter() - t0
 
 
@@ -105,7 +110,10 @@ def main() -> int:
             return run(), tuple(page.evaluate(DRAWS))
 
         rows = []
-        for label, make, n in (("sentence update, 13 tokens", sentence_13, 13), ("sentence update, 128 tokens", sentence_128, 128)):
+        for label, make, n in (
+            ("sentence update, 13 tokens", sentence_13, 13),
+            ("sentence update, 128 tokens", sentence_128, 128),
+        ):
             timed_submit(page, make(args.repeats), n)  # warm-up, with a sentence the timed runs do not repeat
             runs = [counted(lambda: timed_submit(page, make(i), n)) for i in range(args.repeats)]  # noqa: B023
             rows.append((label, runs))
@@ -113,10 +121,15 @@ def main() -> int:
         heads = [counted(lambda: timed_head(page, 2 + i % 11, 13)) for i in range(args.repeats)]  # noqa: B023
         rows.append(("head switch, 13 tokens", heads))
         rss, peak = rss_mb(proc.pid)
-        bare = [(f"bare page, {n} line chart{'s' if n > 1 else ''}", bare_page_runs(browser, n, args.repeats)) for n in (1, 10)]
+        bare = [
+            (f"bare page, {n} line chart{'s' if n > 1 else ''}", bare_page_runs(browser, n, args.repeats))
+            for n in (1, 10)
+        ]
 
     print(f"median of {args.repeats} runs (min–max), Chromium headless, 2 cores\n")
-    print(f"| {'measure':<28} | {'median (s)':>10} | {'min–max (s)':>13} | {'charts changed':>14} | {'Plotly draws':>12} |")
+    print(
+        f"| {'measure':<28} | {'median (s)':>10} | {'min–max (s)':>13} | {'charts changed':>14} | {'Plotly draws':>12} |"
+    )
     print(f"|{'-' * 30}|{'-' * 12}|{'-' * 15}|{'-' * 16}|{'-' * 14}|")
     print(f"| {'cold start: server answers':<28} | {up:>10.2f} | {'(one run)':>13} | {'':>14} | {'':>12} |")
     print(f"| {'cold start to full page':<28} | {cold:>10.2f} | {'(one run)':>13} | {'':>14} | {'':>12} |")
@@ -124,8 +137,10 @@ def main() -> int:
         times = [t for t, _ in runs]
         charts = statistics.median(c for _, (c, _) in runs)
         draws = statistics.median(d for _, (_, d) in runs)
-        print(f"| {label:<28} | {statistics.median(times):>10.2f} | {min(times):>6.2f}–{max(times):<6.2f} | {charts:>14.0f} | "
-              f"{draws:>12.0f} |")
+        print(
+            f"| {label:<28} | {statistics.median(times):>10.2f} | {min(times):>6.2f}–{max(times):<6.2f} | {charts:>14.0f} | "
+            f"{draws:>12.0f} |"
+        )
     print(f"\nserver resident memory after the runs: {rss:.0f} MB (peak {peak:.0f} MB)")
     return 0
 

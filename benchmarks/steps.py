@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from attention import ops  # noqa: E402
-from attention.bench import LONG_TEXT, full_numpy_trace  # noqa: E402
+from attention import ops
+from attention.bench import LONG_TEXT, full_numpy_trace
 
 # Our steps and the operators PyTorch's BERT runs for the same work.
 STEPS = (

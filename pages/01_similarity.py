@@ -4,12 +4,13 @@ import numpy as np
 import streamlit as st
 
 from attention import similarity
-from ui import chapter, widgets
-from ui import lesson_figures as lf
+from ui import chapter, figures, widgets
 
 prose = chapter.begin("01_similarity.py")
-st.latex(r"a \cdot b = \sum_i a_i b_i \qquad \cos\theta = \frac{a \cdot b}{\lVert a\rVert\,\lVert b\rVert} \qquad "
-         r"\lVert a - b\rVert = \sqrt{\textstyle\sum_i (a_i - b_i)^2}")
+st.latex(
+    r"a \cdot b = \sum_i a_i b_i \qquad \cos\theta = \frac{a \cdot b}{\lVert a\rVert\,\lVert b\rVert} \qquad "
+    r"\lVert a - b\rVert = \sqrt{\textstyle\sum_i (a_i - b_i)^2}"
+)
 
 controls, picture = st.columns([1, 2])
 with controls:
@@ -23,7 +24,7 @@ with controls:
     m1.metric("angle", f"{similarity.angle_degrees(a, b):.1f}°")
     m2.metric("distance ‖a − b‖", f"{similarity.euclidean(a, b):.2f}")
 with picture:
-    widgets.chart(lf.two_vectors(a, b), "two_vectors")
+    widgets.chart(figures.two_vectors(a, b), "two_vectors")
 st.markdown(prose["measures"])
 
 st.header("A hand-made embedding")
@@ -31,10 +32,24 @@ st.markdown(prose["toy"])
 words = list(similarity.TOY_EMBEDDING)
 left, right = st.columns([1, 2])
 with left:
-    st.dataframe({"word": words} | {f: [similarity.TOY_EMBEDDING[w][i] for w in words] for i, f in enumerate(similarity.FEATURES)},
-                 hide_index=True)
+    st.dataframe(
+        {"word": words}
+        | {f: [similarity.TOY_EMBEDDING[w][i] for w in words] for i, f in enumerate(similarity.FEATURES)},
+        hide_index=True,
+    )
 with right:
-    widgets.chart(lf.table_heatmap(similarity.cosine_table(words), words, words, "Cosine similarity of the toy words",
-                                   fmt=".4f", zmin=0, zmax=1), "toy_cosines", key="fig_toy_cosines")
+    widgets.chart(
+        figures.table_heatmap(
+            similarity.cosine_table(words),
+            words,
+            words,
+            "Cosine similarity of the toy words",
+            fmt=".4f",
+            zmin=0,
+            zmax=1,
+        ),
+        "toy_cosines",
+        key="fig_toy_cosines",
+    )
 widgets.try_this(prose["try"])
 chapter.end()

@@ -28,7 +28,10 @@ def test_projection_is_linear_so_arrows_add(model):
     arrows = pic.e_plus_head - pic.e[None]
     assert np.allclose(arrows.sum(axis=0), pic.e_plus_sum - pic.e, atol=1e-6)
     assert 0.0 < pic.projection.explained_total <= 1.0
-    assert np.allclose(pic.head_norms, np.linalg.norm(layer.displacement, axis=-1), rtol=1e-5)
+    # the lesson's Δe_j^(h) = (Σ_i w_ji v_i) W_O^(h), from the weights and values, measured in all d_model dimensions
+    delta = np.einsum("hji,hid,hde->hje", layer.weights, layer.v, layer.w_o_heads, dtype=np.float64)
+    assert np.allclose(pic.head_norms, np.linalg.norm(delta, axis=-1), rtol=1e-4)
+    assert np.allclose(pic.sum_norms, np.linalg.norm(delta.sum(axis=0), axis=-1), rtol=1e-4)
 
 
 def test_moved_toward_finds_the_pair_that_got_closer():

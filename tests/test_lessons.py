@@ -10,6 +10,7 @@ from attention import budget, context, cross, heads, kv_cache, masking, position
 
 # --- 1. similarity ---------------------------------------------------------------------------
 
+
 def test_toy_cosine_table_matches_the_notes():
     words = ["orange", "phone", "apple", "and", "an"]
     table = similarity.cosine_table(words)
@@ -29,9 +30,10 @@ def test_dot_cosine_and_distance():
 
 # --- 2. context --------------------------------------------------------------------------------
 
+
 def test_normalized_mixing_is_exact_where_the_notes_round():
     mixed = similarity.mix(["an", "apple", "and", "an", "orange"], how="normalized")
-    row = dict(zip(mixed.words, mixed.weights[mixed.words.index("orange")]))
+    row = dict(zip(mixed.words, mixed.weights[mixed.words.index("orange")], strict=True))
     assert row["orange"] == pytest.approx(1 / (1 + 1 / np.sqrt(2)))  # 0.586; the notes print 0.57
     assert row["apple"] == pytest.approx((1 / np.sqrt(2)) / (1 + 1 / np.sqrt(2)))  # 0.414; the notes print 0.43
     assert np.allclose(mixed.weights.sum(axis=1), 1.0)
@@ -44,7 +46,8 @@ def test_softmax_mixing_gives_the_notes_value_matrix():
     assert np.allclose(w[0], similarity.NOTES_SOFTMAX_WEIGHTS[0], atol=0.005)  # the notes' first row, rounded
     e = np.exp(1.0)
     assert np.allclose(w[2], [1 / (2 + 2 * e)] * 2 + [e / (2 + 2 * e)] * 2)  # 0.134, 0.134, 0.366, 0.366
-    assert similarity.NOTES_SOFTMAX_WEIGHTS[2].sum() == pytest.approx(1.3)  # the notes' row is no softmax
+    s = 1 / np.sqrt(2)  # cos(orange, apple); orange is orthogonal to "and" and "an"
+    assert np.allclose(w[0], np.exp([1, s, 0, 0]) / np.exp([1, s, 0, 0]).sum())  # 0.394, 0.288, 0.159, 0.159
     assert np.allclose(mixed.weights.sum(axis=1), 1.0)
 
 
@@ -57,6 +60,7 @@ def test_real_model_puts_apple_near_orange_or_phone_by_context(model):
 
 
 # --- 3 and 6, 7. queries, keys, values, heads ------------------------------------------------------
+
 
 def test_query_key_scores_are_not_symmetric_but_self_similarity_is(model):
     layer = attention.trace(model, "a fluffy blue creature roamed the verdant forest").layers[0]
@@ -72,10 +76,14 @@ def test_value_map_is_low_rank(model):
 
 def test_sum_of_heads_equals_concat_times_w_o(model):
     layer = attention.trace(model, "an apple and an orange").layers[3]
-    assert np.abs(heads.sum_of_heads(layer) - heads.concat_then_project(layer)).max() <= 1e-5
+    summed = layer.displacement.sum(axis=0)  # each head's Δe^(h), added here
+    assert np.abs(summed - heads.concat_then_project(layer)).max() <= 1e-5
+    assert np.abs(layer.delta_sum - summed).max() <= 1e-5
+    assert heads.concat_gap(layer) <= 1e-5
 
 
 # --- 4. scaling -------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("d_k", [4, 64, 512])
 def test_dot_product_spread_grows_like_root_d_k(d_k):
@@ -90,6 +98,7 @@ def test_unscaled_softmax_collapses_onto_one_key():
 
 
 # --- 5. masking ---------------------------------------------------------------------------------------
+
 
 def test_notes_worked_softmax_exact_values():
     w = masking.column_softmax(masking.NOTES_SCORES)
@@ -108,6 +117,7 @@ def test_softmax_of_the_notes_small_example():
 
 # --- 8. position ----------------------------------------------------------------------------------------
 
+
 def test_sinusoidal_encoding_formula():
     pe = position.sinusoidal_encoding(50, 16)
     assert np.allclose(pe[0, 0::2], 0) and np.allclose(pe[0, 1::2], 1)
@@ -125,6 +135,7 @@ def test_without_positions_shuffling_only_shuffles_the_weights(model):
 
 # --- 9. cross-attention -------------------------------------------------------------------------------
 
+
 def test_cross_attention_shapes_and_self_case(model):
     ca = cross.cross_attention(model, "the cat sleeps", "le chat dort sur le tapis", layer=1, head=2)
     assert ca.weights.shape == (len(ca.target), len(ca.source))
@@ -134,6 +145,7 @@ def test_cross_attention_shapes_and_self_case(model):
 
 
 # --- 10. KV cache -----------------------------------------------------------------------------------------
+
 
 def test_cached_steps_equal_full_causal_attention(model):
     layer = attention.trace(model, "a fluffy blue creature roamed the verdant forest", mask="causal").layers[2]
@@ -151,11 +163,22 @@ def test_cache_costs_grow_linearly_and_quadratically():
 
 # --- 11. parameter budget -------------------------------------------------------------------------------
 
+
 def test_gpt3_budget_and_attention_share():
-    b = budget.decoder_budget(**budget.GPT3)
-    assert b.total == 175_181_291_520
+    b = budget.decoder_budget(budget.GPT3)
+    assert b.total == 175_181_291_520  # 3Blue1Brown's tally of GPT-3's weight matrices
     assert b.group("attention") == 96 * 4 * 12288 * 12288
     assert 0.30 < b.share("attention") < 0.36
+
+
+def test_gpt2_small_matches_its_published_count():
+    # Hugging Face's gpt2 has 124,439,808 parameters: its unembedding is tied to the embedding (counted once), it
+    # learns a position table, and its biases and LayerNorms add 121,344, which the tally leaves out.
+    g = budget.GPT2_SMALL
+    assert g.n_heads * g.d_head == g.d_model and g.d_ff == 4 * g.d_model
+    b = budget.decoder_budget(g)
+    unembedding = dict((name, n) for name, _, n in b.rows)["unembedding"]
+    assert b.total - unembedding + g.context * g.d_model == 124_439_808 - 121_344
 
 
 def test_loaded_model_budget_counts_every_parameter(model):

@@ -48,6 +48,6 @@ class SentenceView:
 def sentence_view() -> SentenceView:
     """The model, the sentence box and the layer and head pickers in the sidebar, bound to the shared choice."""
     model = engine.load_model_or_stop()
-    widgets.sentence_controls()
+    widgets.sentence_controls(model.config.max_tokens)
     layer, head = widgets.layer_head(model.config.n_layers, model.config.n_heads)
     return SentenceView(model=model, layer=layer, head=head, text=state.get("text"))

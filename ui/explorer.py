@@ -7,8 +7,14 @@ import streamlit as st
 
 import attention
 
-from . import engine, figures, state, widgets
+from . import engine, figures, state, theme, widgets
 from .prose import sections
+
+MASK_HELP = "none: how this encoder really runs. causal: what a decoder does, applied here as an illustration."
+LAYOUT_NAMES = {
+    "paper": "paper (rows are queries)",
+    "notes": "lesson notes (columns are queries)",
+}  # one per attention.LAYOUTS
 
 
 def show_notices(tr: attention.Trace) -> None:
@@ -27,25 +33,41 @@ def render() -> None:
     prose = sections("explorer")
     model = engine.load_model_or_stop()
     cfg = model.config
-    widgets.sentence_controls()
+    widgets.sentence_controls(cfg.max_tokens)
     layer_i, _ = widgets.layer_head(cfg.n_layers, cfg.n_heads)
     with st.sidebar:
-        st.radio("Mask", ["none", "causal"], key=state.widget_key("mask"), on_change=state.copy_back("mask"), horizontal=True,
-                 help="none: how this encoder really runs. causal: what a decoder does, applied here as an illustration.")
-        st.radio("Layout", ["paper", "notes"], key=state.widget_key("layout"), on_change=state.copy_back("layout"),
-                 format_func={"paper": "paper (rows are queries)", "notes": "lesson notes (columns are queries)"}.get)
+        st.radio(
+            "Mask",
+            attention.MASKS,
+            key=state.widget_key("mask"),
+            on_change=state.copy_back("mask"),
+            horizontal=True,
+            help=MASK_HELP,
+        )
+        st.radio(
+            "Layout",
+            attention.LAYOUTS,
+            key=state.widget_key("layout"),
+            on_change=state.copy_back("layout"),
+            format_func=LAYOUT_NAMES.get,
+        )
         st.toggle("Show [CLS] and [SEP]", key=state.widget_key("specials"), on_change=state.copy_back("specials"))
-        st.radio("Camera button saves", ["png", "svg"], key=state.widget_key("export"), on_change=state.copy_back("export"),
-                 format_func={"png": "PNG (3×)", "svg": "SVG"}.get, horizontal=True)
+        st.radio(
+            "Camera button saves",
+            list(theme.EXPORT_FORMATS),
+            key=state.widget_key("export"),
+            on_change=state.copy_back("export"),
+            format_func=lambda f: theme.EXPORT_FORMATS[f].label,
+            horizontal=True,
+        )
 
-    layer_no = layer_i + 1
     text, mask, layout = state.get("text"), state.get("mask"), state.get("layout")
 
     st.title("Attention, step by step")
     st.markdown(prose["intro"])
     tr = engine.trace_or_stop(text, mask)
     show_notices(tr)
-    layer = tr.layers[layer_no - 1]
+    layer = tr.layers[layer_i]
     texts = [t.text for t in tr.tokens]
     keep = [t.position for t in tr.tokens if state.get("specials") or not t.is_special] or list(range(tr.n_tokens))
     labels = figures.token_labels([texts[i] for i in keep], keep)
@@ -54,12 +76,14 @@ def render() -> None:
     st.header("1 · Tokens")
     st.markdown(prose["tokens"])
     st.latex(r"e_i = \mathrm{LayerNorm}\big(W_E[t_i] + P_i + T_0\big)")
-    show(figures.token_chips(texts, [t.is_special for t in tr.tokens], [t.is_continuation for t in tr.tokens]), "tokens")
+    show(
+        figures.token_chips(texts, [t.is_special for t in tr.tokens], [t.is_continuation for t in tr.tokens]), "tokens"
+    )
 
     head_section(tr, layer, keep, labels, layout, prose, show)
 
     st.header("5 · Displacement: what each head adds")
-    displacement_section(tr, layer_no)
+    displacement_section(tr, layer_i)
 
     st.header("6 · Updated embeddings")
     st.markdown(prose["updated"])
@@ -73,18 +97,37 @@ def head_section(tr, layer, keep, labels, layout, prose, show) -> None:
     st.markdown(prose["qkv"])
     st.latex(r"q_i = W_Q\,e_i + b_Q \qquad k_j = W_K\,e_j + b_K \qquad v_j = W_V\,e_j + b_V")
     cols = st.columns(3)
-    for col, (name, arr) in zip(cols, (("Q", layer.q), ("K", layer.k), ("V", layer.v))):
+    for col, (name, arr) in zip(cols, (("Q", layer.q), ("K", layer.k), ("V", layer.v)), strict=True):
         with col:
-            show(figures.vectors_heatmap(arr[h][keep], labels, f"{name}: {len(keep)} tokens × {layer.d_head}"), f"{name.lower()}_heatmap")
+            show(
+                figures.vectors_heatmap(arr[h][keep], labels, f"{name}: {len(keep)} tokens × {layer.d_head}"),
+                f"{name.lower()}_heatmap",
+            )
 
     st.header("3 · From scores to weights")
-    hidden_note = "" if len(keep) == tr.n_tokens else " [CLS] and [SEP] are hidden, so the weights shown no longer add up to exactly 1."
+    hidden_note = (
+        ""
+        if len(keep) == tr.n_tokens
+        else " [CLS] and [SEP] are hidden, so the weights shown no longer add up to exactly 1."
+    )
     raw, scaled, masked, weights = (m[ix] for m in layer.score_steps(h))
     steps = (
         ("raw", r"s_{ij} = q_i \cdot k_j", raw, "scores", "1. Raw scores q · k"),
-        ("scaled", r"s_{ij} \,/\, \sqrt{d_k}, \quad d_k = %d" % layer.d_head, scaled, "scores", "2. Scaled: ÷ √dₖ"),
-        ("masked", r"s_{ij}/\sqrt{d_k} + M_{ij}, \quad M_{ij} = -\infty \text{ if } j > i", masked, "scores", "3. Masked"),
-        ("softmax", r"w_{ij} = \frac{\exp(s_{ij}/\sqrt{d_k} + M_{ij})}{\sum_{j'} \exp(s_{ij'}/\sqrt{d_k} + M_{ij'})}", weights, "weights", "4. Softmax weights"),
+        ("scaled", rf"s_{{ij}} \,/\, \sqrt{{d_k}}, \quad d_k = {layer.d_head}", scaled, "scores", "2. Scaled: ÷ √dₖ"),
+        (
+            "masked",
+            r"s_{ij}/\sqrt{d_k} + M_{ij}, \quad M_{ij} = -\infty \text{ if } j > i",
+            masked,
+            "scores",
+            "3. Masked",
+        ),
+        (
+            "softmax",
+            r"w_{ij} = \frac{\exp(s_{ij}/\sqrt{d_k} + M_{ij})}{\sum_{j'} \exp(s_{ij'}/\sqrt{d_k} + M_{ij'})}",
+            weights,
+            "weights",
+            "4. Softmax weights",
+        ),
     )
     for key, eq, matrix, kind, title in steps:  # one step per row: its words beside its picture, in order
         text_col, figure_col = st.columns([1, 2], vertical_alignment="center")
@@ -92,18 +135,28 @@ def head_section(tr, layer, keep, labels, layout, prose, show) -> None:
             st.markdown(prose[key] + (hidden_note if key == "softmax" else ""))
             st.latex(eq)
         with figure_col:
-            show(figures.attention_heatmap(matrix, labels, title, kind=kind, layout=layout), f"{key}_scores", key=f"fig_{key}")
+            show(
+                figures.attention_heatmap(matrix, labels, title, kind=kind, layout=layout),
+                f"{key}_scores",
+                key=f"fig_{key}",
+            )
 
     st.header("4 · All heads at a glance")
     st.markdown(prose["heads"])
     st.latex(r"\mathrm{head}_h = \mathrm{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}} + M\Big) V_h")
     n_heads = len(layer.weights)
     # the grid does not mark the chosen head, so that switching heads does not redraw it: the pills below do
-    show(figures.head_grid(layer.weights[(slice(None),) + ix], labels, layout, f"All {n_heads} heads of layer {layer.index + 1}"),
-         "all_heads", key="fig_heads")
+    show(
+        figures.head_grid(
+            layer.weights[(slice(None), *ix)], labels, layout, f"All {n_heads} heads of layer {layer.index + 1}"
+        ),
+        "all_heads",
+        key="fig_heads",
+    )
     st.session_state["w:head_pick"] = h + 1
-    st.pills("Pick a head", list(range(1, n_heads + 1)), key="w:head_pick",
-             on_change=_pick_head, selection_mode="single")
+    st.pills(
+        "Pick a head", list(range(1, n_heads + 1)), key="w:head_pick", on_change=_pick_head, selection_mode="single"
+    )
 
 
 def _pick_head() -> None:
@@ -113,31 +166,48 @@ def _pick_head() -> None:
 
 
 @st.fragment
-def displacement_section(tr, layer_no: int) -> None:
+def displacement_section(tr, layer_i: int) -> None:
     """Its own fragment: following another token redraws only this section."""
-    layer = tr.layers[layer_no - 1]
+    layer = tr.layers[layer_i]
     h = state.get("head") - 1
     prose = sections("explorer")
     st.markdown(prose["displacement"])
-    st.latex(r"\Delta e_j^{(h)} = \Big(\sum_i w_{ji}\, v_i^{(h)}\Big) W_O^{(h)} \qquad e_j' = \mathrm{LayerNorm}\Big(e_j + \sum_h \Delta e_j^{(h)} + b_O\Big)")
+    st.latex(
+        r"\Delta e_j^{(h)} = \Big(\sum_i w_{ji}\, v_i^{(h)}\Big) W_O^{(h)} \qquad e_j' = \mathrm{LayerNorm}\Big(e_j + \sum_h \Delta e_j^{(h)} + b_O\Big)"
+    )
     token = state.get("token")
     if not 0 <= token < tr.n_tokens:
         token = widgets.default_token(tr)
     texts = [t.text for t in tr.tokens]
     st.session_state["w:token_follow"] = token
-    st.selectbox("Token to follow", range(tr.n_tokens), key="w:token_follow",
-                 format_func=lambda i: f"{i} · {texts[i]}", on_change=_follow)
-    pic = _picture(tr.text, tr.mask_kind, layer_no, token)
+    st.selectbox(
+        "Token to follow",
+        range(tr.n_tokens),
+        key="w:token_follow",
+        format_func=lambda i: f"{i} · {texts[i]}",
+        on_change=_follow,
+    )
+    pic = engine.displacement_picture(tr.text, tr.mask_kind, layer_i, token)
     labels = figures.token_labels(texts)
     cols = st.columns([3, 2])
     with cols[0]:
-        widgets.chart(figures.displacement_figure(pic.e, pic.e_plus_head, pic.e_plus_sum, pic.updated, pic.projection.explained,
-                                                  token, labels, h), "displacement", key="fig_disp")
+        widgets.chart(
+            figures.displacement_figure(
+                pic.e, pic.e_plus_head, pic.e_plus_sum, pic.updated, pic.projection.explained, token, labels, h
+            ),
+            "displacement",
+            key="fig_disp",
+        )
     with cols[1]:
-        widgets.chart(figures.head_norm_bars(pic.head_norms[:, token], h, float(pic.sum_norms[token]), labels[token]),
-                      "head_norms", key="fig_norms")
-        st.caption(f"The picture is fitted to this token's points and keeps {pic.projection.explained_total:.0%} "
-                   f"of their variance; the bar chart's lengths are measured in all {layer.x.shape[1]} dimensions.")
+        widgets.chart(
+            figures.head_norm_bars(pic.head_norms[:, token], h, float(pic.sum_norms[token]), labels[token]),
+            "head_norms",
+            key="fig_norms",
+        )
+        st.caption(
+            f"The picture is fitted to this token's points and keeps {pic.projection.explained_total:.0%} "
+            f"of their variance; the bar chart's lengths are measured in all {layer.x.shape[1]} dimensions."
+        )
     state.sync_url()  # a fragment rerun does not reach the end of app.py
 
 
@@ -145,26 +215,20 @@ def _follow() -> None:
     state.put("token", int(st.session_state["w:token_follow"]))
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
-def _picture(text: str, mask: str, layer_no: int, token: int):
-    return attention.displacement_picture(engine.trace(text, mask).layers[layer_no - 1], token=token)
-
-
-@st.cache_resource(show_spinner=False, max_entries=32)
-def _before_after(text: str, mask: str, layer_no: int, which: str, keep: tuple[int, ...]):
-    """Before and after for the tokens shown, so a hidden [CLS] does not stretch the projection."""
-    layer = engine.trace(text, mask).layers[layer_no - 1]
-    after = layer.updated if which == "attention" else layer.output
-    return attention.before_after(layer.x[list(keep)], after[list(keep)])
-
-
 def updated_section(tr, layer, keep, show) -> None:
-    which = st.radio("After", ["attention", "layer"], horizontal=True, key="w:after",
-                     format_func={"attention": "attention + LayerNorm", "layer": "the whole layer (+ feed-forward)"}.get)
-    ba = _before_after(tr.text, tr.mask_kind, layer.index + 1, which, tuple(keep))
+    which = st.radio(
+        "After",
+        ["attention", "layer"],
+        horizontal=True,
+        key="w:after",
+        format_func={"attention": "attention + LayerNorm", "layer": "the whole layer (+ feed-forward)"}.get,
+    )
+    ba = engine.before_after(tr.text, tr.mask_kind, layer.index, which, tuple(keep))
     texts = [tr.tokens[i].text for i in keep]
     labels = figures.token_labels(texts, keep)
-    show(figures.before_after_figure(ba.before, ba.after, ba.projection.explained, labels), "before_after", key="fig_ba")
+    show(
+        figures.before_after_figure(ba.before, ba.after, ba.projection.explained, labels), "before_after", key="fig_ba"
+    )
     moves = attention.moved_toward(ba)
     st.dataframe(
         {

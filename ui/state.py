@@ -15,6 +15,10 @@ from typing import Any
 
 import streamlit as st
 
+import attention
+
+from .theme import DEFAULT_EXPORT, EXPORT_FORMATS
+
 FLUFFY = "a fluffy blue creature roamed the verdant forest"
 # Example sentences, each with the token a teacher would follow first.
 EXAMPLES = {
@@ -52,11 +56,11 @@ PARAMS: dict[str, Param] = {
     "text": Param(FLUFFY, str),  # any length: the engine cuts what the model cannot read, and says so
     "layer": Param(1, int),  # 1-based in the URL and on screen; ranges checked against the model
     "head": Param(1, int),
-    "mask": Param("none", _one_of("none", "causal")),
-    "layout": Param("paper", _one_of("paper", "notes")),
+    "mask": Param("none", _one_of(*attention.MASKS)),  # how the encoder really runs
+    "layout": Param("paper", _one_of(*attention.LAYOUTS)),
     "specials": Param(True, _bool, lambda v: "1" if v else "0"),
     "token": Param(-1, int),  # a position; -1: the example's token or the last word
-    "export": Param("png", _one_of("png", "svg")),
+    "export": Param(DEFAULT_EXPORT, _one_of(*EXPORT_FORMATS)),
 }
 NOTICES = "_url_notices"
 
@@ -133,6 +137,6 @@ def sync_url(names: tuple[str, ...] | None = None) -> None:
         value = get(name)
         if value != PARAMS[name].default or name == "text":
             params[name] = PARAMS[name].dump(value)
-    current = {k: st.query_params.get(k) for k in st.query_params.keys()}
+    current = {k: st.query_params.get(k) for k in st.query_params}
     if current != params:
         st.query_params.from_dict(params)

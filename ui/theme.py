@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import plotly.graph_objects as go
 import plotly.io as pio
 
@@ -28,10 +30,22 @@ def _template() -> go.layout.Template:
             plot_bgcolor="white",
             colorway=OKABE_ITO,
             margin=dict(l=85, r=20, t=50, b=60),  # room for tick labels and the axis title beside them
-            xaxis=dict(showgrid=False, zeroline=False, linecolor="#cccccc", ticks="outside", automargin=False,
-                       title=dict(standoff=10)),
-            yaxis=dict(showgrid=False, zeroline=False, linecolor="#cccccc", ticks="outside", automargin=False,
-                       title=dict(standoff=10)),
+            xaxis=dict(
+                showgrid=False,
+                zeroline=False,
+                linecolor="#cccccc",
+                ticks="outside",
+                automargin=False,
+                title=dict(standoff=10),
+            ),
+            yaxis=dict(
+                showgrid=False,
+                zeroline=False,
+                linecolor="#cccccc",
+                ticks="outside",
+                automargin=False,
+                title=dict(standoff=10),
+            ),
             hoverlabel=dict(font=dict(family=FONT, size=14)),
             legend=dict(bgcolor="rgba(255,255,255,0.8)"),
         )
@@ -41,14 +55,23 @@ def _template() -> go.layout.Template:
 pio.templates[TEMPLATE_NAME] = _template()
 TEMPLATE = pio.templates[TEMPLATE_NAME]
 
-EXPORT_FORMATS = {"PNG (3×)": ("png", 3), "SVG": ("svg", 1)}
+
+@dataclass(frozen=True)
+class ExportFormat:
+    label: str  # as the sidebar offers it
+    scale: int  # pixels per figure pixel: 3× keeps a PNG sharp on a projector
 
 
-def chart_config(filename: str, export: str = "PNG (3×)") -> dict:
+# The camera button's file formats, by the name the URL keeps; the first is the default.
+EXPORT_FORMATS = {"png": ExportFormat("PNG (3×)", 3), "svg": ExportFormat("SVG", 1)}
+DEFAULT_EXPORT = next(iter(EXPORT_FORMATS))
+
+
+def chart_config(filename: str, export: str = DEFAULT_EXPORT) -> dict:
     """Plotly's config: the camera button saves the figure as a slide-ready file."""
-    fmt, scale = EXPORT_FORMATS.get(export, EXPORT_FORMATS["PNG (3×)"])
+    fmt = export if export in EXPORT_FORMATS else DEFAULT_EXPORT
     return {
         "displaylogo": False,
-        "toImageButtonOptions": {"format": fmt, "scale": scale, "filename": filename},
+        "toImageButtonOptions": {"format": fmt, "scale": EXPORT_FORMATS[fmt].scale, "filename": filename},
         "modeBarButtonsToRemove": ["select2d", "lasso2d"],
     }

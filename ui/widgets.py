@@ -10,16 +10,22 @@ from . import state, theme
 
 def chart(fig: go.Figure, name: str, key: str | None = None) -> None:
     """A figure with our template (not Streamlit's), its camera button saving PNG 3× or SVG as chosen."""
-    export = "SVG" if state.get("export") == "svg" else "PNG (3×)"
-    st.plotly_chart(fig, config=theme.chart_config(name, export), key=key, theme=None)
+    st.plotly_chart(fig, config=theme.chart_config(name, state.get("export")), key=key, theme=None)
 
 
-def sentence_controls() -> None:
-    """The sentence box and the examples, in the sidebar: one sentence shared by every page."""
+def sentence_controls(max_tokens: int) -> None:
+    """The sentence box and the examples, in the sidebar: one sentence shared by every page.
+
+    max_tokens: the most tokens the loaded model reads, as its config says."""
     with st.sidebar:
-        st.text_area("Sentence", key=state.widget_key("text"), on_change=state.copy_back("text"), height=110,
-                     help="Any text: the model reads up to 256 tokens of it. Press Ctrl+Enter to apply.")
-        st.selectbox("…or pick an example", ["—"] + list(state.EXAMPLES), key="w:example", on_change=_use_example, index=0)
+        st.text_area(
+            "Sentence",
+            key=state.widget_key("text"),
+            on_change=state.copy_back("text"),
+            height=110,
+            help=f"Any text: the model reads up to {max_tokens} tokens of it. Press Ctrl+Enter to apply.",
+        )
+        st.selectbox("…or pick an example", ["—", *state.EXAMPLES], key="w:example", on_change=_use_example, index=0)
 
 
 def _use_example() -> None:
@@ -30,11 +36,16 @@ def _use_example() -> None:
     st.session_state["w:example"] = "—"
 
 
-def layer_head(n_layers: int, n_heads: int, container=None) -> tuple[int, int]:
-    """Layer and head pickers bound to the shared choice; returns them 0-based."""
-    box = container or st.sidebar
-    box.selectbox("Layer", range(1, n_layers + 1), key=state.widget_key("layer"), on_change=state.copy_back("layer"),
-                  help=f"This model has {n_layers} layers; each runs {n_heads} heads.")
+def layer_head(n_layers: int, n_heads: int) -> tuple[int, int]:
+    """Layer and head pickers in the sidebar, bound to the shared choice; returns them 0-based."""
+    box = st.sidebar
+    box.selectbox(
+        "Layer",
+        range(1, n_layers + 1),
+        key=state.widget_key("layer"),
+        on_change=state.copy_back("layer"),
+        help=f"This model has {n_layers} layers; each runs {n_heads} heads.",
+    )
     box.selectbox("Head", range(1, n_heads + 1), key=state.widget_key("head"), on_change=state.copy_back("head"))
     return state.clamp("layer", 1, n_layers) - 1, state.clamp("head", 1, n_heads) - 1
 
@@ -67,6 +78,11 @@ def token_picker(tr, label: str = "Token to follow", container=None) -> int:
         token = default_token(tr)
     st.session_state["w:token_pick"] = token
     texts = [t.text for t in tr.tokens]
-    (container or st).selectbox(label, range(tr.n_tokens), key="w:token_pick", format_func=lambda i: f"{i} · {texts[i]}",
-                                on_change=lambda: state.put("token", int(st.session_state["w:token_pick"])))
+    (container or st).selectbox(
+        label,
+        range(tr.n_tokens),
+        key="w:token_pick",
+        format_func=lambda i: f"{i} · {texts[i]}",
+        on_change=lambda: state.put("token", int(st.session_state["w:token_pick"])),
+    )
     return token

@@ -41,36 +41,50 @@ def free_port() -> int:
 def streamlit_server(timeout: float = 120.0, app: Path = ROOT / "app.py"):
     """`streamlit run app.py` (or another script) on a free loopback port; yields (url, process, start time)."""
     port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(port),
-           "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
-           "--server.fileWatcherType", "none"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(app),
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
     LOGS.mkdir(parents=True, exist_ok=True)
     log_path = LOGS / f"streamlit-{port}.log"
-    log = open(log_path, "w")  # a file, not a pipe: a pipe nobody reads fills up and stalls the server
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, text=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited: {log_path.read_text()}")
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.perf_counter() - t0 > timeout:
-                raise TimeoutError("streamlit did not answer")
-            time.sleep(0.1)
-        yield url, proc, t0
-    finally:
-        proc.terminate()
+    # a file, not a pipe: a pipe nobody reads fills up and stalls the server
+    with open(log_path, "w") as log:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, text=True)
+        url = f"http://127.0.0.1:{port}"
         try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+            while True:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"streamlit exited: {log_path.read_text()}")
+                try:
+                    with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    pass
+                if time.perf_counter() - t0 > timeout:
+                    raise TimeoutError("streamlit did not answer")
+                time.sleep(0.1)
+            yield url, proc, t0
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
 
 
 @contextmanager
@@ -109,9 +123,16 @@ def page_state(page) -> dict:
     return page.evaluate(PAGE_STATE)
 
 
-def wait_complete(page, first_title: str | None = None, plots: int | None = None, url_has: str | None = None,
-                  shows: str | None = None, first_chart_shows: str | None = None, titled: str | None = None,
-                  timeout: float = 120.0) -> dict:
+def wait_complete(
+    page,
+    first_title: str | None = None,
+    plots: int | None = None,
+    url_has: str | None = None,
+    shows: str | None = None,
+    first_chart_shows: str | None = None,
+    titled: str | None = None,
+    timeout: float = 120.0,
+) -> dict:
     """Wait until the app is idle with every chart drawn: nothing stale, nothing running and, if given, the
     first chart's title, the number of charts, a piece of the URL, a text in the main area, a text in
     the first chart (the token chips, whose texts run together) and the start of some chart's title as
@@ -126,13 +147,17 @@ def wait_complete(page, first_title: str | None = None, plots: int | None = None
     deadline = time.perf_counter() + timeout
     while True:
         s = page_state(page)
-        ok = (not s["stale"] and not s["running"] and s["plots"] > 0
-              and (first_title is None or (s["titles"] and s["titles"][0] == first_title))
-              and (plots is None or s["plots"] == plots)
-              and (url_has is None or url_has in page.url)
-              and (shows is None or page.evaluate(MAIN_SHOWS, shows))
-              and (first_chart_shows is None or page.evaluate(FIRST_CHART_SHOWS, first_chart_shows))
-              and (titled is None or any(t.startswith(titled) for t in s["titles"])))
+        ok = (
+            not s["stale"]
+            and not s["running"]
+            and s["plots"] > 0
+            and (first_title is None or (s["titles"] and s["titles"][0] == first_title))
+            and (plots is None or s["plots"] == plots)
+            and (url_has is None or url_has in page.url)
+            and (shows is None or page.evaluate(MAIN_SHOWS, shows))
+            and (first_chart_shows is None or page.evaluate(FIRST_CHART_SHOWS, first_chart_shows))
+            and (titled is None or any(t.startswith(titled) for t in s["titles"]))
+        )
         if ok or s["exceptions"]:
             return s
         if time.perf_counter() > deadline:
@@ -144,8 +169,8 @@ def screenshot(page, name: str) -> Path:
     """A screenshot of the whole app (its main column scrolls, so the viewport is made tall enough)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     height = page.evaluate(
-        "() => Math.max(...Array.from(document.querySelectorAll('section, [data-testid=\"stMain\"], "
-        "[data-testid=\"stAppViewContainer\"]')).map(e => e.scrollHeight), 900)"
+        '() => Math.max(...Array.from(document.querySelectorAll(\'section, [data-testid="stMain"], '
+        '[data-testid="stAppViewContainer"]\')).map(e => e.scrollHeight), 900)'
     )
     size = page.viewport_size
     page.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 16000)})

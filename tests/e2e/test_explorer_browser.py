@@ -18,7 +18,9 @@ def submit(page, text: str) -> None:
 
 def chart(page, title: str):
     """The chart whose title starts with `title`."""
-    return page.locator(".js-plotly-plot").filter(has=page.locator(".gtitle", has_text=re.compile("^" + re.escape(title))))
+    return page.locator(".js-plotly-plot").filter(
+        has=page.locator(".gtitle", has_text=re.compile("^" + re.escape(title)))
+    )
 
 
 def test_typed_sentence_shows_tokens_and_heatmaps(server, page):
@@ -65,7 +67,12 @@ def test_a_copied_link_reopens_exactly_this_view(server, browser, page):
         state = wait_complete(other, "5 tokens", plots=N_CHARTS)
         assert state["exceptions"] == 0
         assert other.get_by_role("heading", name="Queries, keys and values (layer 1, head 7)").is_visible()
-        assert other.locator('[data-testid="stButtonGroup"]').get_by_role("radio", name="7", exact=True).get_attribute("aria-checked") == "true"
+        assert (
+            other.locator('[data-testid="stButtonGroup"]')
+            .get_by_role("radio", name="7", exact=True)
+            .get_attribute("aria-checked")
+            == "true"
+        )
         assert other.get_by_role("textbox", name="Sentence").input_value() == "an apple phone"
         assert other.get_by_role("radio", name="causal").is_checked()
         masked = chart(other, "3. Masked")

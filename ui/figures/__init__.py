@@ -1,0 +1,31 @@
+"""Figure builders: plain arrays and token labels in, a plotly Figure out. No Streamlit here.
+
+base: what they share (escaped labels, margins, the figure in one step); tokens: the token chips;
+matrices: heatmaps; vectors: 2D pictures of vectors; charts: lines, histograms and bars.
+"""
+
+from .base import numbers_fit, plain, token_labels
+from .charts import bars, head_norm_bars, histograms, lines
+from .matrices import attention_heatmap, big_heatmap, head_grid, table_heatmap, vectors_heatmap
+from .tokens import token_chips
+from .vectors import arrow_chain, before_after_figure, displacement_figure, two_vectors
+
+__all__ = [
+    "arrow_chain",
+    "attention_heatmap",
+    "bars",
+    "before_after_figure",
+    "big_heatmap",
+    "displacement_figure",
+    "head_grid",
+    "head_norm_bars",
+    "histograms",
+    "lines",
+    "numbers_fit",
+    "plain",
+    "table_heatmap",
+    "token_chips",
+    "token_labels",
+    "two_vectors",
+    "vectors_heatmap",
+]

@@ -1,0 +1,91 @@
+"""What every figure builder shares: escaped labels, margins measured from them, the figure in one step.
+
+Axes run over token positions and show the token's text as tick labels, so a repeated word
+("bank" … "bank") keeps two rows. Every piece of user text goes through `plain()` first:
+plotly reads a few HTML tags in its strings, and user text must never be read as HTML.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .. import theme
+
+NUMBERS_UP_TO = 16  # print the value in every cell while the matrix is at most this many cells wide
+HALF_WIDTH_NUMBERS = 8  # the same for a heatmap in half the page's width
+GRID = dict(showgrid=True, gridcolor="#eeeeee")  # light grid lines, for charts whose coordinates are read
+
+
+def plain(text: str) -> str:
+    """Text that plotly shows literally: its HTML-like tags and entities are escaped."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def token_labels(texts: Sequence[str], positions: Sequence[int] | None = None) -> list[str]:
+    """Axis labels: the token's text, escaped, with its position when a text repeats."""
+    positions = list(range(len(texts))) if positions is None else list(positions)
+    counts: dict[str, int] = {}
+    for t in texts:
+        counts[t] = counts.get(t, 0) + 1
+    return [plain(t) + (f" ({p})" if counts[t] > 1 else "") for t, p in zip(texts, positions, strict=True)]
+
+
+def numbers_fit(n_cells: int, half_width: bool = False) -> bool:
+    """Whether a matrix n_cells wide has room to print its values in its cells."""
+    return n_cells <= (HALF_WIDTH_NUMBERS if half_width else NUMBERS_UP_TO)
+
+
+def label_px(labels: Sequence[str], font_px: int = 15) -> int:
+    """About how wide the longest label is drawn, in pixels. Margins are set from this rather than by
+    plotly's automargin, which redraws a figure again to measure it and made every update slower."""
+    longest = max((len(html.unescape(lbl)) for lbl in labels), default=1)
+    return int(0.62 * font_px * longest) + 8
+
+
+def figure(traces: Sequence[dict], title: str | dict, height: int, **layout) -> go.Figure:
+    """The figure in one step, with our template. Plotly checks a figure given whole several times faster
+    than one updated property by property, and every chart is rebuilt on every change of the view.
+
+    title: its text, or plotly's title settings with the text among them."""
+    title = dict(text=title) if isinstance(title, str) else title
+    return go.Figure(data=list(traces), layout=dict(template=theme.TEMPLATE, title=title, height=height, **layout))
+
+
+def colour(i: int) -> str:
+    """The i-th colour of the palette, round again after the last."""
+    return theme.OKABE_ITO[i % len(theme.OKABE_ITO)]
+
+
+def arrow(start, end, color: str, width: float, dash: bool = False) -> dict:
+    """An arrow from start to end in data coordinates, as a layout annotation (set all at once: adding
+    annotations one by one costs time that grows with their number)."""
+    return dict(
+        x=float(end[0]),
+        y=float(end[1]),
+        ax=float(start[0]),
+        ay=float(start[1]),
+        xref="x",
+        yref="y",
+        axref="x",
+        ayref="y",
+        showarrow=True,
+        arrowhead=2 if dash else 3,
+        arrowsize=1.2,
+        arrowwidth=width,
+        arrowcolor=color,
+        opacity=0.9,
+        text="",
+    )
+
+
+def axis_titles(explained: np.ndarray) -> dict:
+    """The two principal axes, titled with the variance each explains, on one scale."""
+    grid = dict(zeroline=False, **GRID)
+    return dict(
+        xaxis=dict(title=dict(text=f"PC1 ({explained[0]:.0%} of variance)"), **grid),
+        yaxis=dict(title=dict(text=f"PC2 ({explained[1]:.0%} of variance)"), scaleanchor="x", scaleratio=1, **grid),
+    )

@@ -1,0 +1,254 @@
+"""Matrices as heatmaps: attention scores and weights, q/k/v vectors, every head at once, small tables."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from attention.layout import in_layout
+
+from .. import theme
+from .base import figure, label_px, numbers_fit, plain
+
+MINUS_INFINITY = "−∞"
+
+
+def _masked_as_gaps(m: np.ndarray) -> tuple[np.ndarray, str]:
+    """The values with −∞ cells left empty, and the background that shows through them: grey, never a colour
+    of the scale, so a masked cell cannot be read as 0."""
+    masked = np.isneginf(m)
+    return np.where(masked, np.nan, m), theme.MASKED if masked.any() else "white"
+
+
+def _printed_values(m: np.ndarray, fmt: str, font_size: int) -> dict:
+    """Heatmap settings that print every cell's value, −∞ where masked."""
+    text = [[MINUS_INFINITY if np.isneginf(v) else format(v, fmt) for v in row] for row in m]
+    return dict(text=text, texttemplate="%{text}", textfont=dict(size=font_size))
+
+
+def attention_heatmap(
+    matrix: np.ndarray,
+    labels: Sequence[str],
+    title: str,
+    kind: str = "weights",
+    layout: str = "paper",
+    half_width: bool = False,
+    key_labels: Sequence[str] | None = None,
+) -> go.Figure:
+    """One (n_queries, n_keys) matrix from the trace, drawn in `layout` (paper: rows are queries;
+    notes: columns are queries). −∞ cells are drawn grey and labelled −∞, never as 0.
+
+    kind: "scores" (diverging scale around 0) or "weights" (0 to 1).
+    half_width: the figure gets half the page, so values are printed only in a smaller matrix.
+    key_labels: when keys are other tokens than queries (cross-attention); `labels` then names the queries.
+    """
+    query_labels = list(labels)
+    key_labels = query_labels if key_labels is None else list(key_labels)
+    m = in_layout(np.asarray(matrix, dtype=np.float64), layout)
+    if layout == "notes":
+        row_name, col_name = "key", "query"
+        row_labels, col_labels = key_labels, query_labels
+    else:
+        row_name, col_name = "query", "key"
+        row_labels, col_labels = query_labels, key_labels
+    n_rows, n_cols = m.shape
+    z, background = _masked_as_gaps(m)
+    fmt = ".2f" if kind == "weights" else ".1f"
+    if kind == "weights":
+        colorscale, zmin, zmax, zmid = theme.WEIGHTS_SCALE, 0.0, 1.0, None
+    else:
+        finite = np.abs(z[np.isfinite(z)])
+        top = float(finite.max()) if finite.size else 1.0
+        colorscale, zmin, zmax, zmid = theme.SCORES_SCALE, -top, top, 0.0
+    cells = _printed_values(m, fmt, 13 if n_cols <= 10 else 11) if numbers_fit(max(n_rows, n_cols), half_width) else {}
+    heatmap = dict(
+        type="heatmap",
+        z=z.astype(np.float32),
+        x=col_labels,  # unique labels (a repeated word carries its position), so the axes are by position
+        y=row_labels,
+        colorscale=colorscale,
+        zmin=zmin,
+        zmax=zmax,
+        zmid=zmid,
+        hoverongaps=False,
+        hovertemplate=f"{row_name}: %{{y}}<br>{col_name}: %{{x}}<br>value: %{{z:{'.3f' if kind == 'weights' else '.2f'}}}<extra></extra>",
+        colorbar=dict(thickness=14, len=0.9),
+        xgap=1 if n_cols <= 40 else 0,
+        ygap=1 if n_rows <= 40 else 0,
+        **cells,
+    )
+    plural = {"query": "queries", "key": "keys"}
+    top = 80 + (int(label_px(col_labels) * 0.87) if n_cols > 6 else 22)  # title, axis title, slanted labels
+    return figure(
+        [heatmap],
+        dict(text=title, y=0.995, yanchor="top", yref="container"),
+        max(340, min(860, top + 60 + 34 * n_rows)),
+        xaxis=dict(title=dict(text=plural[col_name]), side="top", type="category", tickangle=-60 if n_cols > 6 else 0),
+        yaxis=dict(title=dict(text=plural[row_name]), type="category", autorange="reversed"),
+        plot_bgcolor=background,
+        margin=dict(t=top, l=label_px(row_labels) + 45, r=20, b=20),
+    )
+
+
+def table_heatmap(
+    m: np.ndarray,
+    rows: Sequence[str],
+    cols: Sequence[str],
+    title: str,
+    fmt: str = ".2f",
+    scale: str = theme.WEIGHTS_SCALE,
+    zmin: float | None = None,
+    zmax: float | None = None,
+    row_title: str = "",
+    col_title: str = "",
+    numbers: bool = True,
+) -> go.Figure:
+    """A small labelled matrix with its values printed; −∞ cells grey and labelled −∞."""
+    m = np.asarray(m, dtype=float)
+    rows, cols = [plain(r) for r in rows], [plain(c) for c in cols]
+    z, background = _masked_as_gaps(m)
+    cells = _printed_values(m, fmt, 14) if numbers else {}
+    heatmap = dict(
+        type="heatmap",
+        z=z,
+        x=cols,
+        y=rows,
+        colorscale=scale,
+        zmin=zmin,
+        zmax=zmax,
+        hoverongaps=False,
+        xgap=1,
+        ygap=1,
+        colorbar=dict(thickness=12),
+        hovertemplate="%{y} · %{x}: %{z:.4f}<extra></extra>",
+        **cells,
+    )
+    return figure(
+        [heatmap],
+        dict(text=title, y=0.99, yanchor="top", yref="container"),
+        max(300, 170 + 40 * len(rows)),
+        xaxis=dict(type="category", side="top", title=dict(text=col_title)),
+        yaxis=dict(type="category", autorange="reversed", title=dict(text=row_title)),
+        plot_bgcolor=background,
+        margin=dict(
+            l=label_px(rows) + (40 if row_title else 15),
+            t=60 + label_px(cols) // 3 + (30 if col_title else 0),
+            r=20,
+            b=20,
+        ),
+    )
+
+
+def vectors_heatmap(vectors: np.ndarray, labels: Sequence[str], title: str) -> go.Figure:
+    """(n_tokens, d_head) vectors as a heatmap: one row per token, one column per coordinate."""
+    v = np.asarray(vectors, dtype=np.float64)
+    top = float(np.abs(v).max()) or 1.0
+    n, d = v.shape
+    heatmap = dict(
+        type="heatmap",
+        z=v.astype(np.float32),
+        x=list(range(d)),
+        y=list(labels),
+        colorscale=theme.VECTORS_SCALE,
+        zmin=-top,
+        zmax=top,
+        zmid=0,
+        hovertemplate="token: %{y}<br>coordinate %{x}<br>value: %{z:.3f}<extra></extra>",
+        colorbar=dict(thickness=12, len=0.9),
+    )
+    return figure(
+        [heatmap],
+        title,
+        max(300, min(700, 120 + 24 * n)),
+        xaxis=dict(title=dict(text="coordinate")),
+        yaxis=dict(type="category", autorange="reversed"),
+        margin=dict(l=label_px(labels) + 15, r=10, t=50, b=55),
+    )
+
+
+def _domains(n: int, spacing: float) -> list[tuple[float, float]]:
+    """n equal intervals of [0, 1] with `spacing` between them, from the left (or the bottom)."""
+    size = (1 - spacing * (n - 1)) / n
+    return [(i * (size + spacing), i * (size + spacing) + size) for i in range(n)]
+
+
+def head_grid(weights: np.ndarray, labels: Sequence[str], layout: str = "paper", title: str = "") -> go.Figure:
+    """Every head's weights of one layer as small multiples on one shared 0-to-1 scale."""
+    n_heads = weights.shape[0]
+    cols = min(6, n_heads)
+    rows = math.ceil(n_heads / cols)
+    x_domains, y_domains = _domains(cols, 0.02), _domains(rows, 0.08)[::-1]  # the first row at the top
+    labels = list(labels)
+    row_name, col_name = ("key", "query") if layout == "notes" else ("query", "key")
+    traces, axes, names = [], {}, []
+    for h in range(n_heads):
+        m = in_layout(weights[h], layout)
+        n = "" if h == 0 else str(h + 1)  # plotly names the axes x, x2, x3…
+        x_domain, y_domain = x_domains[h % cols], y_domains[h // cols]
+        traces.append(
+            dict(
+                type="heatmap",
+                z=np.asarray(m, dtype=np.float32),
+                x=labels,
+                y=labels,
+                coloraxis="coloraxis",
+                xaxis=f"x{n}",
+                yaxis=f"y{n}",
+                hovertemplate=f"head {h + 1}<br>{row_name}: %{{y}}<br>{col_name}: %{{x}}<br>weight: %{{z:.3f}}<extra></extra>",
+            )
+        )
+        axes[f"xaxis{n}"] = dict(anchor=f"y{n}", domain=x_domain, showticklabels=False, ticks="", type="category")
+        axes[f"yaxis{n}"] = dict(
+            anchor=f"x{n}", domain=y_domain, showticklabels=False, ticks="", type="category", autorange="reversed"
+        )
+        names.append(
+            dict(
+                text=f"head {h + 1}",
+                x=sum(x_domain) / 2,
+                y=y_domain[1],
+                xref="paper",
+                yref="paper",
+                xanchor="center",
+                yanchor="bottom",
+                showarrow=False,
+                font=dict(size=13),
+            )
+        )
+    return figure(
+        traces,
+        title or f"All {n_heads} heads",
+        170 * rows + 90,
+        annotations=names,
+        **axes,
+        coloraxis=dict(
+            colorscale=theme.WEIGHTS_SCALE, cmin=0, cmax=1, colorbar=dict(thickness=12, title=dict(text="weight"))
+        ),
+    )
+
+
+def big_heatmap(
+    m: np.ndarray, title: str, x_title: str, y_title: str, scale: str = theme.SCORES_SCALE, symmetric: bool = True
+) -> go.Figure:
+    """A large matrix with no printed numbers (positions × dimensions and the like)."""
+    m = np.asarray(m, dtype=np.float32)
+    top = float(np.percentile(np.abs(m), 99)) or 1.0  # a few outlying entries would wash out the rest
+    heatmap = dict(
+        type="heatmap",
+        z=m,
+        colorscale=scale,
+        zmin=-top if symmetric else None,
+        zmax=top if symmetric else None,
+        zmid=0 if symmetric else None,
+        colorbar=dict(thickness=12),
+        hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{z:.3f}}<extra></extra>",
+    )
+    return figure(
+        [heatmap],
+        title,
+        460,
+        xaxis=dict(title=dict(text=x_title)),
+        yaxis=dict(title=dict(text=y_title), autorange="reversed"),
+    )
