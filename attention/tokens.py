@@ -19,6 +19,11 @@ class Token:
     word: int | None  # index of the word of the text it belongs to; None for special tokens
     start: int  # character offsets into the text; (0, 0) for special tokens
     end: int
+    display: str = ""  # how to show it: the text, or a byte-level piece decoded ("Ġforest" as "␣forest")
+
+    def __post_init__(self) -> None:
+        if not self.display:
+            object.__setattr__(self, "display", self.text)
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,33 @@ def check_text(text: object) -> str:
     if not text.strip():
         raise ValueError("Type a sentence: the text is empty.")
     return text
+
+
+def readable(tokenizer, piece: str, token_id: int) -> str:
+    """A token as a person reads it. Byte-level tokenizers (GPT-2) spell a leading space "Ġ", a newline "Ċ",
+    and the bytes of other characters as Latin letters: decode them, and mark spaces and newlines."""
+    if type(tokenizer.decoder).__name__ != "ByteLevel":
+        return piece
+    text = tokenizer.decode([token_id], skip_special_tokens=False)
+    if "\ufffd" in text:  # a piece of a character's UTF-8 bytes: show the bytes themselves
+        return "".join(f"‹{BYTE_OF.get(c, 0):02X}›" if c in BYTE_OF else c for c in piece)
+    return text.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥") or piece
+
+
+def _byte_level_alphabet() -> dict[str, int]:
+    """GPT-2's byte-level alphabet, read backwards: each of the 256 characters it spells a byte with."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    chars, extra = {}, 0
+    for b in range(256):
+        if b in printable:
+            chars[chr(b)] = b
+        else:
+            chars[chr(256 + extra)] = b
+            extra += 1
+    return chars
+
+
+BYTE_OF = _byte_level_alphabet()
 
 
 def tokenize(tokenizer, text: str, max_tokens: int) -> Tokenization:
@@ -78,6 +110,7 @@ def tokenize(tokenizer, text: str, max_tokens: int) -> Tokenization:
         tokens.append(
             Token(
                 text=pieces[i],
+                display=readable(tokenizer, pieces[i], int(ids[i])),
                 id=int(ids[i]),
                 position=position,
                 is_special=bool(special[i]),

@@ -14,7 +14,7 @@ view = chapter.sentence_view()
 cfg, layer_i, head_i = view.config, view.layer, view.head
 tr = view.trace()
 layer = tr.layers[layer_i]
-labels = figures.token_labels([t.text for t in tr.tokens])
+labels = figures.token_labels([t.display for t in tr.tokens])
 st.markdown(prose["why"])
 same = st.toggle("Same projection for queries and keys", key="w:ch3_same", help="A counterfactual: q = k.")
 scores = heads.same_projection_scores(layer, head_i) if same else layer.scores[head_i]

@@ -78,7 +78,7 @@ st.header("On the real sentence")
 st.markdown(prose["real"])
 view = chapter.sentence_view()
 layer_i, head_i = view.layer, view.head
-labels = figures.token_labels([t.text for t in view.trace().tokens])
+labels = figures.token_labels([t.display for t in view.trace().tokens])
 left, right = st.columns(2)
 for col, mask in zip((left, right), attention.MASKS, strict=True):
     with col:

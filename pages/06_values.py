@@ -12,7 +12,7 @@ st.latex(
 view = chapter.sentence_view()
 cfg, layer_i, head_i = view.config, view.layer, view.head
 tr = view.trace()
-texts = [t.text for t in tr.tokens]
+texts = [t.display for t in tr.tokens]
 st.markdown(prose["displacement"])
 c1, c2 = st.columns([2, 1])
 token = widgets.token_picker(tr, container=c1)

@@ -14,7 +14,7 @@ view = chapter.sentence_view()
 cfg, layer_i, head_i = view.config, view.layer, view.head
 tr = view.trace()
 layer = tr.layers[layer_i]
-texts = [t.text for t in tr.tokens]
+texts = [t.display for t in tr.tokens]
 labels = figures.token_labels(texts)
 st.markdown(prose["sum"])
 gap = heads.concat_gap(layer)

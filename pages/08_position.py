@@ -23,8 +23,8 @@ try:
 except ValueError as exc:
     st.info(str(exc))
     st.stop()
-labels = figures.token_labels([t.text for t in exp.original.tokens])
-shuffled = [exp.original.tokens[i].text for i in exp.order]
+labels = figures.token_labels([t.display for t in exp.original.tokens])
+shuffled = [exp.original.tokens[i].display for i in exp.order]
 st.caption("The shuffled sentence, as tokens:")
 st.code(" · ".join(shuffled), language=None)
 left, right = st.columns(2)

@@ -25,8 +25,8 @@ try:
 except ValueError as exc:
     st.info(str(exc))
     st.stop()
-target_labels = figures.token_labels([t.text for t in ca.target])
-source_labels = figures.token_labels([t.text for t in ca.source])
+target_labels = figures.token_labels([t.display for t in ca.target])
+source_labels = figures.token_labels([t.display for t in ca.source])
 st.caption(f"Target: the sidebar's sentence ({len(ca.target)} tokens). Weights: {len(ca.target)} × {len(ca.source)}.")
 widgets.chart(
     figures.attention_heatmap(

@@ -15,7 +15,7 @@ view = chapter.sentence_view()
 cfg, layer_i, head_i = view.config, view.layer, view.head
 tr = view.trace("causal")
 run = engine.cached_run(view.text, layer_i, head_i)
-labels = figures.token_labels([t.text for t in tr.tokens])
+labels = figures.token_labels([t.display for t in tr.tokens])
 step = st.slider("Step: tokens written so far", 1, tr.n_tokens, min(5, tr.n_tokens), key="w:ch10_step")
 st.metric("max difference, step by step vs all at once", f"{run.max_difference:.1e}")
 left, right = st.columns(2)

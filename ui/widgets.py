@@ -8,8 +8,19 @@ import streamlit as st
 from . import state, theme
 
 
-def chart(fig: go.Figure, name: str, key: str | None = None) -> None:
-    """A figure with our template (not Streamlit's), its camera button saving PNG 3× or SVG as chosen."""
+def chart(
+    fig: go.Figure,
+    name: str,
+    key: str | None = None,
+    *,
+    layer: int | None = None,
+    head: int | None = None,
+    mask: str | None = None,
+) -> None:
+    """A figure with our template (not Streamlit's), its camera button saving PNG 3× or SVG as chosen.
+
+    layer, head (0-based) and mask: what the figure shows, where they apply, so that an exported figure
+    and its file name say so."""
     st.plotly_chart(fig, config=theme.chart_config(name, state.get("export")), key=key, theme=None)
 
 
@@ -77,7 +88,7 @@ def token_picker(tr, label: str = "Token to follow", container=None) -> int:
     if not 0 <= token < tr.n_tokens:
         token = default_token(tr)
     st.session_state["w:token_pick"] = token
-    texts = [t.text for t in tr.tokens]
+    texts = [t.display for t in tr.tokens]
     (container or st).selectbox(
         label,
         range(tr.n_tokens),
