@@ -115,6 +115,16 @@ class Trace:
         return self.n_dropped > 0 or self.chars_dropped > 0
 
     @property
+    def nbytes(self) -> int:
+        """The memory this trace holds of its own (the model's weights it points to are not counted)."""
+        owned = [self.embeddings, self.final, self.next_logits]
+        for layer in self.layers:
+            owned += [layer.x, layer.attention_input, layer.q, layer.k, layer.v, layer.scores, layer.mask, layer.weights]
+            owned += [layer.head_outputs, layer.attention_output, layer.updated, layer.ffn_output, layer.output]
+        unique = {id(a): a for a in owned if a is not None}  # BERT's attention input is x itself
+        return sum(a.nbytes for a in unique.values()) + len(self.text) * 4
+
+    @property
     def mask_is_real(self) -> bool:
         """False when the mask is a counterfactual: not the one the model was trained with."""
         return self.mask_kind == self.native_mask

@@ -41,13 +41,16 @@ class SentenceView:
     def config(self) -> ModelConfig:
         return self.model.config
 
-    def trace(self, mask: str = "none") -> Trace:
+    def trace(self, mask: str | None = None) -> Trace:
+        """The shared sentence's trace; mask None: the model's own (causal for a decoder)."""
         return engine.trace_or_stop(self.text, mask)
 
 
 def sentence_view() -> SentenceView:
     """The model, the sentence box and the layer and head pickers in the sidebar, bound to the shared choice."""
-    model = engine.load_model_or_stop()
-    widgets.sentence_controls(model.config.max_tokens)
+    widgets.model_choice()
+    model = engine.current_or_stop()
+    widgets.sentence_controls(engine.max_tokens(model.config))
+    widgets.cut_notice()
     layer, head = widgets.layer_head(model.config.n_layers, model.config.n_heads)
     return SentenceView(model=model, layer=layer, head=head, text=state.get("text"))

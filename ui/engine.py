@@ -7,67 +7,219 @@ computations run on the default model, loaded once.
 
 from __future__ import annotations
 
+import functools
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 import streamlit as st
 
 import attention
+import attention.loading
+import attention.tokens
 from attention import context, cross, geometry, heads, kv_cache, position, scaling
 
+from . import state
+
 MODEL = attention.DEFAULT_MODEL
-# A 256-token trace keeps about 56 MB, a class sentence under 2 MB: six long ones stay within a 690 MB server.
-TRACE_CACHE_ENTRIES = 6
+# The most tokens a page traces. The encoder reads 256; GPT-2 reads 1,024, but a 1,024-token trace of it
+# holds about 2 GB of intermediates, and 128 tokens (about 60 MB) already show a paragraph.
+ENCODER_TOKENS = 256
+DECODER_TOKENS = 128
+# Traces are kept by size, not by count: a 256-token trace of the encoder holds about 56 MB, a class
+# sentence under 2 MB. With the server's own ~300 MB this keeps it under 600 MB whatever is pasted.
+TRACE_BUDGET_BYTES = 160 * 2**20
 PICTURE_CACHE_ENTRIES = 32  # small results (a few tokens' projected points), one per view
+# Every other cache below is bounded in bytes too: its keys hold a text already cut to what the model
+# reads (at most a few thousand characters) and its values grow with at most 256 tokens.
 
 
-@st.cache_resource(show_spinner=False)
-def model(name: str) -> attention.Model:
-    """The model's weights in numpy, read from its files (torch is never imported here)."""
+# --- which model ---------------------------------------------------------------------------------------
+
+
+@st.cache_resource(show_spinner=False, ttl=600)
+def choices() -> dict[str, attention.ModelChoice]:
+    """The models this server can offer, by name; looked at again every ten minutes (a cache may fill)."""
+    return {c.name: c for c in attention.available_models()}
+
+
+@st.cache_resource(show_spinner=False, max_entries=1)
+def _encoder(name: str) -> attention.Model:
     return attention.load_model(name)
 
 
-@st.cache_resource(show_spinner=False, max_entries=TRACE_CACHE_ENTRIES)
-def trace(text: str, mask: str, model_name: str) -> attention.Trace:
-    return attention.trace(model(model_name), text, mask=mask)
+@st.cache_resource(show_spinner=False, max_entries=1)
+def _decoder(name: str) -> attention.Model:
+    """At most one decoder in memory: GPT-2 small alone is 500 MB of weights."""
+    return attention.load_model(name)
 
 
-def layer(text: str, mask: str, layer_i: int) -> attention.LayerTrace:
-    """One layer (0-based) of the default model's cached trace."""
-    return trace(text, mask, MODEL).layers[layer_i]
+def model(name: str) -> attention.Model:
+    """The model's weights in numpy, read from its files (torch is never imported here)."""
+    return (_decoder if name in attention.loading.DECODERS else _encoder)(name)
 
 
-def load_model_or_stop() -> attention.Model:
-    """The model, behind a spinner on first use; a clear message and a stop if it cannot be loaded."""
+def model_name() -> str:
+    """The chosen model, if this server can load it; otherwise the bundled one (the page says why)."""
+    name = state.get("model")
+    choice = choices().get(name)
+    return name if choice is not None and choice.available and name not in _failed() else MODEL
+
+
+def max_tokens(cfg: attention.ModelConfig) -> int:
+    return min(cfg.max_tokens, DECODER_TOKENS if cfg.is_decoder else ENCODER_TOKENS)
+
+
+def _failed() -> dict[str, str]:
+    """Models that failed to load in this session, with why: not tried again on every visit."""
+    return st.session_state.setdefault("_model_failed", {})
+
+
+def failed_reason(name: str) -> str | None:
+    return _failed().get(name)
+
+
+def current_or_stop() -> attention.Model:
+    """The chosen model, behind a spinner on first use; a clear message and a stop if it cannot be loaded."""
+    name = model_name()
+    if name in _failed():
+        st.error(_failed()[name])
+        st.stop()
     try:
-        with st.spinner(f"Loading {MODEL} (once per server start)…"):
-            return model(MODEL)
+        with st.spinner(f"Loading {name} (once per server start)…"):
+            return model(name)
     except attention.ModelError as exc:
+        _failed()[name] = str(exc)
+        if name != MODEL:  # a decoder that would not load: say why, and go on with the bundled model
+            st.warning(f"{name} could not be loaded, so the page shows {MODEL}: {exc}")
+            return current_or_stop()
         st.error(str(exc))
         st.stop()
 
 
-def trace_or_stop(text: str, mask: str = "none") -> attention.Trace:
-    """The trace of `text`, or the reason there is none (empty text…) shown to the user and a stop."""
+load_model_or_stop = current_or_stop  # the name the pages used before there was a choice
+
+
+# --- traces ---------------------------------------------------------------------------------------------
+
+
+class TraceCache:
+    """The most recently used traces, as many as fit in a budget of bytes (shared by every session)."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.items: OrderedDict[tuple, attention.Trace] = OrderedDict()
+        self.used = 0
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple, make: Callable[[], attention.Trace]) -> attention.Trace:
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+        tr = make()  # outside the lock: another session's trace need not wait for this one
+        with self.lock:
+            if key not in self.items:
+                self.items[key] = tr
+                self.used += tr.nbytes
+                while self.used > self.budget and len(self.items) > 1:
+                    _, old = self.items.popitem(last=False)
+                    self.used -= old.nbytes
+            return self.items[key]
+
+
+@st.cache_resource(show_spinner=False)
+def _traces() -> TraceCache:
+    return TraceCache(TRACE_BUDGET_BYTES)
+
+
+def trace(text: str, mask: str | None, model_name: str) -> attention.Trace:
+    """The trace of `text` (cut to what the page traces), cached by size across sessions."""
+    m = model(model_name)
+    mask = m.config.native_mask if mask is None else mask
+    return _traces().get(
+        (model_name, mask, text), lambda: attention.trace(m, text, mask=mask, max_tokens=max_tokens(m.config))
+    )
+
+
+def layer(text: str, mask: str | None, layer_i: int, name: str | None = None) -> attention.LayerTrace:
+    """One layer (0-based) of a model's cached trace (name None: the chosen model)."""
+    return trace(text, mask, name or model_name()).layers[layer_i]
+
+
+def per_model(cached: Callable) -> Callable:
+    """A cached function whose first argument is the model's name, called with the chosen model's:
+    every cache is keyed by the model as well as by the plain values the page passes."""
+
+    @functools.wraps(cached)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return cached(model_name(), *args, **kwargs)
+
+    call.cached = cached
+    return call
+
+
+def trace_or_stop(text: str, mask: str | None = None) -> attention.Trace:
+    """The chosen model's trace of `text` (mask None: the model's own), or the reason there is none
+    (empty text…) shown to the user and a stop."""
     try:
-        return trace(text, mask, MODEL)
+        return trace(text, mask, model_name())
     except ValueError as exc:
         st.info(str(exc))
         st.stop()
 
 
+@dataclass(frozen=True)
+class Cut:
+    """What was left out of a text too long for the model: the part it reads is what the app keeps."""
+
+    kept: str
+    chars_dropped: int
+    tokens_dropped: int
+    max_tokens: int
+
+    @property
+    def message(self) -> str:
+        return (
+            f"The text is longer than the model reads here: it reads the first {self.max_tokens} tokens, so "
+            f"{self.tokens_dropped:,} more tokens ({self.chars_dropped:,} characters) were left out. "
+            f"The sentence box and the link now hold the part it reads."
+        )
+
+
+def accept_text(text: str, model_name: str) -> Cut | None:
+    """Cut a text to the part the page traces before it is kept anywhere (cache keys, the URL); None if it fits."""
+    m = model(model_name)
+    limit = max_tokens(m.config)
+    try:
+        toks = attention.tokens.tokenize(m.tokenizer, text, limit)
+    except ValueError:  # empty: the page says what to type
+        return None
+    if not toks.truncated:
+        return None
+    kept, _ = attention.read_prefix(m.tokenizer, text, limit)
+    return Cut(kept=kept, chars_dropped=len(text) - len(kept), tokens_dropped=toks.n_dropped, max_tokens=limit)
+
+
 # --- the explorer ------------------------------------------------------------------------------
 
 
+@per_model
 @st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
-def displacement_picture(text: str, mask: str, layer_i: int, token: int) -> geometry.DisplacementPicture:
-    return attention.displacement_picture(layer(text, mask, layer_i), token=token)
+def displacement_picture(name: str, text: str, mask: str, layer_i: int, token: int) -> geometry.DisplacementPicture:
+    return attention.displacement_picture(layer(text, mask, layer_i, name), token=token)
 
 
+@per_model
 @st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
-def before_after(text: str, mask: str, layer_i: int, which: str, keep: tuple[int, ...]) -> geometry.BeforeAfter:
+def before_after(name: str, text: str, mask: str, layer_i: int, which: str, keep: tuple[int, ...]) -> geometry.BeforeAfter:
     """Before and after for the tokens shown, so a hidden [CLS] does not stretch the projection.
 
     which: "attention" (after the attention sub-layer) or "layer" (after the whole layer)."""
-    lt = layer(text, mask, layer_i)
+    lt = layer(text, mask, layer_i, name)
     after = lt.updated if which == "attention" else lt.output
     return attention.before_after(lt.x[list(keep)], after[list(keep)])
 
@@ -75,9 +227,10 @@ def before_after(text: str, mask: str, layer_i: int, which: str, keep: tuple[int
 # --- the chapters ------------------------------------------------------------------------------
 
 
+@per_model
 @st.cache_resource(show_spinner=False, max_entries=4)
-def context_shift(word: str, sentences: tuple[str, ...], references: tuple[str, ...]) -> context.ContextShift:
-    return context.context_shift(model(MODEL), word, list(sentences), list(references))
+def context_shift(name: str, word: str, sentences: tuple[str, ...], references: tuple[str, ...]) -> context.ContextShift:
+    return context.context_shift(model(name), word, list(sentences), list(references))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -90,42 +243,49 @@ def entropy_curve(widths: tuple[int, ...], n_keys: int) -> scaling.EntropyCurve:
     return scaling.entropy_curve(widths, n_keys=n_keys)
 
 
+@per_model
 @st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
-def value_chain(text: str, layer_i: int, head: int, token: int, uniform: bool) -> tuple[geometry.Chain, float]:
+def value_chain(name: str, text: str, layer_i: int, head: int, token: int, uniform: bool) -> tuple[geometry.Chain, float]:
     """One token's weighted values laid tip to tail (uniform: every token weighs 1/n), and |Δe| in all dimensions."""
-    lt = layer(text, "none", layer_i)
+    lt = layer(text, "none", layer_i, name)
     parts = heads.uniform_contributions(lt, head) if uniform else heads.value_contributions(lt, head, token)
     return geometry.chain(lt.x[token], parts), heads.displacement_length(parts)
 
 
+@per_model
 @st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
-def value_map(layer_i: int, head: int) -> heads.ValueMap:
-    return heads.value_map(model(MODEL), layer_i, head)
+def value_map(name: str, layer_i: int, head: int) -> heads.ValueMap:
+    return heads.value_map(model(name), layer_i, head)
 
 
+@per_model
 @st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
-def heads_move(text: str, layer_i: int, head: int | None) -> geometry.BeforeAfter:
+def heads_move(name: str, text: str, layer_i: int, head: int | None) -> geometry.BeforeAfter:
     """Every token before and after one head's displacement (or all heads', head=None)."""
-    lt = layer(text, "none", layer_i)
+    lt = layer(text, "none", layer_i, name)
     return attention.before_after(lt.x, heads.moved(lt, head))
 
 
+@per_model
 @st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
-def shuffle(text: str, seed: int, positions: bool) -> position.Shuffle:
-    return position.shuffle_experiment(model(MODEL), text, seed=seed, positions=positions)
+def shuffle(name: str, text: str, seed: int, positions: bool) -> position.Shuffle:
+    return position.shuffle_experiment(model(name), text, seed=seed, positions=positions)
 
 
+@per_model
 @st.cache_resource(show_spinner=False, max_entries=8)
-def position_similarity(n_positions: int) -> np.ndarray:
-    return position.position_similarity(model(MODEL), n_positions)
+def position_similarity(name: str, n_positions: int) -> np.ndarray:
+    return position.position_similarity(model(name), n_positions)
 
 
+@per_model
 @st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
-def cross_attention(target: str, source: str, layer_i: int, head: int) -> cross.CrossAttention:
-    return cross.cross_attention(model(MODEL), target, source, layer_i, head)
+def cross_attention(name: str, target: str, source: str, layer_i: int, head: int) -> cross.CrossAttention:
+    return cross.cross_attention(model(name), target, source, layer_i, head)
 
 
+@per_model
 @st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
-def cached_run(text: str, layer_i: int, head: int) -> kv_cache.CachedRun:
+def cached_run(name: str, text: str, layer_i: int, head: int) -> kv_cache.CachedRun:
     """One head replayed token by token with a key/value cache, on the causally masked trace."""
-    return kv_cache.cached_attention(layer(text, "causal", layer_i), head)
+    return kv_cache.cached_attention(layer(text, "causal", layer_i, name), head)

@@ -20,6 +20,7 @@ LAYOUT_NAMES = {
 
 def show_notices(tr: attention.Trace) -> None:
     widgets.url_notices()
+    widgets.cut_notice()
     if tr.truncated:
         cut = []
         if tr.chars_dropped:
@@ -32,9 +33,10 @@ def show_notices(tr: attention.Trace) -> None:
 def render() -> None:
     state.init()
     prose = sections("explorer")
-    model = engine.load_model_or_stop()
+    widgets.model_choice()
+    model = engine.current_or_stop()
     cfg = model.config
-    widgets.sentence_controls(cfg.max_tokens)
+    widgets.sentence_controls(engine.max_tokens(cfg))
     layer_i, _ = widgets.layer_head(cfg.n_layers, cfg.n_heads)
     with st.sidebar:
         st.radio(

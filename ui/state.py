@@ -16,6 +16,7 @@ from typing import Any
 import streamlit as st
 
 import attention
+import attention.loading
 
 from .theme import DEFAULT_EXPORT, EXPORT_FORMATS
 
@@ -60,6 +61,7 @@ PARAMS: dict[str, Param] = {
     "layout": Param("paper", _one_of(*attention.LAYOUTS)),
     "specials": Param(True, _bool, lambda v: "1" if v else "0"),
     "token": Param(-1, int),  # a position; -1: the example's token or the last word
+    "model": Param(attention.DEFAULT_MODEL, _one_of(attention.DEFAULT_MODEL, *attention.loading.DECODERS)),
     "export": Param(DEFAULT_EXPORT, _one_of(*EXPORT_FORMATS)),
 }
 NOTICES = "_url_notices"
@@ -79,6 +81,8 @@ def init() -> None:
             except ValueError:
                 notices.append(name)
         st.session_state[name] = value
+    if st.query_params.get("mask") is None and get("model") in attention.loading.DECODERS:
+        st.session_state["mask"] = "causal"  # a decoder's own mask, unless the link asks for the counterfactual
     st.session_state[NOTICES] = notices
     st.session_state["_state_ready"] = True
 

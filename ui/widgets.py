@@ -5,7 +5,10 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from . import state, theme
+import attention
+import attention.loading
+
+from . import engine, state, theme
 
 
 def chart(
@@ -24,10 +27,47 @@ def chart(
     st.plotly_chart(fig, config=theme.chart_config(name, state.get("export")), key=key, theme=None)
 
 
+def model_choice() -> None:
+    """The Model choice, in the sidebar: the bundled encoder, and the GPT-2 decoders where this machine has them.
+
+    A model that cannot be used here is named with the reason, and the page (and its link) stay on the
+    bundled model."""
+    options = engine.choices()
+    chosen = state.get("model")
+    if chosen != engine.model_name():
+        why = engine.failed_reason(chosen) or (options[chosen].reason if chosen in options else "not offered")
+        st.warning(f"**{chosen}** cannot be used here ({why}), so the page shows {engine.MODEL}.")
+        state.put("model", engine.MODEL)
+        state.put("mask", "none")
+    with st.sidebar:
+        st.selectbox(
+            "Model",
+            list(options),
+            key=state.widget_key("model"),
+            on_change=_model_changed,
+            format_func=lambda n: options[n].label + ("" if options[n].available else " · unavailable"),
+            help="\n\n".join(f"**{c.label}**: {c.reason}." for c in options.values()),
+        )
+
+
+def _model_changed() -> None:
+    name = st.session_state["w:model"]
+    state.put("model", name)
+    choice = engine.choices().get(name)
+    if choice is not None and choice.available:  # the new model's own mask: causal for a decoder
+        state.put("mask", "causal" if name in attention.loading.DECODERS else "none")
+
+
 def sentence_controls(max_tokens: int) -> None:
     """The sentence box and the examples, in the sidebar: one sentence shared by every page.
 
-    max_tokens: the most tokens the loaded model reads, as its config says."""
+    A text longer than the page traces is cut to the part the model reads before it is kept anywhere
+    (cache keys, the link), and the page says so (cut_notice).
+    max_tokens: the most tokens the page traces."""
+    cut = engine.accept_text(state.get("text"), engine.model_name())
+    if cut is not None:
+        state.put("text", cut.kept)
+        st.session_state["_cut"] = cut
     with st.sidebar:
         st.text_area(
             "Sentence",
@@ -59,6 +99,13 @@ def layer_head(n_layers: int, n_heads: int) -> tuple[int, int]:
     )
     box.selectbox("Head", range(1, n_heads + 1), key=state.widget_key("head"), on_change=state.copy_back("head"))
     return state.clamp("layer", 1, n_layers) - 1, state.clamp("head", 1, n_heads) - 1
+
+
+def cut_notice() -> None:
+    """Say that the sentence was cut, for as long as the cut text is the one shown."""
+    cut = st.session_state.get("_cut")
+    if cut is not None and cut.kept == state.get("text"):
+        st.warning(cut.message)
 
 
 def url_notices() -> None:

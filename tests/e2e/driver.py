@@ -38,7 +38,7 @@ def free_port() -> int:
 
 
 @contextmanager
-def streamlit_server(timeout: float = 120.0, app: Path = ROOT / "app.py"):
+def streamlit_server(timeout: float = 120.0, app: Path = ROOT / "app.py", env: dict[str, str] | None = None):
     """`streamlit run app.py` (or another script) on a free loopback port; yields (url, process, start time)."""
     port = free_port()
     cmd = [
@@ -63,7 +63,7 @@ def streamlit_server(timeout: float = 120.0, app: Path = ROOT / "app.py"):
     # a file, not a pipe: a pipe nobody reads fills up and stalls the server
     with open(log_path, "w") as log:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, text=True, env=os.environ | (env or {}))
         url = f"http://127.0.0.1:{port}"
         try:
             while True:

@@ -1,0 +1,486 @@
+"""Load benchmark: `python benchmarks/load.py [--sessions 5,10,20,30] [--timeout 300]`.
+
+Against one fresh `streamlit run app.py`, for each N: N browser sessions at once (one Chromium, N
+contexts) open the explorer and wait for its first complete page; then each submits its own new
+sentence and waits until every chart shows it. Prints, per N, the median and slowest time from
+pressing Ctrl+Enter to the drawn page, the errors (timeouts, exceptions shown on the page), and the
+server's own share: its CPU seconds per first page and per sentence update, read from /proc, and how
+many such pages one core could serve each second. Then the server's resident memory per round:
+before, peak during and after the sessions close. Figures, not a test.
+
+The browsers run on the same cores as the server, so the times are pessimistic; the server's CPU per
+page is the figure that carries over to a bigger machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import statistics
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.e2e.driver import CHROMIUM, CHROMIUM_ARGS, streamlit_server, url_mark
+
+# Each is one token of the model's vocabulary, in lower case, so the token chips show it whole
+# and three of them in a row spell the sentence's mark.
+WORDS = (
+    "apple",
+    "river",
+    "stone",
+    "cloud",
+    "garden",
+    "window",
+    "silver",
+    "orange",
+    "bread",
+    "music",
+    "winter",
+    "summer",
+    "forest",
+    "valley",
+    "ocean",
+    "mountain",
+    "teacher",
+    "student",
+    "doctor",
+    "pilot",
+    "farmer",
+    "singer",
+    "writer",
+    "painter",
+    "little",
+    "quiet",
+    "bright",
+    "gentle",
+    "happy",
+    "tired",
+    "hungry",
+    "brave",
+    "walked",
+    "jumped",
+    "painted",
+    "carried",
+    "watched",
+    "opened",
+    "closed",
+    "found",
+    "lost",
+    "kept",
+    "under",
+    "over",
+    "near",
+    "behind",
+    "beside",
+    "across",
+    "morning",
+    "evening",
+    "night",
+    "city",
+    "village",
+    "bridge",
+    "castle",
+    "island",
+    "desert",
+    "meadow",
+    "candle",
+    "mirror",
+    "letter",
+    "basket",
+    "ladder",
+    "horse",
+)
+N_CHARTS = 12
+FIRST_PAGE_TITLE = "13 tokens"  # the default sentence, "a fluffy blue creature roamed the verdant forest"
+WEIGHTS_TITLE = "4. Softmax weights"
+MAX_SESSIONS = 40
+VIEWPORT = {"width": 1400, "height": 1000}
+
+# The conditions of tests/e2e/driver.py's wait_complete, read in one round trip: nothing stale, nothing
+# running, the charts counted, the first chart's (the token chips') text and the weights chart's text.
+PAGE_STATE = """([chips, weights, weightsTitle, alert]) => {
+    const plots = Array.from(document.querySelectorAll('.js-plotly-plot'));
+    const title = p => p.querySelector('.gtitle')?.textContent || '';
+    const weightsChart = plots.find(p => title(p).startsWith(weightsTitle));
+    return {
+        plots: plots.length,
+        stale: document.querySelectorAll('[data-stale="true"]').length,
+        running: document.querySelectorAll('[data-testid="stStatusWidget"]').length,
+        exceptions: document.querySelectorAll('[data-testid="stException"]').length,
+        exception_text: document.querySelector('[data-testid="stException"]')?.innerText.slice(0, 300) || '',
+        first_title: plots.length ? title(plots[0]) : null,
+        chips: !chips || (plots.length > 0 && plots[0].textContent.includes(chips)),
+        weights: !weights || (weightsChart !== undefined && weightsChart.textContent.includes(weights)),
+        alert: !alert || Array.from(document.querySelectorAll('[data-testid="stAlert"]')).some(e => e.textContent.includes(alert)),
+    };
+}"""
+
+
+class PageException(Exception):
+    """The page shows a Python exception (st.exception's box)."""
+
+
+def sentence(i: int) -> str:
+    """The i-th test sentence, 8 to 12 words: its first three spell i in base 64, so no two of the first
+    262,144 sentences open alike, and the rest come from a generator seeded with i."""
+    rng = np.random.default_rng(i)
+    n = len(WORDS)
+    head = [WORDS[i % n], WORDS[i // n % n], WORDS[i // n // n % n]]
+    return " ".join(head + [WORDS[k] for k in rng.integers(0, n, size=int(rng.integers(5, 10)))])
+
+
+def mark(text: str) -> str:
+    """What the token chips show for the text's first three words: the chips' texts run together."""
+    return "".join(text.split()[:3])
+
+
+async def wait_drawn(
+    page,
+    deadline: float,
+    *,
+    title: str | None = None,
+    chips: str | None = None,
+    weights: str | None = None,
+    url_has: str | None = None,
+    alert: str | None = None,
+    plots: int = N_CHARTS,
+    poll: float = 0.05,
+) -> dict:
+    """Wait until the page is idle with every chart drawn and, if given, the first chart's title, the token
+    chips' mark, a text in the weights chart, a piece of the URL and an alert's text as expected.
+
+    As in driver.wait_complete, `chips` should be something only the new view has: elements turn stale as
+    soon as a rerun starts, so once the mark is there and nothing is stale, every chart is the new one.
+    Raises TimeoutError after `deadline` (a time.perf_counter() value), PageException when the page shows one."""
+    while True:
+        s = await page.evaluate(PAGE_STATE, [chips, weights, WEIGHTS_TITLE, alert])
+        if s["exceptions"]:
+            raise PageException(" ".join(s["exception_text"].split())[:160])
+        if (
+            not s["stale"]
+            and not s["running"]
+            and s["plots"] == plots
+            and s["chips"]
+            and s["weights"]
+            and s["alert"]
+            and (title is None or s["first_title"] == title)
+            and (url_has is None or url_has in page.url)
+        ):
+            return s
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"page not drawn: {s}")
+        await asyncio.sleep(poll)
+
+
+async def open_first_page(page, url: str, deadline: float) -> None:
+    await page.goto(url, timeout=max(1.0, deadline - time.perf_counter()) * 1000)
+    await wait_drawn(page, deadline, title=FIRST_PAGE_TITLE)
+
+
+async def submit(page, text: str, deadline: float, poll: float = 0.05) -> float:
+    """Type `text` into the sidebar's Sentence box, press Ctrl+Enter; seconds until every chart shows it."""
+    box = page.get_by_role("textbox", name="Sentence")
+    await box.fill(text, timeout=max(1.0, deadline - time.perf_counter()) * 1000)
+    t0 = time.perf_counter()
+    await box.press("Control+Enter")
+    words = text.split()
+    await wait_drawn(
+        page,
+        deadline,
+        title=f"{len(words) + 2} tokens",
+        chips=mark(text),
+        weights=words[0],
+        url_has=url_mark(text=text),
+        poll=poll,
+    )
+    return time.perf_counter() - t0
+
+
+def error_kind(exc: BaseException) -> str:
+    if isinstance(exc, TimeoutError) or type(exc).__name__ == "TimeoutError":
+        return "timeout"  # ours, asyncio's and Playwright's
+    if isinstance(exc, PageException):
+        return "exception on page"
+    return type(exc).__name__
+
+
+class Errors:
+    """Failures counted by kind, with the first few distinct messages kept for the report."""
+
+    def __init__(self, keep: int = 3):
+        self.counts: dict[str, int] = {}
+        self.messages: list[str] = []
+        self.keep = keep
+
+    def add(self, exc: BaseException) -> None:
+        kind = error_kind(exc)
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        message = f"{kind}: {' '.join(str(exc).split())[:200]}"
+        if message not in self.messages and len(self.messages) < self.keep:
+            self.messages.append(message)
+
+    def __str__(self) -> str:
+        return ", ".join(f"{v} {k}" for k, v in self.counts.items()) or "0"
+
+
+# --- the server process, from /proc -------------------------------------------------------------------
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of the process itself (not its children)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2 :].split()  # the name, in parentheses, may hold spaces
+    utime, stime = int(fields[11]), int(fields[12])  # fields 14 and 15 of proc(5), counted from 1
+    return (utime + stime) / os.sysconf("SC_CLK_TCK")
+
+
+class RssSampler:
+    """Samples a process's resident memory every `every` seconds in a background thread."""
+
+    def __init__(self, pid: int, every: float = 0.2):
+        self.pid, self.every = pid, every
+        self._peak = self._run_peak = 0.0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> RssSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            try:
+                mb = rss_mb(self.pid)
+            except (OSError, RuntimeError):
+                return  # the server has gone
+            with self._lock:
+                self._peak = max(self._peak, mb)
+                self._run_peak = max(self._run_peak, mb)
+
+    def now(self) -> float:
+        return rss_mb(self.pid)
+
+    def reset_peak(self) -> float:
+        """Start a new window; returns the current RSS, which is also the window's first sample."""
+        mb = rss_mb(self.pid)
+        with self._lock:
+            self._peak = mb
+        return mb
+
+    def peak(self) -> float:
+        """The highest sample since the last reset_peak()."""
+        with self._lock:
+            return max(self._peak, rss_mb(self.pid))
+
+    def run_peak(self) -> float:
+        """The highest sample since the sampler started."""
+        with self._lock:
+            return self._run_peak
+
+
+# --- one round of N sessions ---------------------------------------------------------------------------
+
+
+@dataclass
+class Round:
+    n: int
+    first_pages: list[float]
+    updates: list[float]
+    errors: Errors
+    cpu_first: float  # server CPU seconds over the first-page phase
+    cpu_updates: float  # and over the update phase
+    rss_before: float
+    rss_peak: float
+    rss_after: float
+    wall: float
+
+
+async def timed(coro) -> float | Exception:
+    """Seconds the coroutine took (or the float it returns), or the exception it raised: one session's
+    failure is a counted error, not the end of the benchmark."""
+    t0 = time.perf_counter()
+    try:
+        result = await coro
+    except Exception as exc:
+        return exc
+    return result if isinstance(result, float) else time.perf_counter() - t0
+
+
+async def run_round(
+    browser, url: str, pid: int, rss: RssSampler, n: int, first_sentence: int, timeout: float, settle: float
+) -> Round:
+    """N sessions: all open the first page, then (once all have) each submits its own sentence. The phases are
+    kept apart so that the server's CPU time of each can be read; within a phase the N sessions run at once."""
+    t_start = time.perf_counter()
+    deadline = t_start + timeout
+    rss_before = rss.reset_peak()
+    errors = Errors()
+    contexts, loads, updates = [], [], []
+    cpu0 = cpu1 = cpu2 = cpu_seconds(pid)
+    try:
+        contexts = [await browser.new_context(viewport=VIEWPORT) for _ in range(n)]
+        pages = [await c.new_page() for c in contexts]
+        poll = 0.05 * max(1, n // 10)  # fewer page evaluations in Chromium, which shares the cores with the server
+
+        cpu0 = cpu_seconds(pid)
+        loads = await asyncio.gather(*(timed(open_first_page(p, url, deadline)) for p in pages))
+        cpu1 = cpu_seconds(pid)
+        ready = [p for p, done in zip(pages, loads, strict=True) if isinstance(done, float)]
+        updates = await asyncio.gather(
+            *(timed(submit(p, sentence(first_sentence + i), deadline, poll)) for i, p in enumerate(ready))
+        )
+        cpu2 = cpu_seconds(pid)
+    except Exception as exc:  # the browser itself failed: the round reports it and the next one runs
+        errors.add(exc)
+    finally:
+        for c in contexts:
+            with contextlib.suppress(Exception):  # a context that will not close must not hide the round's result
+                await c.close()
+    for done in list(loads) + list(updates):
+        if isinstance(done, Exception):
+            errors.add(done)
+    rss_peak = rss.peak()
+    await asyncio.sleep(settle)
+    return Round(
+        n=n,
+        first_pages=[t for t in loads if isinstance(t, float)],
+        updates=[t for t in updates if isinstance(t, float)],
+        errors=errors,
+        cpu_first=cpu1 - cpu0,
+        cpu_updates=cpu2 - cpu1,
+        rss_before=rss_before,
+        rss_peak=rss_peak,
+        rss_after=rss.now(),
+        wall=time.perf_counter() - t_start,
+    )
+
+
+async def warm_up(browser, url: str, timeout: float) -> str:
+    """One session's first page and one update: loads the model and caches the default sentence's trace."""
+    t0 = time.perf_counter()
+    context = await browser.new_context(viewport=VIEWPORT)
+    try:
+        page = await context.new_page()
+        await open_first_page(page, url, t0 + timeout)
+        await submit(page, sentence(0), t0 + timeout)
+    except Exception as exc:  # reported; the rounds still run and count their own errors
+        return f"failed after {time.perf_counter() - t0:.1f} s ({error_kind(exc)}: {' '.join(str(exc).split())[:200]})"
+    finally:
+        await context.close()
+    return f"{time.perf_counter() - t0:.1f} s"
+
+
+async def run(sessions: list[int], timeout: float, settle: float) -> tuple[str, list[Round]]:
+    from playwright.async_api import async_playwright
+
+    with streamlit_server() as (url, proc, _t0), RssSampler(proc.pid) as rss:
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                warm = await warm_up(browser, url, timeout)
+                rounds = []
+                next_sentence = 1
+                for n in sessions:
+                    # the round's own deadline is inside; this one only catches a hang outside any wait
+                    round_ = run_round(browser, url, proc.pid, rss, n, next_sentence, timeout, settle)
+                    try:
+                        r = await asyncio.wait_for(round_, timeout + settle + 60)
+                    except TimeoutError:
+                        print(f"N={n}: the round hung past its time limit; later rounds skipped", file=sys.stderr)
+                        break
+                    next_sentence += n
+                    rounds.append(r)
+                    print(f"N={n}: done in {r.wall:.0f} s", file=sys.stderr)
+            finally:
+                await browser.close()
+    return warm, rounds
+
+
+def median_max(times: list[float]) -> str:
+    return f"{statistics.median(times):.2f} / {max(times):.2f}" if times else "– / –"
+
+
+def per_page(cpu: float, pages: int) -> tuple[str, str]:
+    """(server CPU seconds per page, pages per second one core serves)."""
+    if not pages or cpu <= 0:
+        return "–", "–"
+    each = cpu / pages
+    return f"{each:.3f}", f"{1 / each:.1f}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument(
+        "--sessions", default="5,10,20,30", help="comma-separated numbers of concurrent sessions, each at most 40"
+    )
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds allowed per round (and for the warm-up)")
+    parser.add_argument(
+        "--settle", type=float, default=5.0, help="seconds after the sessions close before reading the memory"
+    )
+    args = parser.parse_args()
+    try:
+        sessions = [int(s) for s in args.sessions.split(",") if s.strip()]
+    except ValueError:
+        parser.error("--sessions takes numbers separated by commas: 5,10,20")
+    if not sessions or not all(1 <= n <= MAX_SESSIONS for n in sessions):
+        parser.error(f"each number of sessions must be between 1 and {MAX_SESSIONS}")
+
+    warm, rounds = asyncio.run(run(sessions, args.timeout, args.settle))
+
+    print(
+        f"N sessions at once in one headless Chromium, each: first page, then its own new sentence (8–12 words); "
+        f"2 cores shared by server and browser; warm-up (model load, first page, one update) {warm}\n"
+    )
+    print(
+        f"| {'N':>3} | {'first page med / max (s)':>24} | {'update med / max (s)':>20} | {'updated':>7} | {'errors':<24} | "
+        f"{'server CPU s / first page':>25} | {'first pages / s / core':>22} | {'server CPU s / update':>21} | {'updates / s / core':>18} |"
+    )
+    print(f"|{'-' * 5}|{'-' * 26}|{'-' * 22}|{'-' * 9}|{'-' * 26}|{'-' * 27}|{'-' * 24}|{'-' * 23}|{'-' * 20}|")
+    for r in rounds:
+        cpu_first, first_per_core = per_page(r.cpu_first, len(r.first_pages))
+        cpu_update, per_core = per_page(r.cpu_updates, len(r.updates))
+        print(
+            f"| {r.n:>3} | {median_max(r.first_pages):>24} | {median_max(r.updates):>20} | {f'{len(r.updates)}/{r.n}':>7} | "
+            f"{r.errors!s:<24} | {cpu_first:>25} | {first_per_core:>22} | {cpu_update:>21} | {per_core:>18} |"
+        )
+    print("\nserver resident memory (sampled every 0.2 s):")
+    for r in rounds:
+        print(
+            f"  N={r.n:<3} before {r.rss_before:.0f} MB, peak during {r.rss_peak:.0f} MB, "
+            f"{args.settle:g} s after the sessions closed {r.rss_after:.0f} MB"
+        )
+    messages = [m for r in rounds for m in r.errors.messages]
+    if messages:
+        print("\nfirst errors seen:")
+        for m in dict.fromkeys(messages):
+            print(f"  {m}")
+    print(
+        "\nserver CPU per page: the server process's user + system time over the phase, divided by the pages completed "
+        "in it; pages / s / core = 1 / that. Closed sessions stay in the server for server.disconnectedSessionTTL (120 s)."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,81 @@
+"""The Model choice: the bundled encoder always, GPT-2 decoders only where their weights are on the machine.
+
+No network: "gpt2" is a small random GPT-2 built at test time and laid out in a temporary Hugging
+Face cache, exactly where a real download would put it."""
+
+from __future__ import annotations
+
+import huggingface_hub.constants
+import pytest
+
+from tests.apptest import figure, messages, run_page
+from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
+from ui import engine
+
+
+@pytest.fixture
+def empty_cache(tmp_path, monkeypatch):
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    engine.choices.clear()
+    yield
+    engine.choices.clear()
+
+
+@pytest.fixture
+def gpt2_in_cache(tmp_path, monkeypatch, empty_cache):
+    folder = build_tiny_gpt2(tmp_path / "tiny")
+    install_in_hf_cache(folder, "gpt2", tmp_path / "hub")
+    engine.choices.clear()
+    yield
+    engine.choices.clear()
+
+
+def test_offline_the_decoders_are_offered_as_unavailable_with_the_reason(empty_cache):
+    at = run_page()
+    box = at.sidebar.selectbox(key="w:model")
+    assert box.options == [
+        "all-MiniLM-L6-v2 (encoder)",
+        "gpt2 (decoder) · unavailable",
+        "distilgpt2 (decoder) · unavailable",
+    ]
+    assert box.value == "all-MiniLM-L6-v2"
+    assert "not in the local Hugging Face cache" in box.help
+    assert not at.exception
+
+
+def test_a_link_to_an_unavailable_decoder_says_why_and_stays_on_the_bundled_model(empty_cache):
+    at = run_page(model="gpt2")
+    assert "**gpt2** cannot be used here (not in the local Hugging Face cache" in messages(at)
+    assert at.sidebar.selectbox(key="w:model").value == "all-MiniLM-L6-v2"
+    assert figure(at, "13 tokens")  # the encoder's tokens of the default sentence
+    assert at.query_params.get("model") in (None, [], "all-MiniLM-L6-v2")
+    assert not at.exception
+
+
+def test_choosing_an_unavailable_decoder_changes_nothing_but_says_why(empty_cache):
+    at = run_page()
+    at.sidebar.selectbox(key="w:model").set_value("distilgpt2").run()
+    assert "**distilgpt2** cannot be used here" in messages(at)
+    assert at.sidebar.selectbox(key="w:model").value == "all-MiniLM-L6-v2"
+    assert not at.exception
+
+
+def test_a_decoder_in_the_cache_runs_with_its_own_causal_mask(gpt2_in_cache):
+    at = run_page(model="gpt2")
+    assert not at.exception and not messages(at)
+    assert at.sidebar.selectbox(key="w:model").value == "gpt2"
+    assert at.sidebar.radio(key="w:mask").value == "causal"
+    chips = figure(at, "10 tokens")  # the tiny tokenizer's pieces of the default sentence
+    shown = [t for trace in chips["data"] for t in (trace.get("text") or []) if isinstance(t, str)]
+    assert "␣fluffy" in shown  # GPT-2's "Ġfluffy", shown with a space mark
+    assert at.query_params.get("model") in ("gpt2", ["gpt2"])
+
+
+def test_switching_to_the_decoder_takes_its_mask_and_back(gpt2_in_cache):
+    at = run_page()
+    at.sidebar.selectbox(key="w:model").set_value("gpt2").run()
+    assert at.sidebar.radio(key="w:mask").value == "causal"
+    at.sidebar.selectbox(key="w:model").set_value("all-MiniLM-L6-v2").run()
+    assert at.sidebar.radio(key="w:mask").value == "none"
+    assert not at.exception
