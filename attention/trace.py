@@ -119,7 +119,16 @@ class Trace:
         """The memory this trace holds of its own (the model's weights it points to are not counted)."""
         owned = [self.embeddings, self.final, self.next_logits]
         for layer in self.layers:
-            owned += [layer.x, layer.attention_input, layer.q, layer.k, layer.v, layer.scores, layer.mask, layer.weights]
+            owned += [
+                layer.x,
+                layer.attention_input,
+                layer.q,
+                layer.k,
+                layer.v,
+                layer.scores,
+                layer.mask,
+                layer.weights,
+            ]
             owned += [layer.head_outputs, layer.attention_output, layer.updated, layer.ffn_output, layer.output]
         unique = {id(a): a for a in owned if a is not None}  # BERT's attention input is x itself
         return sum(a.nbytes for a in unique.values()) + len(self.text) * 4
@@ -231,23 +240,34 @@ def _ffn(x: np.ndarray, w: LayerWeights, cfg: ModelConfig) -> np.ndarray:
     return ops.feed_forward(x, w.w_ff1, w.b_ff1, w.w_ff2, w.b_ff2, cfg.activation)
 
 
-def bert_block(x: np.ndarray, w: LayerWeights, cfg: ModelConfig, mask: np.ndarray) -> dict[str, np.ndarray]:
+@dataclass(frozen=True)
+class Block:
+    """What one block computed around its attention: what the heads read, and after each sub-layer."""
+
+    attention_input: np.ndarray
+    attention: Attention
+    updated: np.ndarray
+    ffn_output: np.ndarray
+    output: np.ndarray
+
+
+def bert_block(x: np.ndarray, w: LayerWeights, cfg: ModelConfig, mask: np.ndarray) -> Block:
     """LayerNorm after each sub-layer: the original Transformer's order."""
     att = attention(x, w, cfg.n_heads, mask)
     updated = _norm(x + att.output, w.norm_attention, cfg)
     ffn_output = _ffn(updated, w, cfg)
     output = _norm(updated + ffn_output, w.norm_ffn, cfg)
-    return dict(attention_input=x, att=att, updated=updated, ffn_output=ffn_output, output=output)
+    return Block(x, att, updated, ffn_output, output)
 
 
-def gpt2_block(x: np.ndarray, w: LayerWeights, cfg: ModelConfig, mask: np.ndarray) -> dict[str, np.ndarray]:
+def gpt2_block(x: np.ndarray, w: LayerWeights, cfg: ModelConfig, mask: np.ndarray) -> Block:
     """LayerNorm before each sub-layer: the residual stream itself is never normalized."""
     attention_input = _norm(x, w.norm_attention, cfg)
     att = attention(attention_input, w, cfg.n_heads, mask)
     updated = x + att.output
     ffn_output = _ffn(_norm(updated, w.norm_ffn, cfg), w, cfg)
     output = updated + ffn_output
-    return dict(attention_input=attention_input, att=att, updated=updated, ffn_output=ffn_output, output=output)
+    return Block(attention_input, att, updated, ffn_output, output)
 
 
 BLOCKS = {"bert": bert_block, "gpt2": gpt2_block}
@@ -255,12 +275,12 @@ BLOCKS = {"bert": bert_block, "gpt2": gpt2_block}
 
 def layer_forward(index: int, x: np.ndarray, model: Model, mask: np.ndarray) -> LayerTrace:
     """One block of the model, every intermediate kept (read-only)."""
-    out = BLOCKS[model.config.arch](x, model.layers[index], model.config, mask)
-    att: Attention = out["att"]
+    block = BLOCKS[model.config.arch](x, model.layers[index], model.config, mask)
+    att = block.attention
     return LayerTrace(
         index=index,
         x=frozen(x),
-        attention_input=frozen(out["attention_input"]),
+        attention_input=frozen(block.attention_input),
         q=frozen(att.q),
         k=frozen(att.k),
         v=frozen(att.v),
@@ -271,9 +291,9 @@ def layer_forward(index: int, x: np.ndarray, model: Model, mask: np.ndarray) -> 
         w_o_heads=model.w_o_heads[index],
         b_o=model.layers[index].b_o,
         attention_output=frozen(att.output),
-        updated=frozen(out["updated"]),
-        ffn_output=frozen(out["ffn_output"]),
-        output=frozen(out["output"]),
+        updated=frozen(block.updated),
+        ffn_output=frozen(block.ffn_output),
+        output=frozen(block.output),
     )
 
 
