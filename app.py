@@ -1,21 +1,25 @@
 """Attention, seen: `streamlit run app.py`.
 
-The entry script wires the pages together; the explorer (ui/explorer.py) is the home page and
-the lesson's chapters live in pages/.
+The entry script wires the pages together; the explorer (pages/00_explorer.py) is the home page and
+the lesson's chapters follow it in pages/.
 """
 
 from pathlib import Path
 
 import streamlit as st
 
-from ui import chapters, explorer, state
-
-st.set_page_config(page_title="Attention, step by step", page_icon=":material/search:", layout="wide")
+from ui import chapters, state
 
 ROOT = Path(__file__).resolve().parent
-home = st.Page(explorer.render, title="Explorer", icon=":material/search:", default=True)
+# The browser tab's icon is a file the app serves itself: Streamlit fetches a :material/…: page icon from a
+# font CDN, and an emoji needs an emoji font the browser may not have. The app makes no request outside its
+# own server (class networks block them, and visitors' addresses leak). In the sidebar a :material/…: icon
+# is fine: it comes from the font Streamlit serves.
+st.set_page_config(page_title="Attention, step by step", page_icon=str(ROOT / "assets" / "icon.png"), layout="wide")
+
+home = st.Page(ROOT / "pages" / "00_explorer.py", title="Explorer", icon=":material/search:", default=True)
 lesson = [st.Page(ROOT / "pages" / c.file, title=c.title) for c in chapters.CHAPTERS]
 try:
     st.navigation({"Explore": [home], "The lesson": lesson} if lesson else [home]).run()
 finally:
-    state.sync_url()  # also after st.stop(): the URL always holds what is on screen
+    state.sync_url()  # the URL always holds what is on screen (after st.stop(), see state.init)

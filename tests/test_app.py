@@ -2,20 +2,52 @@
 
 from __future__ import annotations
 
+import base64
 import html
 import json
+from pathlib import Path
 
+import huggingface_hub.constants
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 
 import attention
 from tests.apptest import array, figure, figures, messages, run_page
+from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
+from ui import engine, theme
+from ui.figures import head_view
+from ui.figures.base import SUBTITLE_PX
 
 FLUFFY = "a fluffy blue creature roamed the verdant forest"
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")  # the figures' font, shipped with Chromium
 
 
-def z(spec: dict) -> np.ndarray:
-    return array(spec["data"][0]["z"])
+def steps(at) -> dict:
+    """The four steps' figure: the one the head switch updates first."""
+    found = [s for s in figures(at).values() if (s["layout"].get("meta") or {}).get("first")]
+    assert len(found) == 1
+    return found[0]
+
+
+def step(spec: dict, k: int) -> dict:
+    """The k-th step's trace (0 raw, 1 scaled, 2 masked, 3 weights)."""
+    return spec["data"][spec["layout"]["meta"]["traces"][k]]
+
+
+def values(trace: dict) -> np.ndarray:
+    """What a step's cells hold: the weights (customdata; their colour may be scaled per query) or the scores."""
+    return array(trace["customdata"] if "customdata" in trace else trace["z"])
+
+
+def decoded(spec: dict) -> np.ndarray:
+    """A typed-array spec {dtype, bdata, shape}, decoded here with numpy."""
+    shape = [int(s) for s in spec["shape"].split(",")]
+    return np.frombuffer(base64.b64decode(spec["bdata"]), dtype=np.dtype(spec["dtype"])).reshape(shape)
+
+
+def annotations(spec: dict) -> list[str]:
+    return [a.get("text", "") for a in spec["layout"].get("annotations", [])]
 
 
 @pytest.fixture(scope="module")
@@ -29,29 +61,60 @@ def test_every_step_is_drawn(default_page):
     titles = list(figures(default_page))
     expected = [
         "13 tokens",
-        "Q:",
-        "K:",
-        "V:",
-        "1. Raw scores",
-        "2. Scaled",
-        "3. Masked",
-        "4. Softmax",
-        "All 12 heads",
-        "How the heads move",
-        "How far each head",
+        "Layer 1 · head 1: queries, keys and values",
+        "Layer 1 · head 1: from scores to weights",
+        "All 12 heads of layer 1",
         "Every token, before",
     ]
     for start in expected:
         assert any(t.startswith(start) for t in titles), (start, titles)
+    names = annotations(steps(default_page))
+    for name in ("1. Raw scores", "2. Scaled", "3. Masked", "4. Softmax weights"):
+        assert any(a.startswith(name) for a in names), (name, names)
     assert len(default_page.get("latex")) >= 7  # an equation for each step
 
 
-def test_softmax_heatmap_holds_the_engines_weights(default_page, model):
+def test_the_steps_hold_the_engines_numbers(default_page, model):
     tr = attention.trace(model, FLUFFY)
-    shown = z(figure(default_page, "4. Softmax"))
-    assert np.allclose(shown, tr.layers[0].weights[0], atol=1e-7)
-    raw = z(figure(default_page, "1. Raw scores"))
-    assert np.allclose(raw, tr.layers[0].scores[0], atol=1e-5)
+    spec = steps(default_page)
+    raw, scaled, masked, weights = (values(step(spec, k)) for k in range(4))
+    lt = tr.layers[0]
+    assert np.allclose(weights, lt.weights[0], atol=1e-7)
+    assert np.allclose(raw, lt.scores[0], rtol=1e-6, atol=1e-5)
+    assert np.allclose(scaled, lt.scores[0] / np.sqrt(lt.d_head), rtol=1e-6, atol=1e-6)
+    assert np.allclose(masked, scaled)  # mask none: step 3 is step 2
+    assert any("no mask" in a and "same as 2" in a for a in annotations(spec))
+
+
+def test_q_k_and_v_share_one_figure(default_page, model):
+    lt = attention.trace(model, FLUFFY).layers[0]
+    spec = figure(default_page, "Layer 1 · head 1: queries, keys and values")
+    q, k, v = (array(spec["data"][i]["z"]) for i in spec["layout"]["meta"]["traces"])
+    assert np.allclose(q, lt.q[0], atol=1e-6) and np.allclose(k, lt.k[0], atol=1e-6)
+    assert np.allclose(v, lt.v[0], atol=1e-6)
+
+
+def test_every_head_rides_along_for_the_browser(default_page, model):
+    """The other heads' matrices, which the head buttons swap in without the server, are those heads' own."""
+    lt = attention.trace(model, FLUFFY).layers[0]
+    restyle = steps(default_page)["layout"]["meta"]["restyle"]
+    assert sorted(restyle, key=int) == [str(h) for h in range(1, 13)]
+    for h in (3, 7, 12):
+        weights = decoded(restyle[str(h)]["customdata"][3])
+        assert np.allclose(weights, lt.weights[h - 1], atol=1e-7)
+        assert np.allclose(decoded(restyle[str(h)]["z"][0]), lt.scores[h - 1], rtol=1e-6, atol=1e-5)
+        assert f"head {h}<" in restyle[str(h)]["hovertemplate"][3]
+    qkv = figure(default_page, "Layer 1 · head 1: queries")["layout"]["meta"]["restyle"]
+    assert np.allclose(decoded(qkv["7"]["z"][2]), lt.v[6], atol=1e-6)
+
+
+def test_the_head_view_figures_are_valid_plotly(default_page):
+    """They are built without plotly's checks (to be fast): plotly checks them here. They are laid out in pixels
+    for the top margin chart() gives a figure with a subtitle."""
+    for spec in figures(default_page).values():
+        if "heads" in (spec["layout"].get("meta") or {}):
+            go.Figure(spec)  # raises on any property plotly does not know
+            assert spec["layout"]["margin"]["t"] == SUBTITLE_PX
 
 
 def test_chosen_layer_and_head_are_drawn(model):
@@ -59,57 +122,130 @@ def test_chosen_layer_and_head_are_drawn(model):
     at.sidebar.selectbox(key="w:layer").set_value(3).run()
     at.sidebar.selectbox(key="w:head").set_value(5).run()
     tr = attention.trace(model, FLUFFY)
-    assert np.allclose(z(figure(at, "4. Softmax")), tr.layers[2].weights[4], atol=1e-7)
+    spec = steps(at)
+    assert np.allclose(values(step(spec, 3)), tr.layers[2].weights[4], atol=1e-7)
+    assert spec["layout"]["title"]["text"].startswith("Layer 3 · head 5:")
     assert at.query_params["layer"] == "3" and at.query_params["head"] == "5"
     grid = figure(at, "All 12 heads")
-    assert len(grid["data"]) == 12 and grid["layout"]["title"]["text"] == "All 12 heads of layer 3"
-    assert np.allclose(array(grid["data"][4]["z"]), tr.layers[2].weights[4], atol=1e-7)
+    assert grid["layout"]["title"]["text"].startswith("All 12 heads of layer 3")
+    heatmaps = [t for t in grid["data"] if t["type"] == "heatmap"]
+    assert len(heatmaps) == 12
+    # coloured by each query's largest weight: every row peaks at 1, in proportion to the weights
+    colour, w = array(heatmaps[4]["z"]), tr.layers[2].weights[4]
+    assert np.allclose(colour, w / w.max(axis=1, keepdims=True), atol=1e-6)
+    frame = grid["layout"]["shapes"][0]
+    x5 = grid["layout"]["xaxis5"]["domain"]
+    assert frame["x0"] < x5[0] < x5[1] < frame["x1"]  # the chosen head is framed
+
+
+def test_a_click_on_the_grid_is_a_point_that_names_its_head(default_page):
+    """Heatmaps send Streamlit no selection, so each grid panel holds invisible points whose customdata is its head."""
+    grid = figure(default_page, "All 12 heads")
+    points = [t for t in grid["data"] if t["type"] == "scatter"]
+    assert len(points) == 12
+    for h, trace in enumerate(points, start=1):
+        assert set(trace["customdata"]) == {h}
+        assert trace["xaxis"] == ("x" if h == 1 else f"x{h}")
+    assert grid["layout"]["meta"]["pick"]
+
+
+@pytest.mark.parametrize(("colours", "row_max"), [("row", True), ("unit", False)])
+def test_weight_colours_are_a_choice(colours, row_max, model):
+    at = run_page(colours=colours)
+    w = attention.trace(model, FLUFFY).layers[0].weights[0]
+    colour = array(step(steps(at), 3)["z"])
+    assert np.allclose(colour, w / w.max(axis=1, keepdims=True) if row_max else w, atol=1e-6)
+    assert np.allclose(values(step(steps(at), 3)), w, atol=1e-7)  # hover and numbers: the weights themselves
+
+
+def test_scores_are_coloured_on_a_scale_centred_at_zero(default_page):
+    for k in range(3):
+        trace = step(steps(default_page), k)
+        assert trace["zmin"] == -trace["zmax"] and trace["zmid"] == 0
 
 
 def test_causal_mask_shows_minus_infinity_above_the_diagonal(model):
-    at = run_page(mask="causal")
-    masked = figure(at, "3. Masked")
-    n = 13
+    at = run_page(mask="causal", text="an apple and an orange")
+    spec = steps(at)
+    n = 7
     above = np.triu(np.ones((n, n), dtype=bool), k=1)
-    values = z(masked)
-    assert np.isnan(values[above]).all()  # drawn as masked cells, not as 0
-    text = np.array(masked["data"][0]["text"])
+    masked = step(spec, 2)
+    assert np.isnan(array(masked["z"])[above]).all()  # drawn as masked cells, not as 0
+    text = np.array(masked["text"])
     assert (text[above] == "−∞").all() and not (text[~above] == "−∞").any()
-    weights = z(figure(at, "4. Softmax"))
+    weights = values(step(spec, 3))
     assert (weights[above] == 0).all()
     assert np.allclose(weights.sum(axis=1), 1.0, atol=1e-6)
-    assert np.allclose(weights, attention.trace(model, FLUFFY, mask="causal").layers[0].weights[0], atol=1e-7)
+    expected = attention.trace(model, "an apple and an orange", mask="causal").layers[0].weights[0]
+    assert np.allclose(weights, expected, atol=1e-7)
+    assert any("causal: an illustration" in a for a in annotations(spec))  # this encoder never used it
 
 
 def test_lesson_notes_layout_is_the_transpose(model):
     at = run_page(layout="notes", mask="causal")
-    weights = z(figure(at, "4. Softmax"))
+    weights = values(step(steps(at), 3))
     assert np.allclose(weights, attention.trace(model, FLUFFY, mask="causal").layers[0].weights[0].T, atol=1e-7)
     assert np.allclose(weights.sum(axis=0), 1.0, atol=1e-6)  # columns are queries
+    colour = array(step(steps(at), 3)["z"])
+    assert np.allclose(colour.max(axis=0), 1.0)  # each query's (column's) largest weight is the darkest
 
 
 def test_hiding_special_tokens_drops_their_rows_and_columns():
     at = run_page(specials="0")
-    shown = z(figure(at, "4. Softmax"))
-    assert shown.shape == (11, 11)
-    ticks = list(figure(at, "4. Softmax")["data"][0]["x"])
-    assert "[CLS]" not in ticks and "[SEP]" not in ticks
+    weights = step(steps(at), 3)
+    assert values(weights).shape == (11, 11)
+    assert "[CLS]" not in weights["x"] and "[SEP]" not in weights["x"]
 
 
 def test_repeated_words_keep_separate_rows():
     at = run_page(text="the bank by the river bank")
-    spec = figure(at, "4. Softmax")
-    ticks = list(spec["data"][0]["y"])
-    assert "bank (2)" in ticks and "bank (6)" in ticks
-    assert z(spec).shape == (8, 8)
+    weights = step(steps(at), 3)
+    assert "bank (2)" in weights["y"] and "bank (6)" in weights["y"]
+    assert values(weights).shape == (8, 8)
 
 
-def test_numbers_in_cells_only_for_short_sentences():
-    short = figure(run_page(), "4. Softmax")["data"][0]
-    assert short.get("texttemplate") == "%{text}"
-    long_text = " ".join(["word"] * 30)
-    long = figure(run_page(text=long_text), "4. Softmax")["data"][0]
-    assert not long.get("texttemplate")
+def test_numbers_only_where_they_fit():
+    """At a projector's 1280 px (the default size), 13 tokens leave cells too small for numbers; 8 tokens do not;
+    "numbers" forces them, the panels growing until they fit."""
+    assert not any("text" in step(steps(run_page()), k) for k in range(4))
+    short = steps(run_page(text="the bank by the river bank"))
+    assert "text" in step(short, 3) and step(short, 3)["texttemplate"] == "%{text}"
+    forced = steps(run_page(numbers="1"))
+    assert all("text" in step(forced, k) for k in range(4))
+    assert forced["layout"]["height"] > steps(run_page())["layout"]["height"]
+
+
+@pytest.mark.skipif(not DEJAVU.exists(), reason="DejaVu Sans, the figures' font, is not installed")
+@pytest.mark.parametrize("cell", [14.0, 19.0, 25.0, 31.0, 48.0])
+@pytest.mark.parametrize("kind", ["weights", "scores"])
+def test_a_printed_number_fits_its_cell_measured_with_the_font_itself(cell, kind):
+    """Every string is measured with DejaVu Sans's own glyph widths (not the table the figures use)."""
+    from PIL import ImageFont
+
+    rng = np.random.default_rng(0)
+    m = rng.dirichlet(np.ones(13), size=13) if kind == "weights" else rng.normal(0, 6, (13, 13))
+    if kind == "scores":
+        m[np.triu_indices(13, 1)] = -np.inf
+    chosen = head_view.cell_format(m, kind, cell, 11, 18)
+    if chosen is None:
+        return
+    font = ImageFont.truetype(str(DEJAVU), chosen.size)
+    assert chosen.size >= 11
+    for row in chosen.write(m, kind):
+        for text in row:
+            assert font.getlength(text) <= cell - 2, (text, chosen.size, cell)
+
+
+def test_presenter_mode_hides_the_prose_keeps_the_equations_and_enlarges_the_type():
+    normal, presenter = run_page(), run_page(presenter="1")
+    assert len(presenter.get("latex")) == len(normal.get("latex"))
+    assert len(presenter.markdown) < len(normal.markdown)
+    spec = steps(presenter)
+    sizes = [spec["layout"]["title"]["font"]["size"], spec["layout"]["xaxis"]["tickfont"]["size"]]
+    sizes += [a["font"]["size"] for a in spec["layout"]["annotations"]]
+    sizes += [step(spec, k)["colorbar"]["tickfont"]["size"] for k in range(4)]
+    assert min(sizes) >= theme.figure_type(presenter=True).small >= 14
+    assert presenter.query_params["presenter"] == "1"
 
 
 def test_export_config_is_png_3x_or_svg():
@@ -134,6 +270,7 @@ def test_a_huge_paste_is_cut_with_a_notice():
     assert not at.exception
     assert "left out" in messages(at) and "256" in messages(at)
     assert figure(at, "256 tokens")
+    assert steps(at)["layout"]["meta"]["heads"] == [1]  # a long text: only the chosen head is sent
 
 
 @pytest.mark.parametrize(
@@ -150,9 +287,7 @@ def test_html_in_the_text_is_never_rendered_as_html(model):
     at = run_page(text=text)
     assert not at.exception
     tokens = [t.text for t in attention.trace(model, text).tokens]
-    for title in ("4. Softmax", f"{len(tokens)} tokens"):
-        spec = figure(at, title)
-        labels = spec["data"][0]["x"] if title == "4. Softmax" else spec["data"][-2]["text"]
+    for labels in (step(steps(at), 3)["x"], figure(at, f"{len(tokens)} tokens")["data"][-2]["text"]):
         assert len(labels) == len(tokens)
         for label, token in zip(labels, tokens, strict=True):
             assert "<" not in label and ">" not in label  # nothing plotly could read as a tag…
@@ -167,6 +302,8 @@ def test_html_in_the_text_is_never_rendered_as_html(model):
         {"head": "-1"},
         {"mask": "xyz"},
         {"layout": "sideways"},
+        {"colours": "rainbow"},
+        {"presenter": "yes"},
         {"layer": "abc", "head": "1e9", "token": "-5"},
     ],
 )
@@ -174,7 +311,8 @@ def test_odd_url_parameters_fall_back_to_defaults(params, model):
     at = run_page(**params)
     assert not at.exception
     assert "could not be used" in messages(at)
-    assert np.allclose(z(figure(at, "4. Softmax")), attention.trace(model, FLUFFY).layers[0].weights[0], atol=1e-7)
+    weights = values(step(steps(at), 3))
+    assert np.allclose(weights, attention.trace(model, FLUFFY).layers[0].weights[0], atol=1e-7)
 
 
 def test_example_picker_sets_the_sentence():
@@ -183,4 +321,30 @@ def test_example_picker_sets_the_sentence():
     assert not at.exception
     assert figure(at, "5 tokens")
     assert at.query_params["text"] == "an apple phone"
-    assert "“apple”" in figure(at, "How the heads move")["layout"]["title"]["text"]
+    assert any("“apple”" in title for title in figures(at))
+
+
+@pytest.fixture
+def gpt2_in_cache(tmp_path, monkeypatch):
+    tiny = build_tiny_gpt2(tmp_path / "tiny-gpt2")
+    install_in_hf_cache(tiny, "gpt2", tmp_path / "hub")
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    engine.choices.clear()
+    yield
+    engine.choices.clear()
+
+
+def test_a_decoders_own_mask_is_named_as_its_own(gpt2_in_cache):
+    at = run_page(model="gpt2", mask="causal")
+    assert not at.exception
+    assert any("causal: the model's own" in a for a in annotations(steps(at)))
+    at = run_page(model="gpt2", mask="none")
+    assert any("no mask: the same as 2" in a for a in annotations(steps(at)))
+    assert any("counterfactual" in c.value for c in at.caption)
+
+
+def test_the_prose_names_the_models_own_numbers(default_page, model):
+    shown = "\n".join(m.value for m in default_page.markdown)
+    assert model.config.name in shown and f"{model.config.vocab_size:,}" in shown
+    assert "{model}" not in shown and "{vocab" not in shown

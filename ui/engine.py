@@ -20,7 +20,7 @@ import streamlit as st
 import attention
 import attention.loading
 import attention.tokens
-from attention import context, cross, geometry, heads, kv_cache, position, scaling
+from attention import budget, context, cross, geometry, heads, kv_cache, motivation, position, prediction, scaling
 
 from . import state
 
@@ -78,6 +78,12 @@ def _failed() -> dict[str, str]:
     return st.session_state.setdefault("_model_failed", {})
 
 
+def stop() -> None:
+    """End the run here, with the URL first brought up to date: nothing a run sends after st.stop() arrives."""
+    state.sync_url()
+    st.stop()
+
+
 def failed_reason(name: str) -> str | None:
     return _failed().get(name)
 
@@ -87,7 +93,7 @@ def current_or_stop() -> attention.Model:
     name = model_name()
     if name in _failed():
         st.error(_failed()[name])
-        st.stop()
+        stop()
     try:
         with st.spinner(f"Loading {name} (once per server start)…"):
             return model(name)
@@ -97,7 +103,7 @@ def current_or_stop() -> attention.Model:
             st.warning(f"{name} could not be loaded, so the page shows {MODEL}: {exc}")
             return current_or_stop()
         st.error(str(exc))
-        st.stop()
+        stop()
 
 
 load_model_or_stop = current_or_stop  # the name the pages used before there was a choice
@@ -169,7 +175,7 @@ def trace_or_stop(text: str, mask: str | None = None) -> attention.Trace:
         return trace(text, mask, model_name())
     except ValueError as exc:
         st.info(str(exc))
-        st.stop()
+        stop()
 
 
 @dataclass(frozen=True)
@@ -210,18 +216,20 @@ def accept_text(text: str, model_name: str) -> Cut | None:
 @per_model
 @st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
 def displacement_picture(name: str, text: str, mask: str, layer_i: int, token: int) -> geometry.DisplacementPicture:
-    return attention.displacement_picture(layer(text, mask, layer_i, name), token=token)
+    """The followed token's heads, in a picture fitted to them; the LayerNorm (BERT's, after attention) apart."""
+    normalizes = not model(name).config.is_decoder
+    return geometry.displacement_picture(layer(text, mask, layer_i, name), token=token, layer_norm=normalizes)
 
 
 @per_model
 @st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
-def before_after(name: str, text: str, mask: str, layer_i: int, which: str, keep: tuple[int, ...]) -> geometry.BeforeAfter:
-    """Before and after for the tokens shown, so a hidden [CLS] does not stretch the projection.
+def before_after(
+    name: str, text: str, mask: str, layer_i: int, which: str, keep: tuple[int, ...]
+) -> geometry.BeforeAfter:
+    """Before and after for the tokens shown (keep), fitted to them alone: a hidden [CLS] does not stretch it.
 
     which: "attention" (after the attention sub-layer) or "layer" (after the whole layer)."""
-    lt = layer(text, mask, layer_i, name)
-    after = lt.updated if which == "attention" else lt.output
-    return attention.before_after(lt.x[list(keep)], after[list(keep)])
+    return geometry.layer_before_after(layer(text, mask, layer_i, name), which, keep)
 
 
 # --- the chapters ------------------------------------------------------------------------------
@@ -229,7 +237,9 @@ def before_after(name: str, text: str, mask: str, layer_i: int, which: str, keep
 
 @per_model
 @st.cache_resource(show_spinner=False, max_entries=4)
-def context_shift(name: str, word: str, sentences: tuple[str, ...], references: tuple[str, ...]) -> context.ContextShift:
+def context_shift(
+    name: str, word: str, sentences: tuple[str, ...], references: tuple[str, ...]
+) -> context.ContextShift:
     return context.context_shift(model(name), word, list(sentences), list(references))
 
 
@@ -245,9 +255,11 @@ def entropy_curve(widths: tuple[int, ...], n_keys: int) -> scaling.EntropyCurve:
 
 @per_model
 @st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
-def value_chain(name: str, text: str, layer_i: int, head: int, token: int, uniform: bool) -> tuple[geometry.Chain, float]:
+def value_chain(
+    name: str, text: str, layer_i: int, head: int, token: int, uniform: bool
+) -> tuple[geometry.Chain, float]:
     """One token's weighted values laid tip to tail (uniform: every token weighs 1/n), and |Δe| in all dimensions."""
-    lt = layer(text, "none", layer_i, name)
+    lt = layer(text, None, layer_i, name)  # the model's own mask: causal for a decoder
     parts = heads.uniform_contributions(lt, head) if uniform else heads.value_contributions(lt, head, token)
     return geometry.chain(lt.x[token], parts), heads.displacement_length(parts)
 
@@ -262,7 +274,7 @@ def value_map(name: str, layer_i: int, head: int) -> heads.ValueMap:
 @st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
 def heads_move(name: str, text: str, layer_i: int, head: int | None) -> geometry.BeforeAfter:
     """Every token before and after one head's displacement (or all heads', head=None)."""
-    lt = layer(text, "none", layer_i, name)
+    lt = layer(text, None, layer_i, name)
     return attention.before_after(lt.x, heads.moved(lt, head))
 
 
@@ -289,3 +301,35 @@ def cross_attention(name: str, target: str, source: str, layer_i: int, head: int
 def cached_run(name: str, text: str, layer_i: int, head: int) -> kv_cache.CachedRun:
     """One head replayed token by token with a key/value cache, on the causally masked trace."""
     return kv_cache.cached_attention(layer(text, "causal", layer_i, name), head)
+
+
+@per_model
+@st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
+def generate_with_cache(name: str, text: str) -> kv_cache.CachedGeneration:
+    """The whole model run one token at a time with a key/value cache, against its full causal pass."""
+    return kv_cache.generate_with_cache(model(name), trace(text, "causal", name))
+
+
+@per_model
+@st.cache_resource(show_spinner=False, max_entries=4)
+def architecture(name: str) -> budget.Architecture:
+    return budget.architecture(model(name))
+
+
+@per_model
+@st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
+def every_next_token(name: str, text: str, top: int) -> prediction.EveryNextToken:
+    """A decoder's best next-token guesses at every position of the sentence (ValueError for an encoder)."""
+    return prediction.every_next_token(model(name), trace(text, None, name), top=top)
+
+
+@per_model
+@st.cache_resource(show_spinner=False, max_entries=4)
+def distance_experiment(name: str) -> motivation.DistanceExperiment:
+    return motivation.distance_experiment(model(name), max_tokens(model(name).config))
+
+
+@per_model
+@st.cache_resource(show_spinner=False, max_entries=4)
+def tokens_apart(name: str, text: str, first: str, second: str) -> int:
+    return motivation.tokens_apart(model(name), text, first, second)

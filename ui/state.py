@@ -12,11 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote_plus
 
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
 import attention
+import attention.budget
 import attention.loading
+import attention.masking
+import attention.similarity
+import attention.tokens
 
 from .theme import DEFAULT_EXPORT, EXPORT_FORMATS
 
@@ -53,6 +59,85 @@ def _bool(raw: str) -> bool:
     return raw == "1"
 
 
+def _position(raw: str) -> int:
+    """A token's position, or -1 for the default token; the upper bound is the text's, checked in init()."""
+    value = int(raw)
+    if value < -1:
+        raise ValueError(raw)
+    return value
+
+
+TEMPERATURES = (0.1, 2.0, 0.1)  # the next-word panel's temperature slider: lowest, highest, step
+
+
+# --- the chapters' controls: parsers that refuse what a widget could not show ---------------------------
+
+CROSS_SOURCE = "a small furry animal walked through the green woods"  # chapter "cross-attention": the keys' sentence
+D_K_WIDTHS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)  # chapter "scaling": the widths the slider offers
+SINUSOID_WIDTHS = (16, 32, 64, 128, 256, 512)  # chapter "position": d_model of the sinusoidal picture
+
+
+def _dump_flag(value: bool) -> str:
+    return "1" if value else "0"
+
+
+def _int_in(low: int, high: int) -> Callable[[str], int]:
+    def parse(raw: str) -> int:
+        value = int(raw)
+        if not low <= value <= high:
+            raise ValueError(raw)
+        return value
+
+    return parse
+
+
+def _int_of(*choices: int) -> Callable[[str], int]:
+    def parse(raw: str) -> int:
+        value = int(raw)
+        if value not in choices:
+            raise ValueError(raw)
+        return value
+
+    return parse
+
+
+def _float_in(low: float, high: float, step: float) -> Callable[[str], float]:
+    """A slider's value: within its range and on its steps (a slider cannot show any other)."""
+
+    def parse(raw: str) -> float:
+        value = float(raw)  # "nan" fails the range check
+        if not low <= value <= high or abs(value / step - round(value / step)) > 1e-6:
+            raise ValueError(raw)
+        return round(round(value / step) * step, 6)
+
+    return parse
+
+
+def _text_up_to(limit: int) -> Callable[[str], str]:
+    def parse(raw: str) -> str:
+        if len(raw) > limit:
+            raise ValueError(raw[:40])
+        return raw
+
+    return parse
+
+
+def _scores(raw: str) -> tuple[float, ...]:
+    """The masking chapter's 4 × 4 table, row by row: 16 numbers, "-inf" where a score is masked."""
+    values = tuple(float(v) for v in raw.split(","))
+    if len(values) != 16 or any(v != v or v == float("inf") for v in values):  # no NaN, no +∞
+        raise ValueError(raw)
+    return values
+
+
+def _dump_scores(values: tuple[float, ...]) -> str:
+    return ",".join(f"{v:g}" for v in values)
+
+
+def _flag_param(default: bool) -> Param:
+    return Param(default, _bool, _dump_flag)
+
+
 PARAMS: dict[str, Param] = {
     "text": Param(FLUFFY, str),  # any length: the engine cuts what the model cannot read, and says so
     "layer": Param(1, int),  # 1-based in the URL and on screen; ranges checked against the model
@@ -60,16 +145,77 @@ PARAMS: dict[str, Param] = {
     "mask": Param("none", _one_of(*attention.MASKS)),  # how the encoder really runs
     "layout": Param("paper", _one_of(*attention.LAYOUTS)),
     "specials": Param(True, _bool, lambda v: "1" if v else "0"),
-    "token": Param(-1, int),  # a position; -1: the example's token or the last word
+    "presenter": Param(False, _bool, lambda v: "1" if v else "0"),  # projector type, prose hidden
+    "colours": Param("row", _one_of("row", "unit")),  # weights coloured to each query's largest, or 0 to 1
+    "numbers": Param(False, _bool, lambda v: "1" if v else "0"),  # values in every cell, the cells grown to fit
+    "token": Param(-1, _position),  # a position; -1: the example's token or the last word
+    "layernorm": Param(True, _bool, lambda v: "1" if v else "0"),  # the displacement's step after the heads
+    "after": Param("attention", _one_of(*attention.geometry.AFTER)),  # before → after: which step
+    "temperature": Param(1.0, _float_in(*TEMPERATURES), lambda v: f"{v:g}"),  # the next-word panel's
     "model": Param(attention.DEFAULT_MODEL, _one_of(attention.DEFAULT_MODEL, *attention.loading.DECODERS)),
     "export": Param(DEFAULT_EXPORT, _one_of(*EXPORT_FORMATS)),
+    # the chapters' controls, each named after its chapter, so that a link reopens a chapter as it was
+    "sim_a1": Param(3.0, _float_in(-5.0, 5.0, 0.5), lambda v: f"{v:g}"),
+    "sim_a2": Param(4.0, _float_in(-5.0, 5.0, 0.5), lambda v: f"{v:g}"),
+    "sim_b1": Param(4.0, _float_in(-5.0, 5.0, 0.5), lambda v: f"{v:g}"),
+    "sim_b2": Param(3.0, _float_in(-5.0, 5.0, 0.5), lambda v: f"{v:g}"),
+    "sim_double": _flag_param(False),
+    "why_keep": Param(0.9, _float_in(0.5, 0.99, 0.01), lambda v: f"{v:g}"),
+    "ctx_sentence": Param("an apple and an orange", _one_of("an apple and an orange", "an apple phone")),
+    "ctx_weights": Param("softmax", _one_of(*attention.similarity.HOW)),
+    "qk_same": _flag_param(False),
+    "sc_dk": Param(64, _int_of(*D_K_WIDTHS)),
+    "sc_keys": Param(16, _int_in(2, 64)),
+    "sc_scaled": _flag_param(True),
+    "nw_at": Param(-1, int),  # a position; -1: the last one (checked against the sentence)
+    "mk_scores": Param(tuple(attention.masking.NOTES_SCORES.ravel().tolist()), _scores, _dump_scores),
+    "mk_mask": _flag_param(True),
+    "val_uniform": _flag_param(False),
+    "hd_only": _flag_param(False),
+    "pos_shuffle": Param(1, _int_in(0, 20)),
+    "pos_embeddings": _flag_param(False),
+    "pos_n": Param(64, _int_in(8, 256)),
+    "pos_d": Param(128, _int_of(*SINUSOID_WIDTHS)),
+    "cr_source": Param(CROSS_SOURCE, _text_up_to(2000)),  # the box's max_chars
+    "cr_self": _flag_param(False),
+    "kv_step": Param(5, int),  # tokens written so far (checked against the sentence)
+    "kv_model": Param("loaded", _one_of("loaded", "gpt3")),
+    "kv_tokens": Param(1024, _int_in(16, 4096)),
+    "bp_preset": Param("gpt3", _one_of(*attention.budget.PRESETS, "custom")),
+    "bp_layers": Param(attention.budget.GPT3.n_layers, _int_in(1, 512)),
+    "bp_heads": Param(attention.budget.GPT3.n_heads, _int_in(1, 512)),
+    "bp_d_head": Param(attention.budget.GPT3.d_head, _int_in(1, 1024)),
+    "bp_vocab": Param(attention.budget.GPT3.vocab, _int_in(2, 1_000_000)),
+    "bp_context": Param(attention.budget.GPT3.context, _int_in(1, 1_000_000)),
+    "bp_mlp": Param(attention.budget.GPT3.mlp_ratio, _int_in(1, 16)),
 }
 NOTICES = "_url_notices"
+# The most characters the text may take in the URL, encoded: a last guard after the cut to what the
+# model reads (a few thousand characters at most, unless it is made of words too long to split, each
+# one [UNK] token). The server refuses request lines over about 128 KB; this leaves room for the rest.
+URL_TEXT_LIMIT = 32_000
+
+
+def run_through_app() -> None:
+    """Make sure a page runs inside app.py's navigation (its sidebar, wide layout and chapter numbers).
+
+    On a fresh server, a link straight to a chapter is served before app.py has ever run, and Streamlit
+    then runs the page file alone, as in its older multipage mode where a pages/ folder is the app: the
+    flag that app.py's st.navigation clears is still set. Clear it and run again, through app.py."""
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
 
 
 def init() -> None:
-    """Fill the session from the URL (or the defaults) once per session, noting any value refused."""
+    """Fill the session from the URL (or the defaults) once per session, noting any value refused; on
+    later runs, write an emptied sentence into the URL before the page stops on it."""
+    run_through_app()
     if st.session_state.get("_state_ready"):
+        if not get("text").strip():
+            # The page will stop on "type a sentence", and nothing a run sends after st.stop() reaches the
+            # browser: the emptied box goes into the URL now, so that a reload does not bring the old text back.
+            sync_url()
         return
     notices = []
     for name, p in PARAMS.items():
@@ -83,6 +229,9 @@ def init() -> None:
         st.session_state[name] = value
     if st.query_params.get("mask") is None and get("model") in attention.loading.DECODERS:
         st.session_state["mask"] = "causal"  # a decoder's own mask, unless the link asks for the counterfactual
+    if not _token_fits(get("token"), get("text")):
+        notices.append("token")  # past the link's own text: the default token, as for a layer out of range
+        st.session_state["token"] = -1
     st.session_state[NOTICES] = notices
     st.session_state["_state_ready"] = True
 
@@ -136,11 +285,60 @@ def sync_url(names: tuple[str, ...] | None = None) -> None:
     changes only then also tells a browser test that the new view is complete.
     """
     wanted = PARAMS.keys() if names is None else names
+    if not _token_fits(get("token"), get("text")):
+        put("token", -1)  # the text changed under it: the page shows the default token, and so does the link
     params = {}
     for name in wanted:
-        value = get(name)
+        value = _url_text(get(name)) if name == "text" else get(name)
         if value != PARAMS[name].default or name == "text":
             params[name] = PARAMS[name].dump(value)
     current = {k: st.query_params.get(k) for k in st.query_params}
     if current != params:
         st.query_params.from_dict(params)
+
+
+def _token_fits(token: int, text: str) -> bool:
+    """Whether a followed token is a position of the text's trace (-1, the default token, always is);
+    when that cannot be told (an empty text, a model that will not load), the page says why instead."""
+    if token == -1:
+        return True
+    from . import engine  # engine reads the chosen model from this module
+
+    name = engine.model_name()
+    if engine.failed_reason(name) is not None:
+        return True
+    try:
+        model = engine.model(name)
+        n_tokens = len(attention.tokens.tokenize(model.tokenizer, text, engine.max_tokens(model.config)).tokens)
+    except (attention.ModelError, ValueError):
+        return True
+    return token < n_tokens
+
+
+def _url_text(text: str) -> str:
+    """The text as the URL holds it: the part the model reads (as the sentence box keeps it), and never
+    more than URL_TEXT_LIMIT encoded characters, so that every link the app writes opens again."""
+    from . import engine
+
+    # every token covers at least one byte of the text, and every page reads at least this many
+    fits_any_model = min(engine.ENCODER_TOKENS, engine.DECODER_TOKENS) - 2
+    name = engine.model_name()
+    last = st.session_state.get("_url_text")  # (model, text, as written): a run writes the URL more than once
+    if last is not None and last[:2] == (name, text):
+        return last[2]
+    written = text
+    if len(text.encode("utf-8", "replace")) > fits_any_model and engine.failed_reason(name) is None:
+        try:
+            cut = engine.accept_text(text, name)
+        except attention.ModelError:
+            cut = None
+        written = text if cut is None else cut.kept
+    if len(written) * 12 > URL_TEXT_LIMIT:  # no character takes more than 12 encoded ("%F0%9F%A4%96")
+        size = 0
+        for i, char in enumerate(written):
+            size += len(quote_plus(char))
+            if size > URL_TEXT_LIMIT:
+                written = written[:i]
+                break
+    st.session_state["_url_text"] = (name, text, written)
+    return written

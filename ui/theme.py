@@ -13,6 +13,7 @@ TEMPLATE_NAME = "attention"
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 INK = "#1f2430"
 MUTED = "#8a8f98"
+SUBTLE = "#4d5360"  # secondary text (a figure's subtitle): quieter than INK, still legible when projected
 MASKED = "#d9d9d9"  # cells hidden by the mask: neither end of any colour scale
 SCORES_SCALE = "RdBu_r"  # diverging, zero in white: blue negative, red positive
 WEIGHTS_SCALE = "Blues"  # sequential from 0 (white) to 1 (dark blue)
@@ -21,11 +22,37 @@ VECTORS_SCALE = "PuOr_r"  # diverging, for q, k and v entries
 FONT = "DejaVu Sans, Arial, sans-serif"  # DejaVu ships with Debian's Chromium, so exports match the screen
 
 
+@dataclass(frozen=True)
+class FigureType:
+    """Type sizes inside a figure, in CSS pixels."""
+
+    base: int  # tick labels, legends, hover labels
+    title: int
+    small: int  # colour-bar ticks, panel notes: the smallest text a figure draws
+    numbers: int  # the smallest size for a value printed in a cell; below it the values are left out
+
+
+def figure_type(presenter: bool = False, wide: bool = False) -> FigureType:
+    """Screen type (11 px at the smallest), or projector type (presenter: 14 px at the smallest, read from the
+    back of a room); a little larger where the page is wide (1920 px screens)."""
+    if presenter:
+        return FigureType(base=18, title=22, small=15, numbers=14) if wide else FigureType(16, 20, 14, 14)
+    return FigureType(base=15, title=18, small=13, numbers=12) if wide else FigureType(13, 16, 11, 11)
+
+
 def _template() -> go.layout.Template:
     return go.layout.Template(
         layout=go.Layout(
             font=dict(family=FONT, size=15, color=INK),
-            title=dict(font=dict(size=18), x=0.0, xanchor="left"),
+            # pad: the title keeps clear of the figure's left edge (on a slide, in a file); its subtitle,
+            # where a figure has one, says which sentence and model it shows
+            title=dict(
+                font=dict(size=18),
+                x=0.0,
+                xanchor="left",
+                pad=dict(l=14),
+                subtitle=dict(font=dict(size=13, color=SUBTLE)),
+            ),
             paper_bgcolor="white",
             plot_bgcolor="white",
             colorway=OKABE_ITO,
@@ -65,6 +92,31 @@ class ExportFormat:
 # The camera button's file formats, by the name the URL keeps; the first is the default.
 EXPORT_FORMATS = {"png": ExportFormat("PNG (3×)", 3), "svg": ExportFormat("SVG", 1)}
 DEFAULT_EXPORT = next(iter(EXPORT_FORMATS))
+
+
+# Exported files are laid out for a 16:9 slide, 960 × 540 CSS pixels (13.33 × 7.5 inches at 72 per inch), and drawn
+# at 3× (2880 px wide). "auto" keeps the figure's own height at the slide's width; the others fit a figure into that
+# space, its own height at most: a whole 16:9 slide, a 4:3 one, or half a 16:9 slide beside text (8:9). A figure is
+# never stretched taller than it is drawn (a row of token chips would turn into columns).
+SLIDE_WIDTH = 960
+EXPORT_SIZES: dict[str, tuple[int, int] | None] = {
+    "auto": None,
+    "16:9": (960, 540),
+    "4:3": (720, 540),
+    "8:9": (480, 540),
+}
+MIN_PNG_WIDTH = 1600  # pixels: sharp across a projector's full width
+
+
+def image_options(export: str, size: str, height: int | None) -> dict:
+    """Kaleido's options for one figure: format, layout size in CSS pixels and scale (a PNG at least 1600 px wide).
+
+    height: the figure's own, if it sets one."""
+    width, most = EXPORT_SIZES[size] or (SLIDE_WIDTH, None)
+    own = height or 540
+    tall = own if most is None else min(own, most)
+    scale = max(EXPORT_FORMATS[export].scale, -(-MIN_PNG_WIDTH // width)) if export == "png" else 1
+    return {"format": export, "width": width, "height": tall, "scale": scale}
 
 
 def chart_config(filename: str, export: str = DEFAULT_EXPORT) -> dict:

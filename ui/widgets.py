@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import plotly.graph_objects as go
 import streamlit as st
 
 import attention
 import attention.loading
 
-from . import engine, state, theme
+from . import downloads, engine, state, theme
+from .figures.base import shortened, stand_alone
 
 
 def chart(
@@ -19,12 +22,28 @@ def chart(
     layer: int | None = None,
     head: int | None = None,
     mask: str | None = None,
+    text: str | None = None,
+    on_select: Callable[[], None] | None = None,
 ) -> None:
-    """A figure with our template (not Streamlit's), its camera button saving PNG 3× or SVG as chosen.
+    """A figure with our template (not Streamlit's) that says what it shows, its camera button saving PNG 3× or
+    SVG as chosen, listed for the page's "Download all figures".
 
-    layer, head (0-based) and mask: what the figure shows, where they apply, so that an exported figure
-    and its file name say so."""
-    st.plotly_chart(fig, config=theme.chart_config(name, state.get("export")), key=key, theme=None)
+    layer, head (0-based) and mask: what the figure shows, where they apply: named in its title and file name.
+    text: the sentence it shows, named with the model in a subtitle and in the file name; by default the
+    shared sentence when layer, head or mask is given; "" for a figure of the model that shows no sentence.
+    on_select: called when a point is clicked (st.plotly_chart's selection event); key is then required."""
+    if text is None and (layer, head, mask) != (None, None, None):
+        text = state.get("text")
+    model = engine.model_name() if text else None
+    subtitle = f"“{shortened(text)}” · {model}" if text else None
+    stand_alone(fig, downloads.what_it_shows(layer, head, mask), subtitle)
+    file = downloads.file_name(name, layer, head, *downloads.unusual(mask, model), text=text)
+    downloads.register(key or name, file, fig)
+    config = theme.chart_config(file, state.get("export"))
+    if on_select is None:
+        st.plotly_chart(fig, config=config, key=key, theme=None)
+    else:  # a click on a point is a selection: Streamlit calls on_select, the key's state holds the points
+        st.plotly_chart(fig, config=config, key=key, theme=None, on_select=on_select, selection_mode="points")
 
 
 def model_choice() -> None:
@@ -114,9 +133,32 @@ def url_notices() -> None:
         st.warning(f"The link's **{name}** value could not be used here, so the default is shown.")
 
 
-def try_this(markdown: str) -> None:
-    with st.container(border=True):
-        st.markdown("**Try this.** " + markdown)
+def download_all() -> None:
+    """In the sidebar: the figures' file format (bound to the link's "export") and a button that saves every
+    figure of the page in one zip, drawn only when clicked. Called last, when the page has drawn them all."""
+    exports = downloads.page_figures()  # live: the explorer's token picker redraws two of them on its own
+    with st.sidebar:
+        st.radio(
+            "Figures save as",
+            list(theme.EXPORT_FORMATS),
+            key=state.widget_key("export"),
+            on_change=state.copy_back("export"),
+            format_func=lambda f: theme.EXPORT_FORMATS[f].label,
+            horizontal=True,
+            help="For the camera button on each figure, and for the zip of them all.",
+        )
+        export = state.get("export")
+        st.download_button(
+            f"Download all figures ({len(exports)})",
+            data=lambda: downloads.zip_of(list(exports.values()), export),
+            file_name=f"{downloads.page_name()}-figures-{export}.zip",
+            mime="application/zip",
+            on_click="ignore",
+            disabled=not exports or downloads.browser() is None,
+            help="A zip of every figure on this page, each file named after its sentence, layer and head."
+            if downloads.browser()
+            else "Needs Chromium on the server, which draws the files (Debian: apt install chromium).",
+        )
 
 
 def default_token(tr) -> int:

@@ -63,7 +63,9 @@ def streamlit_server(timeout: float = 120.0, app: Path = ROOT / "app.py", env: d
     # a file, not a pipe: a pipe nobody reads fills up and stalls the server
     with open(log_path, "w") as log:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, text=True, env=os.environ | (env or {}))
+        proc = subprocess.Popen(
+            cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, text=True, env=os.environ | (env or {})
+        )
         url = f"http://127.0.0.1:{port}"
         try:
             while True:

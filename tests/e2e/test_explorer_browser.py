@@ -5,9 +5,32 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qs, urlparse
 
+import pytest
+
 from tests.e2e.driver import SCREENSHOTS, screenshot, url_mark, wait_complete
 
-N_CHARTS = 12
+N_CHARTS = 9  # tokens, q/k/v, the four steps, all heads, the displacement's four, before → after
+PROJECTOR = {"width": 1280, "height": 720}
+WIDE = {"width": 1920, "height": 1080}
+PHONE = {"width": 390, "height": 844}
+
+STEPS = "Array.from(document.querySelectorAll('.js-plotly-plot')).find(g => g.layout && g.layout.meta && g.layout.meta.first)"
+# the four panels of the steps figure, as drawn: [subplot, left, top, width, height] in the viewport
+PANELS = f"""() => Array.from({STEPS}.querySelectorAll('.nsewdrag')).map(r => {{
+    const b = r.getBoundingClientRect(); return [r.getAttribute('data-subplot'), b.left, b.top, b.width, b.height]; }})"""
+# every number printed in a cell of the steps figure, with its cell: [text, width, height, font px, cell w, cell h]
+CELL_TEXTS = f"""() => {{
+    const g = {STEPS};
+    const n = g._fullLayout.xaxis._categories.length;
+    const panels = Array.from(g.querySelectorAll('.nsewdrag')).map(r => r.getBoundingClientRect());
+    return Array.from(g.querySelectorAll('.heatmaplayer text')).filter(t => t.textContent).map(t => {{
+        const b = t.getBoundingClientRect();
+        const x = b.left + b.width / 2, y = b.top + b.height / 2;
+        const p = panels.find(p => p.left <= x && x <= p.right && p.top <= y && y <= p.bottom);
+        return [t.textContent, b.width, b.height, parseFloat(getComputedStyle(t).fontSize),
+                p ? p.width / n : 0, p ? p.height / n : 0];
+    }});
+}}"""
 
 
 def submit(page, text: str) -> None:
@@ -23,15 +46,44 @@ def chart(page, title: str):
     )
 
 
+def sized(page, **wait) -> dict:
+    """Wait for the complete page as laid out for this window: the head buttons report the column's width
+    once, and the page redraws its figures for it."""
+    wait_complete(page, shows="All heads at a glance", **wait)
+    page.wait_for_function(
+        f"""() => {{ const g = {STEPS}; return g && Math.abs(g.layout.meta.canvas.width - g.getBoundingClientRect().width) <= 24; }}""",
+        timeout=60_000,
+    )
+    return wait_complete(page, shows="All heads at a glance", **wait)
+
+
+def head_buttons(page, which: int = 1):
+    """The head buttons: 0 above q, k and v, 1 above the four steps."""
+    return page.locator('[data-testid="stBidiComponentIsolated"]').nth(which)
+
+
+def pressed(page) -> list[str]:
+    return head_buttons(page).locator('button[aria-pressed="true"]').all_inner_texts()
+
+
+def sidebar_head(page) -> str:
+    return page.get_by_test_id("stSidebar").get_by_role("combobox", name="Head").input_value()
+
+
+def steps_title(page) -> str:
+    return page.evaluate(f"() => {STEPS}.layout.title.text")
+
+
+def header_bottom(page) -> float:
+    return page.evaluate("() => document.querySelector('[data-testid=\"stHeader\"]').getBoundingClientRect().bottom")
+
+
 def test_typed_sentence_shows_tokens_and_heatmaps(server, page):
     page.goto(server)
-    state = wait_complete(page, "13 tokens", plots=N_CHARTS)
-    assert state["exceptions"] == 0
+    state = sized(page)
+    assert state["exceptions"] == 0 and state["plots"] == N_CHARTS
     screenshot(page, "explorer")
     page.screenshot(path=str(SCREENSHOTS / "explorer-top.png"))  # what a projector shows first
-    page.get_by_role("heading", name="3 · From scores to weights").evaluate("e => e.scrollIntoView()")
-    page.wait_for_timeout(500)
-    page.screenshot(path=str(SCREENSHOTS / "explorer-scores.png"))  # the README's picture
 
     submit(page, "the bank by the river bank")
     state = wait_complete(page, "8 tokens", plots=N_CHARTS, url_has=url_mark(text="the bank by the river bank"))
@@ -40,22 +92,175 @@ def test_typed_sentence_shows_tokens_and_heatmaps(server, page):
     assert chips.is_visible()
     for name in ("[CLS]", "bank", "river", "[SEP]"):
         assert name in chips.text_content()
-    softmax = chart(page, "4. Softmax weights")
-    softmax.scroll_into_view_if_needed()
-    assert softmax.is_visible()
-    box = softmax.bounding_box()
-    assert box["width"] > 300 and box["height"] > 300
-    ticks = softmax.locator(".ytick text").evaluate_all("els => els.map(e => e.textContent)")
+    steps = chart(page, "Layer 1 · head 1: from scores to weights")
+    steps.scroll_into_view_if_needed()
+    ticks = steps.locator(".ytick text").evaluate_all("els => els.map(e => e.textContent)")
     assert "bank (2)" in ticks and "bank (6)" in ticks  # two separate rows for the repeated word
     assert chart(page, "All 12 heads").is_visible()
     assert parse_qs(urlparse(page.url).query)["text"] == ["the bank by the river bank"]
     screenshot(page, "explorer-bank")
 
 
+@pytest.mark.parametrize(
+    ("viewport", "query"),
+    [(PROJECTOR, ""), (PROJECTOR, "?presenter=1"), (WIDE, ""), (WIDE, "?presenter=1")],
+    ids=["1280", "1280-presenter", "1920", "1920-presenter"],
+)
+def test_the_four_steps_share_one_screen(server, browser, viewport, query):
+    """Raw, scaled, masked and softmax of one head, each at least 180 px square, all inside the window below
+    Streamlit's header at one scroll position, with the sidebar open."""
+    page = browser.new_page(viewport=viewport)
+    try:
+        page.goto(server + "/" + query)
+        sized(page)
+        assert page.get_by_test_id("stSidebar").get_attribute("data-collapsed") == "false"
+        page.evaluate(f"() => {STEPS}.scrollIntoView({{block: 'end'}})")
+        page.wait_for_timeout(300)
+        panels = page.evaluate(PANELS)
+        top = header_bottom(page)
+        assert [p[0] for p in panels] == ["xy", "x2y2", "x3y3", "x4y4"]
+        for _, left, y, width, height in panels:
+            assert width >= 180 and height >= 180
+            assert abs(width - height) <= 2  # square cells
+            assert left >= 0 and left + width <= viewport["width"]
+            assert y >= top and y + height <= viewport["height"]
+        # presenter mode: projector type, at least 14 px for every text of the figure
+        smallest = page.evaluate(
+            f"() => Math.min(...Array.from({STEPS}.querySelectorAll('text')).filter(t => t.textContent.trim())"
+            ".map(t => parseFloat(getComputedStyle(t).fontSize)))"
+        )
+        assert smallest >= (14 if "presenter" in query else 11)
+        name = f"explorer-steps-{viewport['width']}" + ("-presenter" if query else "")
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize(
+    ("viewport", "query"),
+    [(WIDE, ""), (WIDE, "?presenter=1"), (PROJECTOR, "?numbers=1"), (PROJECTOR, "?text=the+bank+by+the+river+bank")],
+    ids=["1920", "1920-presenter", "1280-forced", "1280-short"],
+)
+def test_no_number_is_wider_than_its_cell(server, browser, viewport, query):
+    """Every value printed in a cell, as Chromium draws it, fits its cell and is at least 11 px (14 px in
+    presenter mode); at these sizes the values are shown."""
+    page = browser.new_page(viewport=viewport)
+    try:
+        page.goto(server + "/" + query)
+        sized(page)
+        cells = page.evaluate(CELL_TEXTS)
+        assert len(cells) >= 64  # a whole panel of values at least: the check measured something
+        for text, width, height, font, cell_w, cell_h in cells:
+            assert width <= cell_w and height <= cell_h + 1, (text, width, height, cell_w)
+            assert font >= (14 if "presenter" in query else 11), (text, font)
+    finally:
+        page.close()
+
+
+def test_numbers_are_left_out_where_they_cannot_fit(server, browser):
+    page = browser.new_page(viewport=PROJECTOR)
+    try:
+        page.goto(server)
+        sized(page)
+        assert page.evaluate(CELL_TEXTS) == []  # 13 tokens in panels of 200 px: cells of 15 px
+    finally:
+        page.close()
+
+
+def test_head_buttons_switch_at_once_then_the_page_follows(server, browser):
+    page = browser.new_page(viewport=PROJECTOR)
+    try:
+        page.goto(server)
+        sized(page)
+        assert pressed(page) == ["1"]
+        before = page.evaluate(f"() => Array.from({STEPS}._fullData[{STEPS}.layout.meta.traces[3]].customdata[0])")
+        page.evaluate(f"() => {{ window.__drawn = {STEPS}; }}")  # the figure as drawn now
+        head_buttons(page).locator('button[data-head="8"]').click()
+        # the same figure shows head 8, changed in the browser: the server's rerun would draw a new one…
+        page.wait_for_function("() => window.__drawn.layout.title.text.includes('head 8:')", timeout=10_000)
+        after = page.evaluate(
+            "() => Array.from(window.__drawn._fullData[window.__drawn.layout.meta.traces[3]].customdata[0])"
+        )
+        assert after != before
+        # …then the link, the sidebar and both rows of buttons follow
+        wait_complete(page, url_has="head=8", shows="All heads at a glance")
+        assert sidebar_head(page) == "8"
+        assert pressed(page) == ["8"]
+        assert head_buttons(page, 0).locator('button[aria-pressed="true"]').all_inner_texts() == ["8"]
+        assert "head 8:" in steps_title(page)
+        served = page.evaluate(f"() => Array.from({STEPS}._fullData[{STEPS}.layout.meta.traces[3]].customdata[0])")
+        assert served == after  # what the browser switched to is what the server draws for head 8
+    finally:
+        page.close()
+
+
+def test_a_click_on_the_grid_picks_that_head(server, browser):
+    page = browser.new_page(viewport=PROJECTOR)
+    try:
+        page.goto(server)
+        sized(page)
+        grid = chart(page, "All 12 heads")
+        grid.scroll_into_view_if_needed()
+        x, y = page.evaluate(
+            """el => { const a = el._fullLayout.xaxis5, b = el._fullLayout.yaxis5, r = el.getBoundingClientRect();
+                return [r.left + a._offset + a._length / 2, r.top + b._offset + b._length / 2]; }""",
+            grid.element_handle(),
+        )
+        page.mouse.click(x, y)  # head 5's panel
+        wait_complete(page, url_has="head=5", shows="All heads at a glance")
+        assert "head 5:" in steps_title(page)
+        assert pressed(page) == ["5"] and sidebar_head(page) == "5"
+        frame = page.evaluate("el => el.layout.shapes[0]", grid.element_handle())
+        x5 = page.evaluate("el => el._fullLayout.xaxis5.domain", grid.element_handle())
+        assert frame["x0"] < x5[0] < x5[1] < frame["x1"]  # the chosen head is framed
+    finally:
+        page.close()
+
+
+def test_a_phone_scrolls_down_only(server, browser):
+    page = browser.new_page(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+    try:
+        page.goto(server + "/?mask=causal")
+        sized(page)
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= page.evaluate("innerWidth")
+        for box in page.locator(".js-plotly-plot").all():
+            b = box.bounding_box()
+            assert b["x"] >= 0 and b["x"] + b["width"] <= PHONE["width"]
+        chips = chart(page, "13 tokens").bounding_box()
+        assert chips["height"] > 200  # more than one row of chips
+        assert page.evaluate(CELL_TEXTS) == []  # cells too small for numbers
+        equations = page.evaluate(
+            """() => Array.from(document.querySelectorAll('.katex-display'),
+                e => [e.scrollWidth > e.clientWidth, getComputedStyle(e).overflowX])"""
+        )
+        assert any(wide for wide, _ in equations)  # some equation is wider than a phone…
+        assert all(overflow in ("auto", "scroll") for wide, overflow in equations if wide)  # …and scrolls
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("viewport", [PROJECTOR, WIDE, PHONE], ids=["1280", "1920", "390"])
+def test_screenshots_of_every_section(server, browser, viewport):
+    """Each section's top at the top of the window, for looking at (artifacts/screenshots)."""
+    page = browser.new_page(viewport=viewport)
+    try:
+        page.goto(server)
+        sized(page)
+        headings = page.locator('[data-testid="stHeading"] h2')
+        for i in range(headings.count()):
+            heading = headings.nth(i)
+            heading.evaluate("e => e.scrollIntoView({block: 'start'})")
+            page.evaluate("top => document.querySelector('[data-testid=\"stMain\"]').scrollBy(0, -top)", 70)
+            page.wait_for_timeout(300)
+            page.screenshot(path=str(SCREENSHOTS / f"explorer-{viewport['width']}-section{i + 1}.png"))
+    finally:
+        page.close()
+
+
 def test_a_copied_link_reopens_exactly_this_view(server, browser, page):
     page.goto(server + "/?text=an+apple+phone&mask=causal&layout=notes")
-    wait_complete(page, "5 tokens", plots=N_CHARTS)
-    page.locator('[data-testid="stButtonGroup"]').get_by_role("radio", name="7", exact=True).click()
+    sized(page)
+    head_buttons(page).locator('button[data-head="7"]').click()
     wait_complete(page, "5 tokens", plots=N_CHARTS, url_has="head=7")
     link = page.url
     params = parse_qs(urlparse(link).query)
@@ -64,20 +269,14 @@ def test_a_copied_link_reopens_exactly_this_view(server, browser, page):
     other = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
         other.goto(link)
-        state = wait_complete(other, "5 tokens", plots=N_CHARTS)
+        state = sized(other)
         assert state["exceptions"] == 0
-        assert other.get_by_role("heading", name="Queries, keys and values (layer 1, head 7)").is_visible()
-        assert (
-            other.locator('[data-testid="stButtonGroup"]')
-            .get_by_role("radio", name="7", exact=True)
-            .get_attribute("aria-checked")
-            == "true"
-        )
+        assert "Layer 1 · head 7:" in steps_title(other)
+        assert pressed(other) == ["7"]
         assert other.get_by_role("textbox", name="Sentence").input_value() == "an apple phone"
         assert other.get_by_role("radio", name="causal").is_checked()
-        masked = chart(other, "3. Masked")
-        masked.scroll_into_view_if_needed()
-        assert "−∞" in masked.text_content()
+        texts = [c[0] for c in other.evaluate(CELL_TEXTS)]
+        assert "−∞" in texts  # the masked step prints −∞ where a 5-token matrix has room
         screenshot(other, "explorer-from-link")
     finally:
         other.close()
@@ -100,7 +299,7 @@ def test_odd_url_values_fall_back_with_a_message(server, page):
     assert state["exceptions"] == 0
     warnings = page.locator('[data-testid="stAlert"]').all_inner_texts()
     assert sum("could not be used" in w for w in warnings) == 3
-    assert page.get_by_role("heading", name="Queries, keys and values (layer 1, head 1)").is_visible()
+    assert "Layer 1 · head 1:" in steps_title(page)
 
 
 def test_empty_and_huge_input(server, page):

@@ -6,7 +6,7 @@ matrices: heatmaps; vectors: 2D pictures of vectors; charts: lines, histograms a
 
 from .base import numbers_fit, plain, token_labels
 from .charts import bars, head_norm_bars, histograms, lines
-from .matrices import attention_heatmap, big_heatmap, head_grid, table_heatmap, vectors_heatmap
+from .matrices import attention_heatmap, big_heatmap, table_heatmap
 from .tokens import token_chips
 from .vectors import arrow_chain, before_after_figure, displacement_figure, two_vectors
 
@@ -17,7 +17,6 @@ __all__ = [
     "before_after_figure",
     "big_heatmap",
     "displacement_figure",
-    "head_grid",
     "head_norm_bars",
     "histograms",
     "lines",
@@ -27,5 +26,4 @@ __all__ = [
     "token_chips",
     "token_labels",
     "two_vectors",
-    "vectors_heatmap",
 ]

@@ -8,7 +8,9 @@ plotly reads a few HTML tags in its strings, and user text must never be read as
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import plotly.graph_objects as go
@@ -18,6 +20,17 @@ from .. import theme
 NUMBERS_UP_TO = 16  # print the value in every cell while the matrix is at most this many cells wide
 HALF_WIDTH_NUMBERS = 8  # the same for a heatmap in half the page's width
 GRID = dict(showgrid=True, gridcolor="#eeeeee")  # light grid lines, for charts whose coordinates are read
+
+
+@dataclass(frozen=True)
+class Canvas:
+    """Where a figure will be drawn, in CSS pixels: the page column's width, the height of a screen left for one
+    figure, and the type sizes. Figures that fill a screen size themselves from it; the defaults are a 1280×720
+    projector with the sidebar open."""
+
+    width: int = 820
+    height: int = 600
+    type: theme.FigureType = field(default_factory=theme.figure_type)
 
 
 def plain(text: str) -> str:
@@ -53,6 +66,49 @@ def figure(traces: Sequence[dict], title: str | dict, height: int, **layout) -> 
     title: its text, or plotly's title settings with the text among them."""
     title = dict(text=title) if isinstance(title, str) else title
     return go.Figure(data=list(traces), layout=dict(template=theme.TEMPLATE, title=title, height=height, **layout))
+
+
+SUBTITLE_CHARS = 34  # the sentence in a subtitle is cut at a word: one line, even in a half-width figure
+SUBTITLE_PX = 24  # the room a subtitle line takes at the top of a figure
+
+
+def shortened(text: str, limit: int = SUBTITLE_CHARS) -> str:
+    """The text on one line, cut after a word before `limit` characters; "…" marks the cut."""
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - 1]
+    if " " in cut[limit // 2 :]:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def title_room(title: str) -> int:
+    """The top margin stand_alone gives a figure with this title (one or more lines, <br>) and a subtitle.
+    A figure that should keep its plot's height counts it in its own height."""
+    size = theme.TEMPLATE.layout.title.font.size
+    return theme.TEMPLATE.layout.margin.t + SUBTITLE_PX + round(1.3 * size) * title.count("<br>")
+
+
+def stand_alone(fig: go.Figure, names: Sequence[str], subtitle: str | None = None) -> go.Figure:
+    """The figure titled to be read away from its page (on a slide, in a file), changed in place.
+
+    names: what it shows ("layer 2", "head 3", "causal mask"), added to its title unless the title says them.
+    subtitle: user text (the sentence, the model), escaped here, on a line under the title; the top margin
+    grows by the line it takes."""
+    title = fig.layout.title.text or ""
+    missing = [n for n in names if not re.search(rf"\b{re.escape(n)}\b", title, flags=re.IGNORECASE)]
+    layout: dict = {"title_text": " · ".join([title, *missing]) if title else " · ".join(missing)}
+    if subtitle:
+        # Both lines from the top of the figure down, clear of what the top margin holds under them. Plotly
+        # draws a title of several lines anchored at its top one line too high per extra line: the padding
+        # makes up for it, and the margin grows by the subtitle and that padding.
+        top = fig.layout.margin.t if fig.layout.margin.t is not None else theme.TEMPLATE.layout.margin.t
+        size = fig.layout.title.font.size or theme.TEMPLATE.layout.title.font.size
+        shift = round(1.3 * size) * layout["title_text"].count("<br>")
+        layout |= {"title_subtitle_text": plain(subtitle), "margin_t": top + SUBTITLE_PX + shift}
+        layout |= {"title_y": 1, "title_yref": "container", "title_yanchor": "top", "title_pad_t": 10 + shift}
+    return fig.update_layout(**layout)
 
 
 def colour(i: int) -> str:

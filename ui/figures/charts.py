@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
 
 from .. import theme
-from .base import GRID, colour, figure, label_px, plain
+from .base import GRID, colour, figure, label_px, plain, title_room
 
 LOG_FLOOR = 1e-12  # a logarithmic axis cannot draw 0: values that are zero up to rounding are drawn here
 
@@ -21,7 +22,10 @@ def lines(
     y_title: str,
     marker_x: float | None = None,
     log_y: bool = False,
+    log_x: bool = False,
 ) -> go.Figure:
+    """One line per series. A logarithmic axis is labelled at its data's own x values (log_x) or at whole
+    powers of ten written 10⁻⁴ (log_y), never with plotly's in-between "2, 5" ticks or SI prefixes (µ, n, p)."""
     traces = [
         dict(
             type="scatter",
@@ -47,15 +51,36 @@ def lines(
                 line=dict(color=theme.MUTED, dash="dash"),
             )
         )
+    # long names wrap one to a line; a single line needs no legend, its axis says what it is
+    legend_rows = 0 if len(series) < 2 else len(series) if max(map(len, series)) > 28 else 1
     return figure(
         traces,
         title,
-        420,
+        400 + 26 * legend_rows,
         shapes=marker,
-        xaxis=dict(title=dict(text=x_title), **GRID),
-        yaxis=dict(title=dict(text=y_title), type="log" if log_y else "linear", **GRID),
-        legend=dict(orientation="h", y=-0.2),
+        xaxis=dict(title=dict(text=x_title), **(_log_x(x) if log_x else {}), **GRID),
+        yaxis=dict(title=dict(text=y_title), **(_log_y(list(series.values())) if log_y else {}), **GRID),
+        # at the figure's foot, under the x axis's title, in the room the bottom margin keeps for it
+        legend=dict(orientation="h", yref="container", y=0.01, yanchor="bottom"),
+        margin=dict(b=74 + 26 * legend_rows),
+        showlegend=legend_rows > 0,
     )
+
+
+LOG_Y = dict(type="log", dtick=1, exponentformat="power", minor=dict(showgrid=False, ticks=""))
+LOG_TICKS = 7  # at most this many labelled powers of ten on a logarithmic axis
+
+
+def _log_y(values: list[np.ndarray]) -> dict:
+    """A logarithmic y axis labelled at every power of ten, or every second, third… so at most LOG_TICKS."""
+    flat = np.concatenate([np.maximum(np.ravel(v), LOG_FLOOR) for v in values])
+    decades = np.log10(flat.max()) - np.log10(flat.min())
+    return LOG_Y | dict(dtick=max(1, int(np.ceil(decades / LOG_TICKS))))
+
+
+def _log_x(x: np.ndarray) -> dict:
+    values = [float(v) for v in np.asarray(x).ravel()]
+    return dict(type="log", tickvals=values, ticktext=[f"{v:g}" for v in values], minor=dict(ticks=""))
 
 
 def histograms(samples: dict[str, np.ndarray], title: str, x_title: str) -> go.Figure:
@@ -91,13 +116,14 @@ def bars(
         text=[format(v, text_fmt) for v in values] if text_fmt else None,
         textposition="auto",
     )
-    if horizontal:
+    if horizontal:  # values printed beyond the bar's end, so that a short bar's number stays readable
+        top = max((float(v) for v in values), default=1.0) or 1.0
         return figure(
-            [dict(bar, y=labels, x=list(values), orientation="h")],
+            [dict(bar, y=labels, x=list(values), orientation="h", textposition="outside", cliponaxis=False)],
             title,
             max(380, 60 + 34 * len(labels)),
             yaxis=dict(type="category", autorange="reversed"),
-            xaxis=dict(title=dict(text=y_title)),
+            xaxis=dict(title=dict(text=y_title), range=[0, top * 1.18]),
             margin=dict(l=label_px(labels) + 15),
         )
     return figure(
@@ -109,8 +135,14 @@ def bars(
     )
 
 
-def head_norm_bars(norms: np.ndarray, selected: int, sum_norm: float, token_label: str) -> go.Figure:
-    """|Δe^(h)| of one token for every head, the selected head highlighted, and |ΣΔe| for comparison."""
+def head_norm_bars(
+    norms: np.ndarray, selected: int, sum_norm: float, token_label: str, title: str | None = None
+) -> go.Figure:
+    """|Δe^(h)| of one token for every head, the selected head highlighted, and |ΣΔe| for comparison.
+
+    title: by default how far each head pushes the token; it may run over lines (<br>), and the figure grows by
+    them so that its plot keeps its height."""
+    title = title or f"How far each head pushes “{token_label}”"
     n = len(norms)
     colors = [theme.OKABE_ITO[1] if h == selected else theme.OKABE_ITO[5] for h in range(n)]
     per_head = dict(
@@ -143,10 +175,199 @@ def head_norm_bars(norms: np.ndarray, selected: int, sum_norm: float, token_labe
     )
     return figure(
         [per_head],
-        f"How far each head pushes “{token_label}”",
-        380,
+        title,
+        306 + title_room(title),  # stand_alone's title room, and 306 px for the plot and its axis
         shapes=[sum_line],
         annotations=[sum_label],
         xaxis=dict(title=dict(text="head"), type="category"),
-        yaxis=dict(title=dict(text="length of Δe in model space"), rangemode="tozero"),
+        yaxis=dict(title=dict(text="|Δe| in model space"), rangemode="tozero"),
+    )
+
+
+def next_token_bars(tokens: Sequence[str], probabilities: Sequence[float], title: str) -> go.Figure:
+    """The most likely next tokens as horizontal bars, the likeliest on top, each with its probability.
+
+    tokens: as a person reads them (spaces marked); rows by position, so two tokens that read alike stay two.
+    title: may run over lines (<br>)."""
+    names = [plain(t) for t in tokens]
+    rows = list(range(len(names)))
+    top = max(probabilities, default=1.0)
+    bar = dict(
+        type="bar",
+        orientation="h",
+        y=rows,
+        x=list(probabilities),
+        marker_color=theme.OKABE_ITO[0],
+        text=[f"{p:.1%}" for p in probabilities],
+        textposition="outside",
+        cliponaxis=False,
+        customdata=names,
+        hovertemplate="%{customdata}: %{x:.2%}<extra></extra>",
+    )
+    return figure(
+        [bar],
+        title,
+        title_room(title) + 55 + 36 * len(names),
+        yaxis=dict(tickmode="array", tickvals=rows, ticktext=names, autorange="reversed"),
+        xaxis=dict(title=dict(text="probability"), range=[0, top * 1.25], tickformat=".0%", **GRID),
+        margin=dict(l=label_px(names) + 15, r=20, b=55),
+    )
+
+
+def fading_memory(
+    distances: np.ndarray,
+    recurrent: np.ndarray,
+    measured_at: np.ndarray,
+    measured: np.ndarray,
+    keep: float,
+    head_name: str,
+) -> go.Figure:
+    """The share of a word d tokens back: a recurrent state's fixed decay (a line) against the weight one
+    attention head of the real model gives it (points), on a logarithmic scale."""
+    traces = [
+        dict(
+            type="scatter",
+            x=distances,
+            y=np.maximum(recurrent, LOG_FLOOR),
+            mode="lines",
+            name=f"recurrent state, λ = {keep:g}",
+            line=dict(width=3, color=colour(0)),
+            hovertemplate="%{x} tokens back: %{y:.2e}<extra>recurrent</extra>",
+        ),
+        dict(
+            type="scatter",
+            x=measured_at,
+            y=np.maximum(measured, LOG_FLOOR),
+            mode="lines+markers",
+            name=plain(head_name),
+            line=dict(width=2, color=colour(3), dash="dot"),
+            marker=dict(size=11),
+            hovertemplate="%{x} tokens back: %{y:.3f}<extra>attention</extra>",
+        ),
+    ]
+    return figure(
+        traces,
+        "How much of a word d tokens back is left",
+        440,
+        xaxis=dict(title=dict(text="distance d (tokens)"), **GRID),
+        yaxis=dict(title=dict(text="share of the word (log scale)"), **_log_y([recurrent, measured]), **GRID),
+        legend=dict(orientation="h", y=-0.22),
+    )
+
+
+BOX_HEIGHT = 0.8  # of one row of the diagram
+
+
+@dataclass(frozen=True)
+class Box:
+    name: str
+    detail: str  # sizes, on the right of the box
+    params: str  # its parameter count as shown, under the detail ("" for none)
+    link: str  # a relative address the name opens, in the same tab ("" for none)
+    in_block: bool  # part of the block repeated in every layer
+    highlight: bool = False
+
+
+def architecture_diagram(boxes: Sequence[Box], n_layers: int, title: str, row_px: int = 58) -> go.Figure:
+    """The model as boxes from input (top) to output (bottom), the repeated block framed "× n_layers"."""
+    n = len(boxes)
+    shapes, notes = [], []
+    block = [i for i, b in enumerate(boxes) if b.in_block]
+    for i, box in enumerate(boxes):
+        name, detail, params, link, in_block = box.name, box.detail, box.params, box.link, box.in_block
+        y = n - 1 - i  # the first row at the top
+        fill = theme.OKABE_ITO[5] if box.highlight else ("#e8f1f8" if in_block else "#f2f2f2")
+        shapes.append(
+            dict(
+                type="rect",
+                x0=0.6,
+                x1=4.6,
+                y0=y - BOX_HEIGHT / 2,
+                y1=y + BOX_HEIGHT / 2,
+                line=dict(color=theme.INK, width=1.5),
+                fillcolor=fill,
+                layer="below",
+            )
+        )
+        label = f"<b>{plain(name)}</b>"
+        if link:
+            label = f'<a href="{link}" target="_self" style="color:{theme.INK}">{label} ↗</a>'
+        notes.append(dict(x=2.6, y=y, text=label, showarrow=False, font=dict(size=15)))
+        line = plain(detail) + (f"<br><b>{plain(params)}</b>" if params else "")
+        notes.append(
+            dict(
+                x=4.8,
+                y=y,
+                xanchor="left",
+                align="left",
+                text=line,
+                showarrow=False,
+                font=dict(size=13, color=theme.SUBTLE),
+            )
+        )
+        if i + 1 < n:
+            notes.append(
+                dict(
+                    x=2.6,
+                    y=y - 1 + BOX_HEIGHT / 2,
+                    ax=2.6,
+                    ay=y - BOX_HEIGHT / 2,
+                    xref="x",
+                    yref="y",
+                    axref="x",
+                    ayref="y",
+                    showarrow=True,
+                    arrowhead=2,
+                    arrowwidth=1.5,
+                    arrowcolor=theme.MUTED,
+                    text="",
+                )
+            )
+    if block:
+        top, bottom = n - 1 - block[0] + 0.5, n - 1 - block[-1] - 0.5
+        shapes.append(
+            dict(type="rect", x0=0.35, x1=11.8, y0=bottom, y1=top, line=dict(color=theme.OKABE_ITO[0], dash="dash"))
+        )
+        notes.append(
+            dict(
+                x=0.2,
+                y=(top + bottom) / 2,
+                text=f"<b>× {n_layers}</b>",
+                showarrow=False,
+                xanchor="right",
+                font=dict(size=20, color=theme.OKABE_ITO[0]),
+            )
+        )
+    return figure(
+        [dict(type="scatter", x=[0, 12], y=[-0.6, n - 0.4], mode="markers", marker=dict(opacity=0), hoverinfo="skip")],
+        title,
+        80 + row_px * n,
+        shapes=shapes,
+        annotations=notes,
+        showlegend=False,
+        xaxis=dict(visible=False, range=[-0.9, 12], fixedrange=True),
+        yaxis=dict(visible=False, range=[-0.6, n - 0.4], fixedrange=True),
+        margin=dict(l=10, r=10, t=50, b=10),
+    )
+
+
+CHAIN_LABELS = 4  # the chain's longest steps that get their token's name; the rest say it on hover
+
+
+def value_chain(
+    start: np.ndarray, steps: np.ndarray, step_labels: Sequence[str], explained: np.ndarray, title: str
+) -> go.Figure:
+    """The weighted values laid tip to tail (vectors.arrow_chain), with only the longest few steps named, in
+    readable type: a dozen short steps near one point would otherwise pile their names on top of each other."""
+    from .vectors import arrow_chain
+
+    lengths = np.linalg.norm(np.asarray(steps, dtype=float), axis=1)
+    named = set(np.argsort(-lengths, kind="stable")[:CHAIN_LABELS].tolist())
+    shown = [label if i in named else "" for i, label in enumerate(step_labels)]
+    fig = arrow_chain(start, steps, shown, explained, title)
+    return fig.update_traces(
+        selector=dict(name="after each weighted value"),
+        textfont=dict(size=15, color=theme.INK),
+        hovertext=[plain(s) for s in step_labels],
+        hovertemplate="%{hovertext}<extra></extra>",
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -138,93 +137,6 @@ def table_heatmap(
             t=60 + label_px(cols) // 3 + (30 if col_title else 0),
             r=20,
             b=20,
-        ),
-    )
-
-
-def vectors_heatmap(vectors: np.ndarray, labels: Sequence[str], title: str) -> go.Figure:
-    """(n_tokens, d_head) vectors as a heatmap: one row per token, one column per coordinate."""
-    v = np.asarray(vectors, dtype=np.float64)
-    top = float(np.abs(v).max()) or 1.0
-    n, d = v.shape
-    heatmap = dict(
-        type="heatmap",
-        z=v.astype(np.float32),
-        x=list(range(d)),
-        y=list(labels),
-        colorscale=theme.VECTORS_SCALE,
-        zmin=-top,
-        zmax=top,
-        zmid=0,
-        hovertemplate="token: %{y}<br>coordinate %{x}<br>value: %{z:.3f}<extra></extra>",
-        colorbar=dict(thickness=12, len=0.9),
-    )
-    return figure(
-        [heatmap],
-        title,
-        max(300, min(700, 120 + 24 * n)),
-        xaxis=dict(title=dict(text="coordinate")),
-        yaxis=dict(type="category", autorange="reversed"),
-        margin=dict(l=label_px(labels) + 15, r=10, t=50, b=55),
-    )
-
-
-def _domains(n: int, spacing: float) -> list[tuple[float, float]]:
-    """n equal intervals of [0, 1] with `spacing` between them, from the left (or the bottom)."""
-    size = (1 - spacing * (n - 1)) / n
-    return [(i * (size + spacing), i * (size + spacing) + size) for i in range(n)]
-
-
-def head_grid(weights: np.ndarray, labels: Sequence[str], layout: str = "paper", title: str = "") -> go.Figure:
-    """Every head's weights of one layer as small multiples on one shared 0-to-1 scale."""
-    n_heads = weights.shape[0]
-    cols = min(6, n_heads)
-    rows = math.ceil(n_heads / cols)
-    x_domains, y_domains = _domains(cols, 0.02), _domains(rows, 0.08)[::-1]  # the first row at the top
-    labels = list(labels)
-    row_name, col_name = ("key", "query") if layout == "notes" else ("query", "key")
-    traces, axes, names = [], {}, []
-    for h in range(n_heads):
-        m = in_layout(weights[h], layout)
-        n = "" if h == 0 else str(h + 1)  # plotly names the axes x, x2, x3…
-        x_domain, y_domain = x_domains[h % cols], y_domains[h // cols]
-        traces.append(
-            dict(
-                type="heatmap",
-                z=np.asarray(m, dtype=np.float32),
-                x=labels,
-                y=labels,
-                coloraxis="coloraxis",
-                xaxis=f"x{n}",
-                yaxis=f"y{n}",
-                hovertemplate=f"head {h + 1}<br>{row_name}: %{{y}}<br>{col_name}: %{{x}}<br>weight: %{{z:.3f}}<extra></extra>",
-            )
-        )
-        axes[f"xaxis{n}"] = dict(anchor=f"y{n}", domain=x_domain, showticklabels=False, ticks="", type="category")
-        axes[f"yaxis{n}"] = dict(
-            anchor=f"x{n}", domain=y_domain, showticklabels=False, ticks="", type="category", autorange="reversed"
-        )
-        names.append(
-            dict(
-                text=f"head {h + 1}",
-                x=sum(x_domain) / 2,
-                y=y_domain[1],
-                xref="paper",
-                yref="paper",
-                xanchor="center",
-                yanchor="bottom",
-                showarrow=False,
-                font=dict(size=13),
-            )
-        )
-    return figure(
-        traces,
-        title or f"All {n_heads} heads",
-        170 * rows + 90,
-        annotations=names,
-        **axes,
-        coloraxis=dict(
-            colorscale=theme.WEIGHTS_SCALE, cmin=0, cmax=1, colorbar=dict(thickness=12, title=dict(text="weight"))
         ),
     )
 

@@ -7,16 +7,30 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from .. import theme
-from .base import figure, plain
+from .base import Canvas, figure, plain
+
+CHIP_TEXT = 16  # px: a chip's text on screen; one unit of the chips' x axis is this many pixels
+MARGIN = 10  # px, left and right
 
 
 def token_chips(
-    texts: Sequence[str], special: Sequence[bool], continuation: Sequence[bool], width: float = 64.0
+    texts: Sequence[str],
+    special: Sequence[bool],
+    continuation: Sequence[bool],
+    width: float = 64.0,
+    canvas: Canvas | None = None,
 ) -> go.Figure:
     """The tokens as chips in reading order, each with its position; word pieces and special tokens marked.
 
-    Drawn with a handful of traces (not a shape per token), so hundreds of tokens draw quickly.
+    width: how many chip text heights a row holds; with a canvas, as many as its width holds, so that chips wrap
+    to the screen (a phone's too) and their text keeps its size. Drawn with a handful of traces (not a shape per
+    token), so hundreds of tokens draw quickly.
     """
+    chip_px, small, legend = CHIP_TEXT, 11, 15
+    if canvas is not None:
+        chip_px = max(CHIP_TEXT, canvas.type.base + 2)
+        small, legend = canvas.type.small, canvas.type.base
+        width = (canvas.width - 2 * MARGIN) / chip_px - 1
     x, row, gap = 0.0, 0, 0.6
     xs, rows, widths = [], [], []
     for t in texts:
@@ -64,7 +78,7 @@ def token_chips(
             y=ys,
             mode="text",
             text=[plain(t) for t in texts],
-            textfont=dict(size=16, color=theme.INK),
+            textfont=dict(size=chip_px, color=theme.INK),
             showlegend=False,
             hovertext=[f"position {i}" for i in range(len(texts))],
             hoverinfo="text",
@@ -77,17 +91,18 @@ def token_chips(
             y=[y + 0.75 for y in ys],
             mode="text",
             text=[str(i) for i in range(len(texts))],
-            textfont=dict(size=11, color=theme.MUTED),
+            textfont=dict(size=small, color=theme.MUTED),
             showlegend=False,
             hoverinfo="skip",
         )
     )
+    row_px = 62 * chip_px / CHIP_TEXT
     return figure(
         traces,
         f"{len(texts)} tokens",
-        90 + 62 * n_rows,
+        int(90 * chip_px / CHIP_TEXT + row_px * n_rows),
         xaxis=dict(visible=False, range=[-0.5, width + 0.5]),
         yaxis=dict(visible=False, range=[-(n_rows - 1) * 1.6 - 0.8, 1.3]),
-        legend=dict(orientation="h", y=-0.02, yanchor="top", x=0),
-        margin=dict(l=10, r=10, t=40, b=10),
+        legend=dict(orientation="h", y=-0.02, yanchor="top", x=0, font=dict(size=legend)),
+        margin=dict(l=MARGIN, r=MARGIN, t=40, b=10),
     )

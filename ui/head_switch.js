@@ -1,0 +1,181 @@
+// The head switch (ui/head_switch.py): a row of head buttons that shows another head at once, in the browser.
+//
+// Figures that can show several heads say so in layout.meta (ui/figures/head_view.py): meta.heads (1-based),
+// meta.restyle[head] (the new values of the traces meta.traces, arrays as plotly typed-array specs) and
+// meta.patches[head] (layout changes). A click swaps the head in every such figure (Plotly.update, no round
+// trip), the four steps first, rewrites "head N" in their titles, and once the browser has painted it tells
+// Streamlit (trigger "pick"), whose rerun brings the URL, the sidebar and the rest of the page in step. A click
+// on a panel of the all-heads grid (meta.pick) swaps at once too; Streamlit learns that one through the grid's
+// own selection event.
+//
+// The instance that measures (data.measure) also reports the page column's width and the window's height
+// (state "canvas"), so that figures can be sized to fit a screen.
+
+const HEAD_EVENT = "attention-head";
+const hooked = new WeakSet();
+
+function headFigures() {
+  return Array.from(document.querySelectorAll(".js-plotly-plot")).filter(
+    (gd) => gd.layout && gd.layout.meta && Array.isArray(gd.layout.meta.heads),
+  );
+}
+
+const DTYPES = { f4: Float32Array, f8: Float64Array, i4: Int32Array, u1: Uint8Array };
+
+// A typed-array spec {dtype, bdata, shape} as arrays (one typed row per row of a matrix); anything else as is.
+function decode(value) {
+  if (!value || typeof value !== "object" || typeof value.bdata !== "string") return value;
+  const bytes = Uint8Array.from(atob(value.bdata), (c) => c.charCodeAt(0));
+  const flat = new DTYPES[value.dtype](bytes.buffer);
+  const shape = String(value.shape).split(",").map(Number);
+  if (shape.length < 2) return flat;
+  const rows = [];
+  for (let r = 0; r < shape[0]; r++) rows.push(flat.subarray(r * shape[1], (r + 1) * shape[1]));
+  return rows;
+}
+
+function showHead(gd, head) {
+  const meta = gd.layout.meta;
+  if (!meta.heads.includes(head)) return false;
+  const values = (meta.restyle || {})[String(head)];
+  const layout = Object.assign({}, (meta.patches || {})[String(head)] || {});
+  const title = gd.layout.title && gd.layout.title.text;
+  if (typeof title === "string" && /\bhead \d+/.test(title)) layout["title.text"] = title.replace(/\bhead \d+/, `head ${head}`);
+  if (values) {
+    const data = {};
+    for (const [name, perTrace] of Object.entries(values)) data[name] = perTrace.map(decode);
+    window.Plotly.update(gd, data, layout, meta.traces);
+  } else if (Object.keys(layout).length) {
+    window.Plotly.relayout(gd, layout);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Show `head` in every multi-head figure: the four steps first (the picture a class waits for), painted before
+// the others are touched; then the rest, one per task; then `then`. Timings are left in window.__headSwitch.
+export function switchHead(head, then) {
+  const t0 = performance.now();
+  const figures = headFigures().sort((a, b) => (b.layout.meta.first ? 1 : 0) - (a.layout.meta.first ? 1 : 0));
+  const timing = { head, first: null, painted: null, all: null };
+  window.__headSwitch = timing;
+  window.dispatchEvent(new CustomEvent(HEAD_EVENT, { detail: head }));
+  const afterPaint = (next) => requestAnimationFrame(() => setTimeout(next, 0));
+  const step = (i) => {
+    if (i >= figures.length || !window.Plotly) {
+      timing.all = performance.now() - t0;
+      if (then) then();
+      return;
+    }
+    showHead(figures[i], head);
+    if (i === 0) {
+      timing.first = performance.now() - t0;
+      afterPaint(() => {
+        timing.painted = performance.now() - t0;
+        step(1);
+      });
+    } else {
+      afterPaint(() => step(i + 1));
+    }
+  };
+  step(0);
+}
+
+// A grid is hooked when a pointer goes down on it, before its click: no watching of the page as it redraws.
+function hookGrid(event) {
+  const gd = event.target.closest && event.target.closest(".js-plotly-plot");
+  if (!gd || hooked.has(gd) || !gd.layout || !gd.layout.meta || !gd.layout.meta.pick || typeof gd.on !== "function") {
+    return;
+  }
+  hooked.add(gd);
+  gd.on("plotly_click", (click) => {
+    const point = click && click.points && click.points[0];
+    const head = point && point.customdata; // the grid's invisible points carry their head
+    if (Number.isInteger(head)) switchHead(head);
+  });
+}
+document.addEventListener("pointerdown", hookGrid, { capture: true }); // once, when this module is first loaded
+
+export default function (component) {
+  const { data, parentElement, setTriggerValue, setStateValue } = component;
+  if (parentElement.__cleanup) parentElement.__cleanup();
+
+  let bar = parentElement.querySelector(".heads");
+  if (!bar) {
+    bar = document.createElement("div");
+    bar.className = "heads";
+    bar.setAttribute("role", "group");
+    parentElement.appendChild(bar);
+  }
+  bar.setAttribute("aria-label", data.label);
+  if (bar.childElementCount !== data.n_heads + 1) {
+    bar.replaceChildren();
+    const name = document.createElement("span");
+    name.className = "name";
+    name.textContent = data.label;
+    bar.appendChild(name);
+    for (let h = 1; h <= data.n_heads; h++) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = String(h);
+      button.dataset.head = String(h);
+      bar.appendChild(button);
+    }
+  }
+  const mark = (head) => {
+    for (const button of bar.querySelectorAll("button")) {
+      button.setAttribute("aria-pressed", String(Number(button.dataset.head) === head));
+    }
+  };
+  mark(data.head);
+
+  const onClick = (event) => {
+    const button = event.target.closest("button");
+    if (!button) return;
+    const head = Number(button.dataset.head);
+    switchHead(head, () => setTriggerValue("pick", head)); // the app's rerun waits until the new head is on screen
+  };
+  const onHead = (event) => mark(event.detail);
+  bar.addEventListener("click", onClick);
+  window.addEventListener(HEAD_EVENT, onHead);
+
+  let sized = null;
+  let timer = null;
+  const later = () => {
+    clearTimeout(timer);
+    timer = setTimeout(report, 200);
+  };
+  const host = parentElement.host || parentElement;
+  const report = () => {
+    const width = Math.round(host.getBoundingClientRect().width);
+    const height = window.innerHeight;
+    const off = (a, b) => Math.abs(a - b) > data.tolerance;
+    if (width > 0 && (off(width, data.width) || off(height, data.height))) setStateValue("canvas", { width, height });
+  };
+  if (data.measure) {
+    // its first call comes once the page is laid out (no layout forced while Streamlit redraws), the next ones
+    // when the column changes (the sidebar opening changes no window size)
+    let first = true;
+    sized = new ResizeObserver(() => {
+      if (first) report();
+      else later();
+      first = false;
+    });
+    sized.observe(host);
+    window.addEventListener("resize", later);
+  }
+
+  const cleanup = () => {
+    bar.removeEventListener("click", onClick);
+    window.removeEventListener(HEAD_EVENT, onHead);
+    if (sized) {
+      sized.disconnect();
+      window.removeEventListener("resize", later);
+    }
+    clearTimeout(timer);
+    parentElement.__cleanup = null;
+  };
+  parentElement.__cleanup = cleanup;
+  return cleanup;
+}

@@ -1,0 +1,88 @@
+"""The head switch: a row of head buttons that shows another head at once, in the browser, then tells the app.
+
+Its JavaScript (head_switch.js) makes the chosen head's matrices visible in every figure that holds all heads,
+without waiting for the server; the rerun it then asks for brings the URL, the sidebar's Head box and the rest of
+the page in step. The same instance reports the width of the page's column and the window's height, which the
+explorer's figures are sized from.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from . import state, theme
+from .figures.base import Canvas
+
+_JS = Path(__file__).with_name("head_switch.js").read_text(encoding="utf-8")
+_CSS = """
+.heads { display: flex; flex-wrap: wrap; align-items: center; gap: 0.3rem; }
+.heads .name { font-weight: 600; margin-right: 0.4rem; }
+.heads button {
+  min-width: 2.4rem; min-height: 2.4rem; padding: 0 0.5rem; font: inherit; font-size: 1rem;
+  color: var(--st-text-color); background: var(--st-background-color);
+  border: 1px solid var(--st-border-color); border-radius: var(--st-button-radius, 0.5rem); cursor: pointer;
+}
+.heads button:hover { border-color: var(--st-primary-color); color: var(--st-primary-color); }
+.heads button[aria-pressed="true"] {
+  background: var(--st-primary-color); border-color: var(--st-primary-color); color: white; font-weight: 700;
+}
+"""
+_component = st.components.v2.component("attention_head_switch", js=_JS, css=_CSS)
+
+CANVAS = "_canvas"  # session key: the last size the browser reported, {"width": px, "height": px}
+RESIZED = "_resized"  # session key: this run follows a new size
+DEFAULT_SIZE = {"width": 820, "height": 720}  # a 1280×720 projector with the sidebar open
+TOLERANCE = 24  # px: smaller changes (a scroll bar coming and going) do not redraw the page
+HEADER_PX = 64  # Streamlit's bar at the top of the window
+SWITCH_PX = 56  # the head buttons above a figure
+
+
+def size() -> dict[str, int]:
+    """The page column's width and the window's height, as the browser last reported them."""
+    return st.session_state.get(CANVAS) or DEFAULT_SIZE
+
+
+def canvas(type_: theme.FigureType, below: int = SWITCH_PX) -> Canvas:
+    """Where a figure that should fill one screen is drawn: the column's width and the window's height less
+    Streamlit's header and what stays on screen above the figure (`below`: the head buttons)."""
+    s = size()
+    return Canvas(width=int(s["width"]), height=int(s["height"]) - HEADER_PX - below, type=type_)
+
+
+def head_switch(n_heads: int, key: str, label: str = "Head", measure: bool = False) -> None:
+    """Head buttons 1…n_heads bound to the shared head; `measure`: this one reports the page's size."""
+    s = size()
+    _component(
+        key=key,
+        data={
+            "n_heads": n_heads,
+            "head": state.get("head"),
+            "label": label,
+            "measure": measure,
+            "width": s["width"],
+            "height": s["height"],
+            "tolerance": TOLERANCE,
+        },
+        on_pick_change=lambda: _picked(key),
+        on_canvas_change=lambda: _measured(key),
+    )
+
+
+def _picked(key: str) -> None:
+    head = st.session_state[key].get("pick")
+    if isinstance(head, int):
+        state.put("head", head)
+
+
+def _measured(key: str) -> None:
+    reported = st.session_state[key].get("canvas")
+    if isinstance(reported, dict) and {"width", "height"} <= reported.keys():
+        st.session_state[CANVAS] = {"width": int(reported["width"]), "height": int(reported["height"])}
+        st.session_state[RESIZED] = True
+
+
+def resized() -> bool:
+    """Whether this run redraws the page for a new size of the window (once: asking again says no)."""
+    return bool(st.session_state.pop(RESIZED, False))
