@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,42 +48,75 @@ def fit_projection(points: np.ndarray, dims: int = 2) -> Projection:
 
 
 @dataclass(frozen=True)
+class AfterHeads:
+    """One token's step after its heads, in a projection of its own: e, e + ΣΔe, e + ΣΔe + b_O and the
+    updated e′. BERT then applies a LayerNorm; GPT-2 does not (its LayerNorm comes before the heads), so
+    there e′ is e + ΣΔe + b_O itself."""
+
+    projection: Projection  # fitted to these four points alone
+    points: np.ndarray  # (4, dims): e, e + ΣΔe, e + ΣΔe + b_O, e′
+    layer_norm: bool  # whether a LayerNorm takes e + ΣΔe + b_O to e′
+    lengths: np.ndarray  # (3,): |ΣΔe|, |b_O| and |e′ − (e + ΣΔe + b_O)|, in all d_model dimensions
+
+
+@dataclass(frozen=True)
 class DisplacementPicture:
-    """One layer's moves, projected: e_j, e_j + Δe_j^(h) per head, e_j + ΣΔe_j, and the updated e_j'."""
+    """One layer's moves, projected: e_j, e_j + Δe_j^(h) per head and e_j + ΣΔe_j; the step after, apart."""
 
     projection: Projection
     e: np.ndarray  # (n_tokens, dims)
     e_plus_head: np.ndarray  # (n_heads, n_tokens, dims)
     e_plus_sum: np.ndarray  # (n_tokens, dims): e + Σ_h Δe^(h)
-    updated: np.ndarray  # (n_tokens, dims): LayerNorm(e + Σ_h Δe^(h) + b_O)
+    tip_to_tail: np.ndarray  # (n_heads + 1, n_tokens, dims): e, e + Δe^(1), e + Δe^(1) + Δe^(2), …, e + ΣΔe
     head_norms: np.ndarray  # (n_heads, n_tokens): |Δe^(h)| in d_model, not in the projection
     sum_norms: np.ndarray  # (n_tokens,): |Σ_h Δe^(h)|
+    after: AfterHeads | None  # the followed token's step after the heads (None when no token is followed)
 
 
-def displacement_picture(layer: LayerTrace, dims: int = 2, token: int | None = None) -> DisplacementPicture:
-    """Project every point of the layer's attention step with one PCA.
+def displacement_picture(
+    layer: LayerTrace, dims: int = 2, token: int | None = None, *, layer_norm: bool
+) -> DisplacementPicture:
+    """Project the heads' moves with one PCA, fitted to e, every e + Δe^(h) and e + ΣΔe only.
 
-    token: fit the projection to that token's points alone (e_j, each e_j + Δe_j^(h), e_j + ΣΔe_j
-    and the updated e_j'), so that its arrows fill the picture; None fits to every token's points.
+    The updated e′ is left out of the fit: a LayerNorm moves a token much further than its heads do,
+    and would shrink their arrows to a blob. It gets its own picture (`after`).
+    token: fit to that token's points alone, so that its arrows fill the picture; None fits every token's.
+    layer_norm: whether the layer normalizes after attention (BERT) or not (GPT-2).
     """
     e = layer.x.astype(np.float64)
     disp = layer.displacement.astype(np.float64)  # (n_heads, n_tokens, d_model)
     delta_sum = layer.delta_sum.astype(np.float64)  # (n_tokens, d_model)
     e_plus_head = e[None] + disp
     e_plus_sum = e + delta_sum
-    updated = layer.updated.astype(np.float64)
     d_model = e.shape[1]
     rows = slice(None) if token is None else slice(token, token + 1)
-    points = np.concatenate([e[rows], e_plus_head[:, rows].reshape(-1, d_model), e_plus_sum[rows], updated[rows]])
+    points = np.concatenate([e[rows], e_plus_head[:, rows].reshape(-1, d_model), e_plus_sum[rows]])
     proj = fit_projection(points, dims)
     return DisplacementPicture(
         projection=proj,
         e=proj(e),
         e_plus_head=proj(e_plus_head),
         e_plus_sum=proj(e_plus_sum),
-        updated=proj(updated),
+        tip_to_tail=proj(e[None] + np.concatenate([np.zeros_like(disp[:1]), np.cumsum(disp, axis=0)])),
         head_norms=np.linalg.norm(disp, axis=-1),
         sum_norms=np.linalg.norm(delta_sum, axis=-1),
+        after=None if token is None else after_heads(layer, token, dims, layer_norm=layer_norm),
+    )
+
+
+def after_heads(layer: LayerTrace, token: int, dims: int = 2, *, layer_norm: bool) -> AfterHeads:
+    """The followed token from e to e′: + ΣΔe, + b_O, then (BERT) the LayerNorm, in a PCA of those points."""
+    e = layer.x[token].astype(np.float64)
+    summed = e + layer.delta_sum[token].astype(np.float64)
+    biased = summed + layer.b_o.astype(np.float64)
+    updated = layer.updated[token].astype(np.float64)
+    points = np.stack([e, summed, biased, updated])
+    proj = fit_projection(points, dims)
+    return AfterHeads(
+        projection=proj,
+        points=proj(points),
+        layer_norm=layer_norm,
+        lengths=np.linalg.norm(np.diff(points, axis=0), axis=-1),
     )
 
 
@@ -107,6 +141,20 @@ def before_after(before: np.ndarray, after: np.ndarray, dims: int = 2) -> Before
         cos_before=ops.cosine_matrix(before),
         cos_after=ops.cosine_matrix(after),
     )
+
+
+AFTER = ("attention", "layer")  # after the attention sub-layer, or after the whole layer (feed-forward too)
+
+
+def layer_before_after(layer: LayerTrace, after: str, rows: Sequence[int]) -> BeforeAfter:
+    """The tokens at `rows` entering a layer and leaving one of its steps, projected with a PCA fitted
+    to those tokens alone: a token left out ([CLS], [SEP]) neither stretches the picture nor counts
+    among those another moved toward."""
+    if after not in AFTER:
+        raise ValueError(f"after must be one of {AFTER}, not {after!r}.")
+    rows = list(rows)
+    leaving = layer.updated if after == "attention" else layer.output
+    return before_after(layer.x[rows], leaving[rows])
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 
 import attention
-from attention.geometry import before_after, displacement_picture, fit_projection, moved_toward
+from attention.geometry import (
+    after_heads,
+    before_after,
+    displacement_picture,
+    fit_projection,
+    layer_before_after,
+    moved_toward,
+)
 
 
 def test_pca_recovers_a_plane_exactly():
@@ -23,7 +30,7 @@ def test_pca_recovers_a_plane_exactly():
 
 def test_projection_is_linear_so_arrows_add(model):
     layer = attention.trace(model, "a fluffy blue creature roamed the verdant forest").layers[1]
-    pic = displacement_picture(layer, dims=3)
+    pic = displacement_picture(layer, dims=3, layer_norm=True)
     assert pic.e.shape == (13, 3) and pic.e_plus_head.shape == (12, 13, 3)
     arrows = pic.e_plus_head - pic.e[None]
     assert np.allclose(arrows.sum(axis=0), pic.e_plus_sum - pic.e, atol=1e-6)
@@ -51,3 +58,106 @@ def test_a_chain_ends_where_the_whole_sum_lands():
     assert c.points.shape == (8, 2) and c.steps.shape == (7, 2)
     assert np.allclose(c.points[-1], c.projection(start + steps.sum(axis=0)))
     assert np.allclose(c.steps.sum(axis=0), c.points[-1] - c.points[0])
+
+
+FLUFFY = "a fluffy blue creature roamed the verdant forest"
+
+
+def pca(points: np.ndarray, dims: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """The test's own PCA: (mean, directions) from numpy's SVD of the centred points."""
+    mean = points.mean(axis=0)
+    _, _, vt = np.linalg.svd(points - mean, full_matrices=False)
+    return mean, vt[:dims]
+
+
+def same_up_to_sign(a: np.ndarray, b: np.ndarray, atol: float) -> bool:
+    """Two projections agree when each axis matches, or matches flipped (PCA fixes no sign)."""
+    return all(
+        np.allclose(a[..., i], b[..., i], atol=atol) or np.allclose(a[..., i], -b[..., i], atol=atol)
+        for i in range(a.shape[-1])
+    )
+
+
+@pytest.fixture(scope="module")
+def fluffy(model):
+    return attention.trace(model, FLUFFY)
+
+
+def test_the_heads_picture_is_fitted_to_the_heads_and_their_sum_only(fluffy):
+    """The updated e′ (after a LayerNorm that moves the token much further) is not in the fit: the picture is
+    the PCA of e, every e + Δe^(h) and e + ΣΔe, with Δe^(h) computed here from weights, values and W_O."""
+    layer, j = fluffy.layers[1], 4
+    delta = np.einsum("hi,hid,hde->he", layer.weights[:, j], layer.v, layer.w_o_heads, dtype=np.float64)
+    e = layer.x[j].astype(np.float64)
+    points = np.vstack([e, e + delta, e + delta.sum(axis=0)])
+    mean, directions = pca(points)
+    pic = displacement_picture(layer, token=j, layer_norm=True)
+    shown = np.vstack([pic.e[j], pic.e_plus_head[:, j], pic.e_plus_sum[j]])
+    assert same_up_to_sign(shown, (points - mean) @ directions.T, atol=1e-4)
+    # and the fit really left e′ out: with it, the first direction would be another one
+    _, with_updated = pca(np.vstack([points, layer.updated[j].astype(np.float64)]))
+    assert abs(with_updated[0] @ directions[0]) < 0.99
+    # laid tip to tail, the heads' arrows end on the sum
+    chain = pic.tip_to_tail[:, j]
+    assert np.allclose(chain[0], pic.e[j]) and np.allclose(chain[-1], pic.e_plus_sum[j], atol=1e-6)
+    assert np.allclose(np.diff(chain, axis=0), pic.e_plus_head[:, j] - pic.e[j], atol=1e-6)
+
+
+def test_the_step_after_the_heads_of_an_encoder_is_a_layer_norm(fluffy, model):
+    layer, j = fluffy.layers[0], 4
+    after = after_heads(layer, j, layer_norm=True)
+    e = layer.x[j].astype(np.float64)
+    summed = e + np.einsum("hi,hid,hde->e", layer.weights[:, j], layer.v, layer.w_o_heads, dtype=np.float64)
+    biased = summed + layer.b_o
+    lengths = np.linalg.norm([summed - e, biased - summed, layer.updated[j] - biased], axis=1)
+    assert after.layer_norm and np.allclose(after.lengths, lengths, rtol=1e-4)
+    # BERT's e′ is the LayerNorm of e + ΣΔe + b_O, with the layer's own gain and shift
+    norm = model.layers[0].norm_attention
+    normalized = (biased - biased.mean()) / np.sqrt(biased.var() + model.config.layer_norm_eps)
+    updated = normalized * norm.gamma + norm.beta
+    assert np.allclose(layer.updated[j], updated, atol=1e-4)
+    points = np.vstack([e, summed, biased, updated])
+    mean, directions = pca(points)
+    assert same_up_to_sign(after.points, (points - mean) @ directions.T, atol=1e-3)
+
+
+def test_before_after_leaves_out_the_rows_not_shown(fluffy):
+    """[CLS] and [SEP] hidden: the projection is the PCA of the other tokens alone (numpy's SVD here), and
+    "moved most toward" picks among them the one whose cosine rose most (computed here)."""
+    layer = fluffy.layers[1]
+    keep = [t.position for t in fluffy.tokens if not t.is_special]
+    assert len(keep) == fluffy.n_tokens - 2
+    ba = layer_before_after(layer, "attention", keep)
+    before, after = layer.x[keep].astype(np.float64), layer.updated[keep].astype(np.float64)
+    mean, directions = pca(np.vstack([before, after]))
+    assert same_up_to_sign(ba.before, (before - mean) @ directions.T, atol=1e-4)
+    assert same_up_to_sign(ba.after, (after - mean) @ directions.T, atol=1e-4)
+
+    def cosines(m: np.ndarray) -> np.ndarray:
+        unit = m / np.linalg.norm(m, axis=1, keepdims=True)
+        return unit @ unit.T
+
+    change = cosines(after) - cosines(before)
+    np.fill_diagonal(change, -np.inf)
+    assert [m.toward for m in moved_toward(ba)] == list(change.argmax(axis=1))
+    whole = layer_before_after(layer, "layer", keep)  # after the feed-forward too
+    output = layer.output[keep].astype(np.float64)
+    mean, directions = pca(np.vstack([before, output]))
+    assert same_up_to_sign(whole.after, (output - mean) @ directions.T, atol=1e-4)
+    with pytest.raises(ValueError):
+        layer_before_after(layer, "ffn", keep)
+
+
+def test_a_decoders_step_after_the_heads_has_no_layer_norm(tmp_path):
+    """GPT-2 adds the heads' sum and b_O to e and stops there: e′ is e + ΣΔe + b_O, the last two points one."""
+    from tests.tiny_gpt2 import build_tiny_gpt2
+
+    gpt2 = attention.load_model(str(build_tiny_gpt2(tmp_path / "tiny")))
+    layer, j = attention.trace(gpt2, FLUFFY).layers[1], 3
+    after = after_heads(layer, j, layer_norm=False)
+    e = layer.x[j].astype(np.float64)
+    summed = e + np.einsum("hi,hid,hde->e", layer.weights[:, j], layer.v, layer.w_o_heads, dtype=np.float64)
+    assert np.allclose(layer.updated[j], summed + layer.b_o, atol=1e-4)
+    assert np.allclose(after.points[2], after.points[3], atol=1e-4) and after.lengths[2] < 1e-4
+    assert after.lengths[1] == pytest.approx(np.linalg.norm(layer.b_o), rel=1e-5)
+    assert after.projection.explained_total == pytest.approx(1.0)  # three distinct points lie in a plane

@@ -1,25 +1,37 @@
-"""The explorer's last sections: how the heads move one token, and every token before and after."""
+"""The explorer's last sections: how the heads move one token, every token before and after, the next word."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
 
 import streamlit as st
 
 import attention
+from attention.geometry import AFTER
+from attention.tokens import readable
 
-from . import engine, figures, state, widgets
+from . import downloads, engine, figures, state, widgets
+from .figures.charts import next_token_bars
+from .figures.vectors import after_heads_figure, heads_summed_figure
 from .prose import sections
+
+TOP_NEXT = 10  # next tokens shown
 
 
 @st.fragment
-def displacement_section(tr, layer_i: int) -> None:
-    """Its own fragment: following another token redraws only this section."""
+def displacement_section(tr: attention.Trace, layer_i: int) -> None:
+    """Its own fragment: following another token, or showing the LayerNorm step, redraws only this section."""
     layer = tr.layers[layer_i]
     h = state.get("head") - 1
-    prose = sections("explorer")
-    st.markdown(prose["displacement"])
-    st.latex(
-        r"\Delta e_j^{(h)} = \Big(\sum_i w_{ji}\, v_i^{(h)}\Big) W_O^{(h)} \qquad e_j' = \mathrm{LayerNorm}\Big(e_j + \sum_h \Delta e_j^{(h)} + b_O\Big)"
+    decoder = tr.arch == "gpt2"
+    if not state.get("presenter"):  # presenter mode keeps the equations, not the prose
+        st.markdown(sections("explorer")["displacement"].replace("{d_model}", str(layer.x.shape[1])))
+    then = (
+        r"e_j + \sum_h \Delta e_j^{(h)} + b_O"
+        if decoder
+        else r"\mathrm{LayerNorm}\Big(e_j + \sum_h \Delta e_j^{(h)} + b_O\Big)"
     )
+    st.latex(r"\Delta e_j^{(h)} = \Big(\sum_i w_{ji}\, v_i^{(h)}\Big) W_O^{(h)} \qquad e_j' = " + then)
     token = state.get("token")
     if not 0 <= token < tr.n_tokens:
         token = widgets.default_token(tr)
@@ -33,48 +45,135 @@ def displacement_section(tr, layer_i: int) -> None:
         on_change=_follow,
     )
     pic = engine.displacement_picture(tr.text, tr.mask_kind, layer_i, token)
-    labels = figures.token_labels(texts)
-    cols = st.columns([3, 2])
-    with cols[0]:
+    label = figures.token_labels(texts)[token]
+    after = pic.after
+    where = dict(layer=layer_i, head=h, mask=tr.mask_kind)
+    each, summed = st.columns(2)
+    with each:
         widgets.chart(
             figures.displacement_figure(
-                pic.e, pic.e_plus_head, pic.e_plus_sum, pic.updated, pic.projection.explained, token, labels, h
+                pic.e[token],
+                pic.e_plus_head[:, token],
+                pic.projection.explained,
+                pic.head_norms[:, token],
+                label,
+                h,
+                _named(f"How the heads move “{label}”", **where),
             ),
             "displacement",
             key="fig_disp",
+            **where,
         )
-    with cols[1]:
+    with summed:
         widgets.chart(
-            figures.head_norm_bars(pic.head_norms[:, token], h, float(pic.sum_norms[token]), labels[token]),
+            heads_summed_figure(
+                pic.tip_to_tail[:, token],
+                pic.projection.explained,
+                h,
+                _named("The heads added up", **where),
+                layer_norm=after.layer_norm,
+            ),
+            "heads_summed",
+            key="fig_heads_summed",
+            **where,
+        )
+    st.caption(
+        f"Left, at the scale of the heads: one arrow per head, numbered (hover a tip for its length), head "
+        f"{h + 1} (picked in the sidebar) in orange. Right, the same {len(pic.head_norms)} arrows laid tip to "
+        f"tail: they end at e + ΣΔe, the green sum. Both pictures are one projection, fitted to these points "
+        f"alone: it keeps {pic.projection.explained_total:.0%} of their spread. The bar chart's lengths are "
+        f"measured in all {layer.x.shape[1]} dimensions."
+    )
+    lengths, step = st.columns(2)
+    with lengths:
+        widgets.chart(
+            figures.head_norm_bars(
+                pic.head_norms[:, token],
+                h,
+                float(pic.sum_norms[token]),
+                label,
+                title=_named(f"How far each head pushes “{label}”", **where),
+            ),
             "head_norms",
             key="fig_norms",
+            **where,
         )
-        st.caption(
-            f"The picture is fitted to this token's points and keeps {pic.projection.explained_total:.0%} "
-            f"of their variance; the bar chart's lengths are measured in all {layer.x.shape[1]} dimensions."
-        )
+    with step:
+        what = "the LayerNorm step" if after.layer_norm else "the step after the heads (+ b_O)"
+        st.toggle(f"Show {what}", key=state.widget_key("layernorm"), on_change=state.copy_back("layernorm"))
+        if state.get("layernorm"):
+            title = "Then + b_O and the LayerNorm" if after.layer_norm else "Then + b_O: no LayerNorm here"
+            widgets.chart(
+                after_heads_figure(
+                    after.points,
+                    after.projection.explained,
+                    after.layer_norm,
+                    _named(title, layer_i, None, tr.mask_kind),
+                ),
+                "after_heads",
+                key="fig_after_heads",
+                layer=layer_i,
+                mask=tr.mask_kind,
+            )
+            moved, bias, norm = after.lengths
+            st.caption(
+                f"A projection of its own, fitted to these four points: it keeps "
+                f"{after.projection.explained_total:.0%} of their spread. In all {layer.x.shape[1]} dimensions, "
+                f"|ΣΔe| = {moved:.2f} and |b_O| = {bias:.2f}"
+                + (f"; the LayerNorm then moves the token {norm:.2f}." if after.layer_norm else ".")
+            )
     state.sync_url()  # a fragment rerun does not reach the end of app.py
+
+
+def _named(title: str, layer: int, head: int | None, mask: str) -> str:
+    """A title for half the page's width: what the figure shows on a second line, where chart() looks for it."""
+    return title + "<br>" + " · ".join(downloads.what_it_shows(layer, head, mask))
 
 
 def _follow() -> None:
     state.put("token", int(st.session_state["w:token_follow"]))
 
 
-def updated_section(tr, layer, keep, show) -> None:
-    which = st.radio(
+@st.fragment
+def updated_section(
+    tr: attention.Trace, layer: attention.LayerTrace, keep: Sequence[int], show: Callable[..., None]
+) -> None:
+    """Every token shown (keep: [CLS] and [SEP] only when they are shown) before and after a step of the layer.
+
+    Its own fragment: choosing the step redraws only this section."""
+    first = "attention (e + ΣΔe + b_O)" if tr.arch == "gpt2" else "attention + LayerNorm"
+    names = dict(zip(AFTER, (first, "the whole layer (+ feed-forward)"), strict=True))
+    st.radio(
         "After",
-        ["attention", "layer"],
+        AFTER,
         horizontal=True,
-        key="w:after",
-        format_func={"attention": "attention + LayerNorm", "layer": "the whole layer (+ feed-forward)"}.get,
+        key=state.widget_key("after"),
+        on_change=state.copy_back("after"),
+        format_func=names.get,
     )
+    which = state.get("after")
     ba = engine.before_after(tr.text, tr.mask_kind, layer.index, which, tuple(keep))
     texts = [tr.tokens[i].display for i in keep]
     labels = figures.token_labels(texts, keep)
     show(
-        figures.before_after_figure(ba.before, ba.after, ba.projection.explained, labels), "before_after", key="fig_ba"
+        figures.before_after_figure(
+            ba.before,
+            ba.after,
+            ba.projection.explained,
+            labels,
+            title=_named("Every token, before → after", layer.index, None, tr.mask_kind),
+        ),
+        "before_after",
+        key="fig_ba",
+        layer=layer.index,
+        mask=tr.mask_kind,
     )
     moves = attention.moved_toward(ba)
+    hidden = "" if len(keep) == tr.n_tokens else " [CLS] and [SEP] are hidden, so they are left out of both."
+    st.caption(
+        "The picture is fitted to the tokens shown. **Moved most toward**: the other token whose cosine "
+        "similarity with it rose the most through this step." + hidden
+    )
     st.dataframe(
         {
             "token": [f"{keep[m.token]} · {texts[m.token]}" for m in moves],
@@ -86,3 +185,64 @@ def updated_section(tr, layer, keep, show) -> None:
         hide_index=True,
         width="stretch",
     )
+    state.sync_url()
+
+
+@st.fragment
+def next_word_section(tr: attention.Trace) -> None:
+    """A decoder's guess for the token after the text: the top ten, with a temperature.
+
+    Its own fragment: moving the temperature redraws only this section."""
+    if tr.next_logits is None:
+        st.caption(
+            f"{tr.model_name} is an encoder: the next-word panel needs a decoder, such as gpt2 or distilgpt2 "
+            "in the sidebar's **Model** choice."
+        )
+        return
+    st.latex(r"p = \mathrm{softmax}\Big(\mathrm{LayerNorm}_f\big(e'_n\big)\, W_E^{\top} \,/\, T\Big)")
+    vocabulary = len(tr.next_logits)
+    words, picture = st.columns([2, 3])
+    with words:
+        if not state.get("presenter"):
+            st.markdown(
+                f"What the model would write next: the last token's updated embedding $e'_n$, as the last layer "
+                f"leaves it, through the final LayerNorm, times the token embedding matrix $W_E$ (one score for "
+                f"each of the {vocabulary:,} tokens in its vocabulary), divided by the temperature $T$ and "
+                f"softmaxed. Below 1, $T$ sharpens the guess; above 1, it flattens it."
+            )
+        low, high, step = state.TEMPERATURES
+        st.slider(
+            "Temperature T",
+            low,
+            high,
+            step=step,
+            format="%.1f",
+            key=state.widget_key("temperature"),
+            on_change=_temperature,
+        )
+        temperature = state.get("temperature")
+        predictions = tr.next_tokens(top=TOP_NEXT, temperature=temperature)
+        shown = sum(p.probability for p in predictions)
+        st.caption(f"The other {vocabulary - len(predictions):,} tokens share {1 - shown:.1%}.")
+        if not tr.mask_is_real:
+            st.caption(
+                "With mask = none every earlier token also saw the ones after it, which this decoder was never "
+                "trained for: this guess is a counterfactual."
+            )
+    tokenizer = engine.model(tr.model_name).tokenizer
+    tokens = [readable(tokenizer, p.token, p.id) for p in predictions]
+    last = figures.plain(tr.tokens[-1].display)
+    with picture:
+        widgets.chart(
+            next_token_bars(
+                tokens, [p.probability for p in predictions], f"The next token after “{last}”<br>T = {temperature:g}"
+            ),
+            "next_token",
+            key="fig_next",
+            mask=tr.mask_kind,
+        )
+    state.sync_url()
+
+
+def _temperature() -> None:
+    state.put("temperature", round(float(st.session_state["w:temperature"]), 6))  # 0.30000000000000004 → 0.3

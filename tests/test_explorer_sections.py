@@ -1,0 +1,183 @@
+"""The explorer's last sections run headless (AppTest): the heads' displacement, before → after, the next word.
+
+Each figure is checked against numbers computed here from the engine's trace with numpy: a PCA by SVD, cosine
+tables, a softmax of the next-token logits. No network: the decoder is a small random GPT-2 built at test time
+and laid out in a temporary Hugging Face cache.
+"""
+
+from __future__ import annotations
+
+import huggingface_hub.constants
+import numpy as np
+import pytest
+
+import attention
+from attention.tokens import readable
+from tests.apptest import array, figure, figures, run_page
+from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
+from ui import engine
+
+FLUFFY = "a fluffy blue creature roamed the verdant forest"
+
+
+def pca(points: np.ndarray) -> np.ndarray:
+    """The two principal directions of the points, by numpy's SVD."""
+    return np.linalg.svd(points - points.mean(axis=0), full_matrices=False)[2][:2]
+
+
+def projected(before: np.ndarray, after: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    both = np.vstack([before, after]).astype(np.float64)
+    directions, mean = pca(both), both.mean(axis=0)
+    return (before - mean) @ directions.T, (after - mean) @ directions.T
+
+
+def same_up_to_sign(a: np.ndarray, b: np.ndarray, atol: float = 1e-4) -> bool:
+    """Each axis equal, or equal flipped (PCA fixes no sign)."""
+    return all(np.allclose(a[:, i], b[:, i], atol=atol) or np.allclose(a[:, i], -b[:, i], atol=atol) for i in range(2))
+
+
+def points(spec: dict, name: str) -> np.ndarray:
+    trace = next(t for t in spec["data"] if t.get("name") == name)
+    return np.column_stack([array(trace["x"]), array(trace["y"])])
+
+
+def cosines(m: np.ndarray) -> np.ndarray:
+    unit = m / np.linalg.norm(m, axis=1, keepdims=True)
+    return unit @ unit.T
+
+
+def arrows(spec: dict) -> list[dict]:
+    return [a for a in spec["layout"].get("annotations", []) if a.get("showarrow") and a.get("axref") == "x"]
+
+
+def labels(spec: dict) -> list[str]:
+    return [a["text"] for a in spec["layout"].get("annotations", []) if a.get("xref") == "x" and a.get("text")]
+
+
+# --- before → after ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("specials", ["0", "1"])
+def test_cls_and_sep_count_in_before_after_only_when_shown(specials, model):
+    at = run_page(specials=specials)
+    assert not at.exception
+    tr = attention.trace(model, FLUFFY)
+    layer = tr.layers[0]
+    keep = [t.position for t in tr.tokens if specials == "1" or not t.is_special]
+    spec = figure(at, "Every token, before → after")
+    before, after = projected(layer.x[keep], layer.updated[keep])
+    assert same_up_to_sign(points(spec, "before"), before) and same_up_to_sign(points(spec, "after"), after)
+
+    table = at.dataframe[0].value
+    names = [tr.tokens[i].display for i in keep]
+    assert list(table["token"]) == [f"{i} · {n}" for i, n in zip(keep, names, strict=True)]
+    change = cosines(layer.updated[keep].astype(np.float64)) - cosines(layer.x[keep].astype(np.float64))
+    np.fill_diagonal(change, -np.inf)  # a token is not among those it moves toward
+    toward = [f"{keep[i]} · {names[i]}" for i in change.argmax(axis=1)]
+    assert list(table["moved most toward"]) == toward
+    shown_specials = any("[CLS]" in t or "[SEP]" in t for t in [*table["token"], *table["moved most toward"]])
+    assert shown_specials == (specials == "1")
+
+
+def test_the_after_choice_is_in_the_link_and_a_link_reopens_it(model):
+    at = run_page(specials="0")
+    at.radio(key="w:after").set_value("layer").run()
+    assert at.query_params.get("after") in ("layer", ["layer"])
+
+    at = run_page(specials="0", after="layer")
+    assert at.radio(key="w:after").value == "layer"
+    layer = attention.trace(model, FLUFFY).layers[0]
+    keep = [t.position for t in attention.trace(model, FLUFFY).tokens if not t.is_special]
+    _, after = projected(layer.x[keep], layer.output[keep])  # after the whole layer, feed-forward included
+    assert same_up_to_sign(points(figure(at, "Every token, before → after"), "after"), after)
+
+
+# --- the heads' displacement -------------------------------------------------------------------------------
+
+
+def test_displacement_draws_each_head_and_their_sum_and_the_layer_norm_step_on_demand():
+    at = run_page()
+    fan = figure(at, "How the heads move “creature”")
+    assert len(arrows(fan)) == 12  # one per head
+    numbers = [t for t in labels(fan) if t.isdigit()]
+    assert len(numbers) == len(set(numbers)) and "head 1" in labels(fan)  # each head named at most once
+    summed = figure(at, "The heads added up")
+    assert len(arrows(summed)) == 13  # the twelve laid tip to tail, and their sum
+    assert "e + ΣΔe" in labels(summed)
+    assert any("LayerNorm" in a["text"] for a in summed["layout"]["annotations"])
+    assert figure(at, "Then + b_O and the LayerNorm")
+
+    off = run_page(layernorm="0")
+    assert not [t for t in figures(off) if t.startswith("Then")]
+    off.toggle(key="w:layernorm").set_value(True).run()
+    assert figure(off, "Then + b_O and the LayerNorm")
+    assert off.query_params.get("layernorm") in (None, [])  # on is the default: the link leaves it out
+
+
+# --- the next word -----------------------------------------------------------------------------------------
+
+
+def test_the_next_word_panel_needs_a_decoder():
+    at = run_page()
+    assert not [t for t in figures(at) if t.startswith("The next token")]
+    assert any("needs a decoder" in c.value for c in at.caption)
+
+
+@pytest.fixture(scope="module")
+def tiny_gpt2(tmp_path_factory):
+    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
+
+
+@pytest.fixture
+def gpt2_in_cache(tiny_gpt2, tmp_path, monkeypatch):
+    install_in_hf_cache(tiny_gpt2, "gpt2", tmp_path / "hub")
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    engine.choices.clear()
+    yield attention.load_model(str(tiny_gpt2))
+    engine.choices.clear()
+
+
+def top_ten(logits: np.ndarray, temperature: float) -> tuple[np.ndarray, np.ndarray]:
+    """The ten likeliest ids and their probabilities, softmax(logits / T) computed here."""
+    z = logits.astype(np.float64) / temperature
+    p = np.exp(z - z.max())
+    p /= p.sum()
+    best = np.argsort(-p, kind="stable")[:10]
+    return best, p[best]
+
+
+def bars(at) -> tuple[list[str], np.ndarray]:
+    spec = figure(at, "The next token after")
+    bar = spec["data"][0]
+    return list(spec["layout"]["yaxis"]["ticktext"]), array(bar["x"])
+
+
+def test_the_next_word_on_a_decoder_is_softmax_of_its_logits_over_the_temperature(gpt2_in_cache):
+    gpt2 = gpt2_in_cache
+    at = run_page(model="gpt2")
+    assert not at.exception
+    logits = attention.trace(gpt2, FLUFFY).next_logits
+    names, shown = bars(at)
+    ids, expected = top_ten(logits, 1.0)
+    assert len(shown) == 10 and shown.sum() <= 1.0
+    assert np.allclose(shown, expected, atol=1e-6)
+    assert names == [readable(gpt2.tokenizer, gpt2.vocabulary[i], int(i)) for i in ids]
+    assert not any("Ġ" in n for n in names)  # GPT-2's space mark is shown as a space, not as Ġ
+
+    at.slider(key="w:temperature").set_value(0.5).run()
+    names, shown = bars(at)
+    ids, expected = top_ten(logits, 0.5)
+    assert np.allclose(shown, expected, atol=1e-6) and shown[0] > top_ten(logits, 1.0)[1][0]  # sharper
+    assert at.query_params.get("temperature") in ("0.5", ["0.5"])
+    assert names == [readable(gpt2.tokenizer, gpt2.vocabulary[i], int(i)) for i in ids]
+
+    reopened = run_page(model="gpt2", temperature="2")
+    assert np.allclose(bars(reopened)[1], top_ten(logits, 2.0)[1], atol=1e-6)
+
+
+def test_a_decoders_displacement_says_there_is_no_layer_norm(gpt2_in_cache):
+    at = run_page(model="gpt2")
+    summed = figure(at, "The heads added up")
+    assert any("no LayerNorm" in a["text"] for a in summed["layout"]["annotations"])
+    assert figure(at, "Then + b_O: no LayerNorm here")
