@@ -1,7 +1,8 @@
-"""Chapter 2 on the real model: the same word, two sentences, two meanings, measured."""
+"""The same word, two sentences, two meanings, measured on the real model."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,10 +44,14 @@ class ContextShift:
 
 
 def _position(tr, word: str) -> int:
-    for t in tr.tokens:
-        if t.text == word:
-            return t.position
-    raise ValueError(f"“{word}” is not a whole token of “{tr.text}”: pick a word the tokenizer keeps whole.")
+    """The token that ends the word's first whole-word appearance in the text: for a decoder, the one
+    that has read all of it."""
+    for m in re.finditer(rf"\b{re.escape(word)}\b", tr.text):
+        last = m.end() - 1
+        for t in tr.tokens:
+            if not t.is_special and t.start <= last < t.end:
+                return t.position
+    raise ValueError(f"“{word}” is not a word of “{tr.text}”.")
 
 
 def context_shift(model: Model, word: str, sentences: list[str], references: list[str]) -> ContextShift:

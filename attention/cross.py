@@ -1,4 +1,4 @@
-"""Chapter 9: cross-attention, with queries from one sentence and keys and values from another.
+"""Cross-attention, with queries from one sentence and keys and values from another.
 
 This model has no cross-attention layer; the chapter reuses one of its self-attention heads'
 projections to show the shapes and the computation a translation model's decoder performs.
@@ -30,9 +30,10 @@ def cross_attention(model: Model, target_text: str, source_text: str, layer: int
     w = model.layers[layer]
     d_head = model.config.d_head
     cols = slice(head * d_head, (head + 1) * d_head)  # this head's columns of W_Q, W_K and W_V
-    q = ops.linear(t.x, w.w_q[:, cols], w.b_q[cols])  # (n_target, d_head)
-    k = ops.linear(s.x, w.w_k[:, cols], w.b_k[cols])  # (n_source, d_head)
-    v = ops.linear(s.x, w.w_v[:, cols], w.b_v[cols])  # (n_source, d_head)
+    # what the heads read: the embeddings themselves (BERT) or their LayerNorm (GPT-2)
+    q = ops.linear(t.attention_input, w.w_q[:, cols], w.b_q[cols])  # (n_target, d_head)
+    k = ops.linear(s.attention_input, w.w_k[:, cols], w.b_k[cols])  # (n_source, d_head)
+    v = ops.linear(s.attention_input, w.w_v[:, cols], w.b_v[cols])  # (n_source, d_head)
     weights = ops.softmax(ops.scale(ops.scores(q, k), d_head))  # (n_target, n_source)
     displacement = ops.attend(weights, v) @ model.w_o_heads[layer][head]  # (n_target, d_model)
     return CrossAttention(

@@ -1,8 +1,9 @@
-"""Chapter 10: generating one token at a time, a decoder keeps every earlier key and value.
+"""Generating one token at a time, a decoder keeps every earlier key and value.
 
 Each step computes the new token's query, key and value only, appends the key and value to the
 cache, and attends over the whole cache. Step by step this gives exactly the rows of the full
-causally masked attention.
+causally masked attention: for one head (`cached_attention`), and for the whole model, every
+layer and head at once (`generate_with_cache`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import ops
-from .trace import LayerTrace
+from .model import Model
+from .trace import LayerTrace, Trace
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,65 @@ def cached_attention(layer: LayerTrace, head: int) -> CachedRun:
     return CachedRun(
         step_weights=tuple(steps), outputs=np.array(outputs), full_weights=full_w, full_outputs=ops.attend(full_w, v)
     )
+
+
+@dataclass(frozen=True)
+class CachedGeneration:
+    """The whole model run one token at a time with a key/value cache, beside the full causal pass."""
+
+    hidden: np.ndarray  # (n_tokens, d_model): each step's last vector (after GPT-2's final LayerNorm)
+    full_hidden: np.ndarray  # (n_tokens, d_model): the same vectors from the full causal trace
+    cache_shape: tuple[int, ...]  # (n_layers, 2, n_heads, n_tokens, d_head): keys and values kept at the end
+
+    @property
+    def max_difference(self) -> float:
+        return float(np.abs(self.hidden - self.full_hidden).max())
+
+
+def _embed_one(model: Model, token_id: int, position: int) -> np.ndarray:
+    """One token's input embedding at its position: (1, d_model)."""
+    emb = model.embeddings
+    x = emb.word[token_id] + emb.position[position]
+    if emb.token_type is not None:
+        x = x + emb.token_type[0]
+    if emb.norm is not None:
+        x = ops.layer_norm(x, emb.norm.gamma, emb.norm.beta, model.config.layer_norm_eps)
+    return x[None, :]
+
+
+def generate_with_cache(model: Model, tr: Trace) -> CachedGeneration:
+    """Run the trace's tokens through the model one at a time, each step computing only the new token's
+    q, k and v in every layer and attending over the cached keys and values (no mask: the cache holds only
+    the past). Compared with `tr`, which must be the full pass with the causal mask."""
+    if tr.mask_kind != "causal":
+        raise ValueError("Step-by-step generation equals the causal pass only: trace with mask='causal'.")
+    cfg = model.config
+    eps, n_heads = cfg.layer_norm_eps, cfg.n_heads
+    n, d_head = tr.n_tokens, cfg.d_head
+    cache = np.zeros((cfg.n_layers, 2, n_heads, n, d_head), dtype=np.float32)
+
+    def norm(x, n_):
+        return ops.layer_norm(x, n_.gamma, n_.beta, eps)
+
+    hidden = []
+    for t, token in enumerate(tr.tokens):
+        x = _embed_one(model, token.id, t)  # (1, d_model)
+        for i, w in enumerate(model.layers):
+            a = norm(x, w.norm_attention) if cfg.is_decoder else x  # GPT-2 normalizes before, BERT after
+            q = ops.split_heads(ops.linear(a, w.w_q, w.b_q), n_heads)  # (n_heads, 1, d_head)
+            cache[i, 0, :, t] = ops.split_heads(ops.linear(a, w.w_k, w.b_k), n_heads)[:, 0]
+            cache[i, 1, :, t] = ops.split_heads(ops.linear(a, w.w_v, w.b_v), n_heads)[:, 0]
+            keys, values = cache[i, 0, :, : t + 1], cache[i, 1, :, : t + 1]  # (n_heads, t + 1, d_head)
+            weights = ops.softmax(ops.scale(ops.scores(q, keys), d_head))  # (n_heads, 1, t + 1)
+            out = ops.linear(ops.merge_heads(ops.attend(weights, values)), w.w_o, w.b_o)  # (1, d_model)
+            if cfg.is_decoder:
+                x = x + out
+                x = x + ops.feed_forward(norm(x, w.norm_ffn), w.w_ff1, w.b_ff1, w.w_ff2, w.b_ff2, cfg.activation)
+            else:
+                x = norm(x + out, w.norm_attention)
+                x = norm(x + ops.feed_forward(x, w.w_ff1, w.b_ff1, w.w_ff2, w.b_ff2, cfg.activation), w.norm_ffn)
+        hidden.append(norm(x, model.final_norm)[0] if model.final_norm is not None else x[0])
+    return CachedGeneration(hidden=np.array(hidden), full_hidden=tr.hidden[-1], cache_shape=cache.shape)
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,10 @@ NOTES_SMALL_EXAMPLE = np.array([10.0, 20.0, 10.0])  # the notes write softmax of
 
 
 def column_softmax(scores: np.ndarray) -> np.ndarray:
-    """Softmax down each column (the notes' layout: each column is a query)."""
-    return ops.softmax(np.asarray(scores, dtype=float), axis=0)
+    """Softmax down each column (the notes' layout: each column is a query). A column with every key
+    masked has no weights: NaN, which `unseeing_queries` names."""
+    with np.errstate(invalid="ignore"):
+        return ops.softmax(np.asarray(scores, dtype=float), axis=0)
 
 
 def causal_mask_notes(n: int) -> np.ndarray:
@@ -47,14 +49,41 @@ def apply_notes_mask(scores: np.ndarray) -> np.ndarray:
     return ops.apply_mask(scores, causal_mask_notes(scores.shape[0]))
 
 
-def editable_scores() -> np.ndarray:
-    """The worked example's scores with 0 where they are masked: a table to edit, the mask applied after."""
-    return np.where(np.isneginf(NOTES_SCORES), 0.0, NOTES_SCORES)
+def parse_score(text: str) -> float:
+    """A score typed into the table: a number, or −∞ written as "−∞", "-inf" or "-infinity"."""
+    t = str(text).strip().replace("−", "-").replace("∞", "inf").lower()
+    if t in ("-inf", "-infinity"):
+        return NEG_INF
+    value = float(t)  # raises ValueError on anything else
+    if not np.isfinite(value):
+        raise ValueError(f"“{text}” is not a score: type a number, or −∞ for a masked one.")
+    return value
+
+
+def format_score(value: float) -> str:
+    """A score as the table shows it: −∞ for a masked one, as the notes write it."""
+    return "−∞" if np.isneginf(value) else f"{value:g}"
 
 
 def is_worked_example(scores: np.ndarray) -> bool:
     """Whether a (possibly edited) table still holds the notes' own scores, so their answers apply."""
-    return bool(np.allclose(np.asarray(scores, dtype=float), editable_scores()))
+    scores = np.asarray(scores, dtype=float)
+    return bool(np.array_equal(np.isneginf(scores), np.isneginf(NOTES_SCORES)) and np.allclose(scores, NOTES_SCORES))
+
+
+def notes_slips(weights: np.ndarray, decimals: int = 2) -> list[tuple[int, int, float, float]]:
+    """Where the notes' hand-rounded softmax differs from the exact one rounded as they round:
+    (key, query, notes, exact), 0-based, in the notes' layout (keys are rows)."""
+    exact = np.round(np.asarray(weights, dtype=float), decimals)
+    return [
+        (int(k), int(q), float(NOTES_ROUNDED[k, q]), float(weights[k, q]))
+        for k, q in zip(*np.nonzero(~np.isclose(exact, NOTES_ROUNDED)), strict=True)
+    ]
+
+
+def unseeing_queries(weights: np.ndarray) -> list[int]:
+    """The queries (columns) whose every key is masked: no weights at all, since the softmax of only −∞ is 0/0."""
+    return [int(q) for q in np.nonzero(np.isnan(np.asarray(weights, dtype=float)).all(axis=0))[0]]
 
 
 def column_sums(weights: np.ndarray) -> np.ndarray:

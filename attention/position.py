@@ -1,4 +1,4 @@
-"""Chapter 8: attention alone does not see word order; position embeddings give it."""
+"""Attention alone does not see word order; position embeddings give it."""
 
 from __future__ import annotations
 
@@ -29,11 +29,12 @@ def position_similarity(model: Model, n_positions: int) -> np.ndarray:
     return cosine_matrix(model.embeddings.position[:n_positions].astype(np.float64))
 
 
-def shuffled_order(n_tokens: int, seed: int) -> np.ndarray:
-    """A random order of the tokens that keeps [CLS] first and [SEP] last."""
+def shuffled_order(n_tokens: int, seed: int, keep_first: bool = True, keep_last: bool = True) -> np.ndarray:
+    """A random order of the tokens; keep_first and keep_last hold [CLS] first and [SEP] last where a model has them."""
     rng = np.random.default_rng(seed)
-    middle = rng.permutation(np.arange(1, n_tokens - 1))
-    return np.concatenate([[0], middle, [n_tokens - 1]]).astype(int)
+    lo, hi = int(keep_first), n_tokens - int(keep_last)
+    middle = rng.permutation(np.arange(lo, hi))
+    return np.concatenate([np.arange(lo), middle, np.arange(hi, n_tokens)]).astype(int)
 
 
 @dataclass(frozen=True)
@@ -52,11 +53,17 @@ class Shuffle:
         return float(np.abs(self.original.layers[layer].weights - self.unshuffled_weights(layer)).max())
 
 
-def shuffle_experiment(model: Model, text: str, seed: int = 0, positions: bool = False) -> Shuffle:
-    """Trace the sentence and a shuffled copy of it, with or without the position embeddings."""
-    toks = tokenize(model.tokenizer, text, model.config.max_tokens).tokens
-    order = shuffled_order(len(toks), seed)
+def shuffle_experiment(
+    model: Model, text: str, seed: int = 0, positions: bool = False, max_tokens: int | None = None
+) -> Shuffle:
+    """Trace the sentence and a shuffled copy of it, with or without the position embeddings.
+
+    Always without a mask: a decoder's causal mask lets a token see only the tokens before it, which
+    tells order apart by itself, so for a decoder this is a counterfactual (`Trace.mask_is_real` says so)."""
+    limit = model.config.max_tokens if max_tokens is None else min(max_tokens, model.config.max_tokens)
+    toks = tokenize(model.tokenizer, text, limit).tokens
+    order = shuffled_order(len(toks), seed, keep_first=toks[0].is_special, keep_last=toks[-1].is_special)
     moved = tuple(replace(toks[j], position=i) for i, j in enumerate(order))
-    original = trace_tokens(model, toks, text, positions=positions)
-    shuffled = trace_tokens(model, moved, " ".join(t.text for t in moved), positions=positions)
+    original = trace_tokens(model, toks, text, mask="none", positions=positions)
+    shuffled = trace_tokens(model, moved, " ".join(t.text for t in moved), mask="none", positions=positions)
     return Shuffle(order=order, original=original, shuffled=shuffled)

@@ -27,6 +27,10 @@ class ScalingExperiment:
         """(n_samples, n_keys): q·k, divided by √d_k when scaled."""
         return self.dots / self.root_d_k if scaled else self.dots
 
+    def spread(self, scaled: bool = True) -> float:
+        """The standard deviation of the scores as shown: about √d_k for q·k, about 1 once divided by √d_k."""
+        return float(self.shown_scores(scaled).std())
+
     def top_weight(self, scaled: bool = True) -> float:
         return self.top_weight_scaled if scaled else self.top_weight_raw
 

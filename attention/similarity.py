@@ -1,8 +1,10 @@
-"""Chapters 1 and 2: how alike two vectors are, and the lesson notes' hand-made embedding.
+"""Chapters on similarity and context: how alike two vectors are, and the lesson notes' hand-made embedding.
 
 The notes describe five words with three features (tech, fruitness, other) and build a new
-embedding for each word from its similarities to the others, first with the similarities
-normalized to sum to 1, then with a softmax.
+embedding for each word from its similarities to the others. Their "scaling" slide turns each
+word's similarities into weights with a softmax over the words it is related to (its non-zero
+cosines); their value-matrix slide takes the softmax over every word of the sentence. Dividing by
+the sum is the third way a reader might expect; all three are here.
 """
 
 from __future__ import annotations
@@ -23,6 +25,15 @@ TOY_EMBEDDING = {
     "an": (0.0, 0.0, 3.0),
 }
 
+
+# The notes' scaling slide: "Orange → 0.57 Orange + 0.43 Apple" (and the same for apple and phone).
+NOTES_RELATED_WEIGHTS = (0.57, 0.43)
+# How each way of turning similarities into weights is named on screen.
+HOW = {
+    "softmax": "softmax over every word",
+    "softmax_related": "softmax over the related words",
+    "normalized": "divided by the sum",
+}
 
 # What the notes print for the softmax weights of "an apple and an orange" (orange, apple, and, an).
 # Their "and" and "an" rows sum to 1.3: they cannot be softmax outputs; the exact ones are computed by `mix`.
@@ -72,17 +83,49 @@ class Mixing:
     new_vectors: np.ndarray  # (n, 3)
 
 
-def mix(words: list[str], how: str = "softmax") -> Mixing:
-    """New embeddings from the cosine table of the sentence's distinct words.
+def row_weights(scores: np.ndarray, how: str) -> np.ndarray:
+    """Each row of similarities turned into weights that sum to 1.
 
-    how: "normalized" divides each row by its sum; "softmax" takes the softmax of each row.
+    how: "softmax" over every word; "softmax_related" over the words with a non-zero similarity only
+    (the others get exactly 0, as on the notes' scaling slide); "normalized" divides by the row's sum.
     """
+    scores = np.asarray(scores, dtype=float)
+    if how == "normalized":
+        return scores / scores.sum(axis=1, keepdims=True)
+    if how == "softmax":
+        return ops.softmax(scores, axis=1)
+    if how == "softmax_related":
+        return ops.softmax(ops.apply_mask(scores, np.isclose(scores, 0.0)), axis=1)
+    raise ValueError(f"Unknown normalization '{how}': choose one of {', '.join(HOW)}.")
+
+
+def mix(words: list[str], how: str = "softmax") -> Mixing:
+    """New embeddings from the cosine table of the sentence's distinct words (how: see `row_weights`)."""
     unique = list(dict.fromkeys(words))
     scores = cosine_table(unique)
-    if how == "normalized":
-        weights = scores / scores.sum(axis=1, keepdims=True)
-    elif how == "softmax":
-        weights = ops.softmax(scores, axis=1)
-    else:
-        raise ValueError(f"Unknown normalization '{how}': choose normalized or softmax.")
+    weights = row_weights(scores, how)
     return Mixing(words=tuple(unique), scores=scores, weights=weights, new_vectors=weights @ toy_vectors(unique))
+
+
+@dataclass(frozen=True)
+class NotesCheck:
+    """One way of weighting, applied to orange's row of "an apple and an orange", beside the notes' 0.57 / 0.43."""
+
+    how: str
+    orange: float  # the weight orange gives itself
+    apple: float  # the weight orange gives apple
+
+    @property
+    def matches_notes(self) -> bool:
+        """Whether this way, rounded to two decimals as the notes round, gives their 0.57 and 0.43."""
+        return (round(self.orange, 2), round(self.apple, 2)) == NOTES_RELATED_WEIGHTS
+
+
+def notes_check() -> tuple[NotesCheck, ...]:
+    """Orange's weights for itself and apple under every way of weighting, exactly."""
+    out = []
+    for how in HOW:
+        m = mix(["an", "apple", "and", "an", "orange"], how)
+        row = m.weights[m.words.index("orange")]
+        out.append(NotesCheck(how, float(row[m.words.index("orange")]), float(row[m.words.index("apple")])))
+    return tuple(out)

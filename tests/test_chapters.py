@@ -1,137 +1,391 @@
-"""Every chapter run headless: no exception, and its key figure holds the right numbers."""
+"""Every chapter run headless: no exception, its controls in the link, its question answerable, and its key
+numbers against an independent computation (a hand formula, the lesson notes, the reference library)."""
 
 from __future__ import annotations
 
+import math
+
+import huggingface_hub.constants
 import numpy as np
 import pytest
 
 import attention
-from tests.apptest import array, figure, metric, run_page
+from tests.apptest import array, figure, messages, metric, run_page
+from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
+from ui import chapter, engine
 from ui.chapters import CHAPTERS
 
 FLUFFY = "a fluffy blue creature roamed the verdant forest"
+
+
+def page(name: str) -> str:
+    """The page file of the chapter whose address is `name` ("scaling")."""
+    return "pages/" + next(c.file for c in CHAPTERS if chapter.url_path(c) == name)
 
 
 def z(spec: dict, trace: int = 0) -> np.ndarray:
     return array(spec["data"][trace]["z"])
 
 
-@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda c: c.file)
-def test_every_chapter_runs_with_an_equation_a_figure_and_a_try_this(chapter):
-    at = run_page(f"pages/{chapter.file}")
+def markdown(at) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def in_link(at, name: str) -> str | None:
+    """A parameter of the page's link (AppTest gives a string, or a list of them)."""
+    value = at.query_params.get(name)
+    return value[-1] if isinstance(value, list) else value
+
+
+def metric_exactly(at, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+@pytest.fixture(scope="module")
+def tiny_folder(tmp_path_factory):
+    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
+
+
+@pytest.fixture
+def gpt2_in_cache(tiny_folder, tmp_path, monkeypatch):
+    """A small random GPT-2 where a download of "gpt2" would be: the Model choice offers it."""
+    install_in_hf_cache(tiny_folder, "gpt2", tmp_path / "hub")
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    engine.choices.clear()
+    yield
+    engine.choices.clear()
+
+
+@pytest.fixture(scope="module")
+def tiny_reference(tiny_folder):
+    from transformers import GPT2LMHeadModel
+
+    return GPT2LMHeadModel.from_pretrained(tiny_folder, attn_implementation="eager").eval()
+
+
+# --- what every chapter has ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("chapter_", CHAPTERS, ids=lambda c: c.file)
+def test_every_chapter_runs_with_an_equation_a_figure_a_question_and_its_neighbours(chapter_):
+    at = run_page(f"pages/{chapter_.file}")
     assert not at.exception
+    assert at.title[0].value == chapter_.title == f"{chapter_.number} · {chapter_.name}"
     assert at.get("latex") and at.get("plotly_chart")
     assert any("Try this." in m.value for m in at.markdown)
+    question = [r for r in at.radio if r.label.startswith("**Question.**")]
+    assert len(question) == 1 and question[0].value is None and len(question[0].options) >= 2
+    links = markdown(at)  # a page run alone has no app navigation: its neighbours are plain links
+    i = CHAPTERS.index(chapter_)
+    if i > 0:
+        assert f"← {CHAPTERS[i - 1].title}" in links
+    if i + 1 < len(CHAPTERS):
+        assert f"{CHAPTERS[i + 1].title} →" in links
+    assert "{{" not in links  # every number placed in the prose
 
 
-def test_1_similarity_toy_cosines_and_measures():
-    at = run_page("pages/01_similarity.py")
-    table = z(figure(at, "Cosine similarity of the toy words"))
-    assert table[0, 2] == pytest.approx(1 / np.sqrt(2), abs=1e-6)  # orange–apple, the notes' 0.71
+@pytest.mark.parametrize("chapter_", CHAPTERS, ids=lambda c: c.file)
+def test_every_chapter_runs_on_a_decoder(chapter_, gpt2_in_cache):
+    at = run_page(f"pages/{chapter_.file}", model="gpt2")
+    assert not at.exception, chapter_.file
+    assert "cannot be used here" not in messages(at)
+    assert at.get("plotly_chart")
+
+
+def test_the_question_is_checked_and_explained():
+    at = run_page(page("similarity"))
+    question = next(r for r in at.radio if r.label.startswith("**Question.**"))
+    wrong = next(o for o in question.options if o.startswith("−1"))
+    question.set_value(wrong).run()
+    assert at.error and at.error[0].value.startswith("Not quite: it is “0”.")
+    question = next(r for r in at.radio if r.label.startswith("**Question.**"))
+    question.set_value("0").run()
+    assert at.success and "right angle" in at.success[0].value
+
+
+def test_a_chapter_link_reopens_its_controls_and_a_change_goes_into_the_link():
+    at = run_page(page("scaling"), sc_dk="512", sc_keys="8", sc_scaled="0")
+    assert at.select_slider(key="w:sc_dk").value == 512
+    assert at.slider(key="w:sc_keys").value == 8 and at.toggle(key="w:sc_scaled").value is False
+    assert figure(at, "q·k, d_k = 512")  # unscaled, as the link says
+    at.toggle(key="w:sc_scaled").set_value(True).run()
+    assert in_link(at, "sc_dk") == "512" and in_link(at, "sc_scaled") is None  # back to its default: not in the link
+
+
+def test_a_links_impossible_value_is_refused_with_a_notice():
+    at = run_page(page("scaling"), sc_dk="100", sc_keys="9999")
+    assert "**sc_dk**" in messages(at) and "**sc_keys**" in messages(at)
+    assert at.select_slider(key="w:sc_dk").value == 64 and not at.exception
+
+
+def test_a_text_longer_than_the_model_reads_is_said_to_be_cut():
+    at = run_page(page("heads"), text="the fluffy creature roamed " * 200)
+    assert not at.exception
+    assert "longer than the model reads" in messages(at)
+
+
+# --- 1. the big picture -----------------------------------------------------------------------------------
+
+
+def test_1_the_big_picture_reads_the_model(st_model):
+    at = run_page(page("big_picture"))
+    used = sum(p.numel() for name, p in st_model.named_parameters() if ".pooler." not in name)  # mean pooling
+    assert metric(at, "parameters") == f"{used:,}"
+    assert metric(at, "layers") == "6" and metric(at, "heads per layer") == "12 × 32"
+    diagram = figure(at, "all-MiniLM-L6-v2, box by box")
+    texts = [a["text"] for a in diagram["layout"]["annotations"]]
+    assert any("Multi-head attention" in t and 'href="queries_keys' in t for t in texts)  # a box opens its chapter
+    assert any("× 6" in t for t in texts)
+    assert any("591,360 parameters per layer" in t for t in texts)  # 4 × (384 × 384 + 384)
+
+
+def test_1_the_big_picture_of_a_decoder_has_its_layernorms_first(gpt2_in_cache, tiny_reference):
+    at = run_page(page("big_picture"), model="gpt2")
+    assert metric(at, "parameters") == f"{sum(p.numel() for p in tiny_reference.parameters()):,}"
+    texts = [a["text"] for a in figure(at, "gpt2, box by box")["layout"]["annotations"]]
+    names = [t for t in texts if t.startswith(("<a", "<b>"))]  # the boxes' names, in order
+    first_norm = next(i for i, t in enumerate(names) if "LayerNorm" in t)
+    assert first_norm < next(i for i, t in enumerate(names) if "attention" in t)  # GPT-2 normalizes first
+
+
+# --- 2. why attention ----------------------------------------------------------------------------------
+
+
+def test_2_a_recurrent_state_keeps_a_fixed_share_of_dont_at_kill():
+    at = run_page(page("why_attention"), why_keep="0.8")
+    assert metric(at, "tokens from “Don't” to “kill”") == "13"  # [CLS] don ' t go insane , find … and kill
+    assert metric(at, "share of “Don't” left") == f"{0.2 * 0.8**13:.2%}"
+    chart = figure(at, "How much of a word d tokens back is left")
+    assert array(chart["data"][0]["y"])[10] == pytest.approx(0.2 * 0.8**10)
+    assert array(chart["data"][1]["y"]).min() > 0.3  # the head that looks back keeps looking, 165 tokens away
+
+
+# --- 3. similarity --------------------------------------------------------------------------------------
+
+
+def test_3_similarity_toy_cosines_and_measures():
+    at = run_page(page("similarity"))
+    spec = figure(at, "Cosine similarity of the toy words")
+    assert z(spec)[0, 2] == pytest.approx(1 / np.sqrt(2), abs=1e-6)  # orange–apple, the notes' 0.71
+    assert (spec["data"][0]["zmin"], spec["data"][0]["zmax"]) == (-1, 1)  # centred at 0
     assert metric(at, "dot product") == "24.00" and metric(at, "cosine") == "0.9600"
-    at.toggle[0].set_value(True).run()
+    at.toggle(key="w:sim_double").set_value(True).run()
     assert metric(at, "dot product") == "48.00" and metric(at, "cosine") == "0.9600"
+    assert in_link(at, "sim_double") == "1"
 
 
-def test_2_context_weights_and_the_real_models_apple():
-    at = run_page("pages/02_context.py")
-    weights = z(figure(at, "Weights (softmax)"))
-    assert np.allclose(weights.sum(axis=1), 1.0)
+# --- 4. context -------------------------------------------------------------------------------------------
+
+
+def test_4_context_shows_which_weighting_gives_the_notes_057():
+    at = run_page(page("context"))
     table = at.dataframe[1].value
-    assert list(table["nearer"]) == ["orange", "phone"]
-    at.radio(key="w:ch2_how").set_value("normalized").run()
-    spec = figure(at, "Weights (normalized)")
+    s = 1 / math.sqrt(2)
+    row = dict(zip(table["weights"], table["orange → orange"], strict=True))
+    assert row["softmax over the related words"] == f"{math.e / (math.e + math.exp(s)):.4f}" == "0.5727"
+    assert row["divided by the sum"] == f"{1 / (1 + s):.4f}" == "0.5858"
+    assert list(table["rounds to the notes' 0.57 / 0.43"]) == ["no", "yes", "no"]
+    assert "not a slip" in markdown(at)
+    assert list(at.dataframe[2].value["nearer"]) == ["orange", "phone"]
+    at.radio(key="w:ctx_weights").set_value("normalized").run()
+    spec = figure(at, "Weights: divided by the sum")
     words = list(spec["data"][0]["y"])
-    w = z(spec)
-    assert w[words.index("orange"), words.index("orange")] == pytest.approx(1 / (1 + 1 / np.sqrt(2)), abs=1e-6)
+    assert z(spec)[words.index("orange"), words.index("orange")] == pytest.approx(1 / (1 + s), abs=1e-6)
 
 
-def test_3_queries_keys_asymmetric_unless_one_projection(model):
-    at = run_page("pages/03_queries_keys.py")
+# --- 5. queries and keys ------------------------------------------------------------------------------
+
+
+def test_5_queries_keys_asymmetric_unless_one_projection(model):
+    at = run_page(page("queries_keys"))
     qk = z(figure(at, "q_i · k_j"))
     assert np.allclose(qk, attention.trace(model, FLUFFY).layers[0].scores[0], atol=1e-5)
     assert float(metric(at, "asymmetry max")) > 0.1
     xx = z(figure(at, "X Xᵀ"))
     assert np.allclose(xx, xx.T, atol=1e-5)
-    at.toggle(key="w:ch3_same").set_value(True).run()
+    at.toggle(key="w:qk_same").set_value(True).run()
     kk = z(figure(at, "k_i · k_j"))
     assert np.allclose(kk, kk.T, atol=1e-4)
 
 
-def test_4_scaling_keeps_the_entropy_up():
-    at = run_page("pages/04_scaling.py")
+# --- 6. scaling ------------------------------------------------------------------------------------------
+
+
+def test_6_every_spread_describes_the_histogram_beside_it():
+    at = run_page(page("scaling"))
+    shown = array(figure(at, "q·k / √dₖ, d_k = 64")["data"][0]["x"])
+    assert float(metric(at, "spread (std) of q·k / √dₖ")) == pytest.approx(np.std(shown), abs=0.006)
+    assert float(metric(at, "spread (std) of q·k / √dₖ")) == pytest.approx(1.0, abs=0.05)
+    unscaled = float(metric_exactly(at, "spread (std) of q·k"))
+    assert unscaled == pytest.approx(math.sqrt(64), rel=0.05)
+    top_scaled = float(metric(at, "top key's weight"))
+    at.toggle(key="w:sc_scaled").set_value(False).run()
+    raw = array(figure(at, "q·k, d_k = 64")["data"][0]["x"])
+    assert unscaled == pytest.approx(np.std(raw), abs=0.006)  # the histogram now shows the unscaled spread
+    assert float(metric(at, "top key's weight")) > top_scaled
     entropy = figure(at, "Softmax entropy")
-    raw, scaled = (array(entropy["data"][i]["y"]) for i in (0, 1))
-    assert scaled[-1] > 1.5 > raw[-1]  # at d_k = 1024
-    top_scaled = float(metric(at, "mean weight of the top key"))
-    at.toggle(key="w:ch4_scaled").set_value(False).run()
-    assert float(metric(at, "mean weight of the top key")) > top_scaled
+    assert entropy["layout"]["xaxis"]["tickvals"] == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]  # no "2, 5"
+    raw_h, scaled_h = (array(entropy["data"][i]["y"]) for i in (0, 1))
+    assert scaled_h[-1] > 1.5 > raw_h[-1]  # at d_k = 1024
 
 
-def test_5_masking_worked_softmax_columns_sum_to_one(model):
-    at = run_page("pages/05_masking.py")
+# --- 7. predicting the next word -----------------------------------------------------------------------
+
+
+def test_7_an_encoder_shows_the_lessons_and_the_mask_and_names_the_decoder():
+    at = run_page(page("next_word"))
+    assert "is an encoder" in messages(at) and "gpt2" in messages(at)
+    lessons = at.dataframe[0].value
+    assert list(lessons["must predict"])[:2] == ["fluffy", "blue"] and list(lessons["reads"])[:2] == ["a", "a fluffy"]
+    mask = z(figure(at, "The causal mask"))
+    assert np.isnan(mask[np.triu_indices(11, 1)]).all() and (mask[np.tril_indices(11)] == 1).all()
+
+
+def test_7_a_decoder_predicts_every_next_token_as_transformers_does(gpt2_in_cache, tiny_reference, tiny_folder):
+    import torch
+
+    at = run_page(page("next_word"), model="gpt2")
+    ids = [t.id for t in attention.trace(attention.load_model(str(tiny_folder)), FLUFFY).tokens]
+    with torch.no_grad():
+        p = torch.softmax(tiny_reference(torch.tensor([ids])).logits[0].double(), -1).numpy()
+    table = at.dataframe[0].value
+    assert list(table["p(answer)"]) == pytest.approx(list(np.round(p[np.arange(len(ids) - 1), ids[1:]], 3)), abs=1e-3)
+    assert list(table["p(best guess)"]) == pytest.approx(list(np.round(p.max(axis=1)[:-1], 3)), abs=1e-3)
+    loss = -np.log(p[np.arange(len(ids) - 1), ids[1:]]).mean()
+    assert float(metric(at, "training loss")) == pytest.approx(loss, abs=0.006)
+    assert figure(at, "The real causal weights")
+
+
+# --- 8. masking -------------------------------------------------------------------------------------------
+
+
+def test_8_masking_worked_softmax_keeps_minus_infinity_and_a_centred_scale(model):
+    at = run_page(page("masking"))
+    assert at.data_editor[0].value.iloc[1, 0] == "−∞"  # the notes' −∞, not 0
+    scores = figure(at, "The notes' scores")
+    assert scores["data"][0]["zmin"] == -scores["data"][0]["zmax"] == -4.4  # 0 in the middle: 0.80 is red
+    assert scores["data"][0]["text"][1][0] == "−∞"
     w = z(figure(at, "Softmax down each column"))
-    assert np.allclose(w.sum(axis=0), 1.0)
-    assert np.allclose(w[:, 0], [1, 0, 0, 0])  # the first query sees only the first key
+    assert np.allclose(w.sum(axis=0), 1.0) and np.allclose(w[:, 0], [1, 0, 0, 0])
     e = np.exp
     assert np.allclose(w[:2, 1], [e(0.8), e(-0.3)] / (e(0.8) + e(-0.3)), atol=5e-4)  # 0.750, 0.250, as the notes say
     assert w[0, 2] == pytest.approx(e(1.9) / (e(1.9) + e(-0.2) + e(0.99)), abs=5e-4)  # 0.656; the notes print 0.69
-    causal = z(figure(at, "mask: causal"))
+    column_4 = e(4.4) / (e(4.4) + e(0.8) + e(0.67) + e(1.31))
+    assert f"the notes write 0.92, exactly {column_4:.3f}" in markdown(at) and f"{column_4:.3f}" == "0.912"
+    assert "(0.0000454, 0.9999092, 0.0000454)" in markdown(at)  # softmax(10, 20, 10), not (0.33, 0.67, 0)
+    causal = z(figure(at, "Illustration"))  # the encoder's counterfactual
     assert (causal[np.triu_indices(13, 1)] == 0).all()
-    at.toggle(key="w:ch5_mask").set_value(False).run()
-    assert (z(figure(at, "Softmax down each column"))[np.tril_indices(4, -1)] > 0).all()
+    assert figure(at, "Real")
+    at.toggle(key="w:mk_mask").set_value(False).run()
+    w = z(figure(at, "Softmax down each column"))
+    # the notes' −∞ stay in the table without the mask: the same weights, until a number is typed below the diagonal
+    assert np.allclose(w, attention.masking.column_softmax(attention.masking.NOTES_SCORES))
 
 
-def test_6_values_low_rank_and_displacement(model):
-    at = run_page("pages/06_values.py")
+def test_8_a_table_in_the_link_is_the_table_shown():
+    typed = [0, 0.8, 1.9, 4.4, 2, -0.3, -0.2, 0.8, "-inf", "-inf", 0.99, 0.67, "-inf", "-inf", "-inf", 1.31]
+    at = run_page(page("masking"), mk_scores=",".join(map(str, typed)), mk_mask="0")
+    w = z(figure(at, "Softmax down each column"))
+    assert w[:2, 0] == pytest.approx([1 / (1 + math.exp(2)), math.exp(2) / (1 + math.exp(2))], abs=5e-4)
+    assert "exactly 0.912" not in markdown(at)  # not the notes' table any more: their slips are not listed
+
+
+def test_8_on_a_decoder_the_causal_mask_is_the_real_one(gpt2_in_cache):
+    at = run_page(page("masking"), model="gpt2")
+    real, illustration = figure(at, "Real"), figure(at, "Illustration")
+    assert "causal mask" in real["layout"]["title"]["text"] and "no mask" in illustration["layout"]["title"]["text"]
+
+
+# --- 9 to 12 ---------------------------------------------------------------------------------------------------
+
+
+def test_9_values_low_rank_and_displacement(model):
+    at = run_page(page("values"))
     assert "32 of 384 are not zero" in figure(at, "Singular values")["layout"]["title"]["text"]
     assert metric(at, "rank of") == "32"
     layer = attention.trace(model, FLUFFY).layers[0]
-    assert float(metric(at, "|Δe|")) == pytest.approx(np.linalg.norm(layer.displacement[0, 4]), abs=1e-3)  # “creature”
+    assert float(metric(at, "|Δe|")) == pytest.approx(np.linalg.norm(layer.displacement[0, 4]), abs=1e-3)  # creature
+    sv = figure(at, "Singular values")["layout"]["yaxis"]
+    assert sv["exponentformat"] == "power" and sv["dtick"] >= 1  # 10⁻⁴, not "100µ"
 
 
-def test_7_heads_sum_equals_concat():
-    at = run_page("pages/07_heads.py")
+def test_10_heads_sum_equals_concat():
+    at = run_page(page("heads"))
     assert float(metric(at, "max |Σ")) <= 1e-5
 
 
-def test_8_position_blind_without_position_embeddings():
-    at = run_page("pages/08_position.py")
+def test_10_the_sentence_carries_into_the_chapters():
+    at = run_page(page("heads"), text="the bank by the river bank")
+    norms = figure(at, "|Δe⁽ʰ⁾|")
+    assert "bank (6)" in list(norms["data"][0]["x"])
+
+
+def test_11_position_blind_without_position_embeddings():
+    at = run_page(page("position"))
     assert float(metric(at, "max difference")) < 1e-5
-    assert np.allclose(z(figure(at, "Original order")), z(figure(at, "Shuffled, then put back")), atol=1e-5)
+    assert np.allclose(z(figure(at, "Original order")), z(figure(at, "Shuffled, put back")), atol=1e-5)
     sinusoid = z(figure(at, "Sinusoidal encoding"))
     assert np.allclose(sinusoid[0, 0::2], 0) and np.allclose(sinusoid[0, 1::2], 1)
-    at.toggle(key="w:ch8_positions").set_value(True).run()
+    at.toggle(key="w:pos_embeddings").set_value(True).run()
     assert float(metric(at, "max difference")) > 1e-3
 
 
-def test_9_cross_attention_shape(model):
-    at = run_page("pages/09_cross_attention.py")
-    source = at.text_input(key="w:ch9_source").value
+def test_12_cross_attention_shape(model):
+    at = run_page(page("cross_attention"), cr_source="the cat sat")
     w = z(figure(at, "Cross-attention weights"))
-    assert w.shape == (13, attention.trace(model, source).n_tokens)  # n_target × n_source
-    assert w.shape[0] != w.shape[1]
+    assert w.shape == (13, attention.trace(model, "the cat sat").n_tokens)  # n_target × n_source
     assert np.allclose(w.sum(axis=1), 1.0, atol=1e-6)
 
 
-def test_10_kv_cache_equals_full_masked_attention():
-    at = run_page("pages/10_kv_cache.py")
-    assert float(metric(at, "max difference")) < 1e-6
+# --- 13. KV cache --------------------------------------------------------------------------------------------
+
+
+def test_13_kv_cache_equals_full_masked_attention_and_says_it_is_an_illustration():
+    at = run_page(page("kv_cache"))
+    assert float(metric(at, "max difference, head")) < 1e-6
+    assert float(metric(at, "max difference, whole model")) < 1e-4
+    assert "illustration" in markdown(at)
     step = figure(at, "Step 5")
     assert float(np.sum(array(step["data"][0]["y"]))) == pytest.approx(1.0, abs=1e-5)
+    assert "18,432 MB" in markdown(at)  # GPT-3 at 2,048 tokens: 2 × 96 × 12,288 × 2,048 × 4 bytes
 
 
-def test_11_gpt3_attention_is_about_a_third(model):
-    at = run_page("pages/11_parameters.py")
-    shares = [m.value for m in at.metric if m.label == "attention share"]
-    gpt3 = float(shares[0].rstrip("%")) / 100
-    assert 0.30 < gpt3 < 0.36
-    assert shares[0] == "33.1%"  # 96 layers × 4 × 12288² = 57,982,058,496 of 175,181,291,520
-    totals = [m.value for m in at.metric if m.label == "total"]
-    assert totals[1] == f"{model.n_parameters:,}"
+def test_13_on_a_decoder_the_cached_generation_equals_transformers(gpt2_in_cache):
+    at = run_page(page("kv_cache"), model="gpt2", kv_step="3")
+    assert float(metric(at, "max difference, whole model")) < 1e-4
+    assert "how it really generates text" in markdown(at)
+    assert at.slider(key="w:kv_step").value == 3
 
 
-def test_the_sentence_carries_into_the_chapters(model):
-    at = run_page("pages/07_heads.py", text="the bank by the river bank")
-    norms = figure(at, "|Δe⁽ʰ⁾|")
-    assert "bank (6)" in list(norms["data"][0]["x"])
+# --- 14. parameters -------------------------------------------------------------------------------------------
+
+
+def test_14_presets_give_the_published_counts_and_the_try_this_comes_out():
+    at = run_page(page("parameters"))
+    assert metric(at, "attention share") == "33.2%" and metric(at, "d_model") == "12,288"
+    assert "174,604,259,328 parameters, 175B" in "\n".join(c.value for c in at.caption)  # GPT-3: 175B
+    at.selectbox(key="w:bp_preset").set_value("gpt2").run()
+    assert [n.value for n in at.number_input][:3] == [12, 12, 64]
+    assert "124,439,808 parameters, 124M" in "\n".join(c.value for c in at.caption)  # Hugging Face's gpt2
+    assert in_link(at, "bp_preset") == "gpt2"
+    # the Try this: GPT-2 small's embedding outweighs all its attention layers, as the question's answer says
+    embedding, attention_ = 50257 * 768, 12 * (4 * (768 * 768 + 768) + 2 * 768)
+    assert embedding > attention_
+    question = next(r for r in at.radio if r.label.startswith("**Question.**"))
+    question.set_value("the token embedding").run()
+    assert at.success and f"{embedding:,} parameters against {attention_:,}" in at.success[0].value
+    at.number_input(key="w:bp_heads").set_value(24).run()
+    assert metric(at, "d_model") == "1,536" and at.selectbox(key="w:bp_preset").value == "custom"
+
+
+def test_14_the_calculator_counts_the_loaded_decoder_as_its_files_do(gpt2_in_cache, tiny_reference):
+    at = run_page(page("parameters"), model="gpt2")
+    count = f"{sum(p.numel() for p in tiny_reference.parameters()):,}"
+    assert f"counts {count} parameters; its arrays add up to {count}" in markdown(at).replace("\n", " ")
+
+
+def test_user_text_in_a_chapters_titles_is_escaped_never_read_as_html():
+    at = run_page(page("values"), text="<i>bold</i> move", token="1")  # token 1: "<"
+    chain = figure(at, "“")
+    assert "&lt;" in chain["layout"]["title"]["text"] and "<i>" not in chain["layout"]["title"]["text"]

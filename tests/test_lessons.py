@@ -1,12 +1,59 @@
-"""The lesson's computations, against the notes' worked numbers and properties that must hold."""
+"""The lesson's computations, against the notes' worked numbers, hand computations, the reference library
+(transformers' GPT-2, sentence-transformers' model) and properties that must hold."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
 
 import attention
-from attention import budget, context, cross, heads, kv_cache, masking, position, scaling, similarity
+from attention import (
+    budget,
+    context,
+    cross,
+    heads,
+    kv_cache,
+    masking,
+    motivation,
+    position,
+    prediction,
+    scaling,
+    similarity,
+)
+
+FLUFFY = "a fluffy blue creature roamed the verdant forest"
+
+
+@pytest.fixture(scope="module")
+def tiny_folder(tmp_path_factory):
+    """A small random GPT-2 saved as Hugging Face saves one (tests/tiny_gpt2.py), read by both engines."""
+    from tests.tiny_gpt2 import build_tiny_gpt2
+
+    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_folder):
+    return attention.load_model(str(tiny_folder))
+
+
+@pytest.fixture(scope="module")
+def tiny_reference(tiny_folder):
+    from transformers import GPT2LMHeadModel
+
+    return GPT2LMHeadModel.from_pretrained(tiny_folder, attn_implementation="eager").eval()
+
+
+def reference_run(reference, ids: list[int]):
+    """transformers' own forward pass: (logits, hidden states) of one sequence, in float64 numpy."""
+    import torch
+
+    with torch.no_grad():
+        out = reference(torch.tensor([ids]), output_hidden_states=True)
+    return out.logits[0].double().numpy(), [h[0].double().numpy() for h in out.hidden_states]
+
 
 # --- 1. similarity ---------------------------------------------------------------------------
 
@@ -47,8 +94,24 @@ def test_softmax_mixing_gives_the_notes_value_matrix():
     e = np.exp(1.0)
     assert np.allclose(w[2], [1 / (2 + 2 * e)] * 2 + [e / (2 + 2 * e)] * 2)  # 0.134, 0.134, 0.366, 0.366
     s = 1 / np.sqrt(2)  # cos(orange, apple); orange is orthogonal to "and" and "an"
-    assert np.allclose(w[0], np.exp([1, s, 0, 0]) / np.exp([1, s, 0, 0]).sum())  # 0.394, 0.288, 0.159, 0.159
+    assert np.allclose(w[0], np.exp([1, s, 0, 0]) / np.exp([1, s, 0, 0]).sum())  # 0.403, 0.301, 0.148, 0.148
     assert np.allclose(mixed.weights.sum(axis=1), 1.0)
+
+
+def test_the_notes_057_is_a_softmax_over_the_two_related_words_not_a_rounded_division():
+    # orange's cosines: 1 with itself, 1/√2 with apple, 0 with "and" and "an"
+    s = 1 / math.sqrt(2)
+    by_hand = {
+        "softmax_related": (math.e / (math.e + math.exp(s)), math.exp(s) / (math.e + math.exp(s))),  # 0.5727, 0.4273
+        "normalized": (1 / (1 + s), s / (1 + s)),  # 0.5858, 0.4142
+        "softmax": (math.e / (math.e + math.exp(s) + 2), math.exp(s) / (math.e + math.exp(s) + 2)),  # 0.4029, 0.3006
+    }
+    checks = {c.how: c for c in similarity.notes_check()}
+    for how, (orange, apple) in by_hand.items():
+        assert (checks[how].orange, checks[how].apple) == pytest.approx((orange, apple), abs=1e-12)
+    assert [c.how for c in checks.values() if c.matches_notes] == ["softmax_related"]  # the notes' 0.57 / 0.43
+    w = similarity.mix(["an", "apple", "and", "an", "orange"], "softmax_related").weights
+    assert np.allclose(w.sum(axis=1), 1.0) and (w[w < 1e-12] == 0).all()  # unrelated words get exactly 0
 
 
 def test_real_model_puts_apple_near_orange_or_phone_by_context(model):
@@ -91,6 +154,13 @@ def test_dot_product_spread_grows_like_root_d_k(d_k):
     assert exp.dots.std() == pytest.approx(np.sqrt(d_k), rel=0.05)
 
 
+@pytest.mark.parametrize("d_k", [4, 64, 512])
+def test_both_spreads_are_what_their_histograms_show(d_k):
+    exp = scaling.scaling_experiment(d_k, seed=3)
+    assert exp.spread(False) == pytest.approx(np.std(exp.dots)) == pytest.approx(math.sqrt(d_k), rel=0.05)
+    assert exp.spread(True) == pytest.approx(np.std(exp.dots / math.sqrt(d_k))) == pytest.approx(1.0, rel=0.05)
+
+
 def test_unscaled_softmax_collapses_onto_one_key():
     exp = scaling.scaling_experiment(512, n_keys=16, seed=2)
     assert exp.top_weight_raw > 0.9 and exp.entropy_raw < 0.3
@@ -107,6 +177,30 @@ def test_notes_worked_softmax_exact_values():
     assert w[0, 2] == pytest.approx(np.exp(1.9) / (np.exp(1.9) + np.exp(-0.2) + np.exp(0.99)))
     assert round(w[0, 2], 2) == 0.66 and masking.NOTES_ROUNDED[0, 2] == 0.69  # the notes' slip
     assert np.allclose(w[:2, 1], [0.75, 0.25], atol=0.002)
+
+
+def test_the_notes_slips_are_three_and_exactly_where_rounding_cannot_explain_them():
+    e = np.exp
+    column_3 = e([1.9, -0.2, 0.99]) / e([1.9, -0.2, 0.99]).sum()  # 0.656, 0.080, 0.264
+    column_4 = e([4.4, 0.8, 0.67, 1.31]) / e([4.4, 0.8, 0.67, 1.31]).sum()  # 0.912, 0.025, 0.022, 0.041
+    slips = masking.notes_slips(masking.column_softmax(masking.NOTES_SCORES))
+    assert [(k, q, notes) for k, q, notes, _ in slips] == [(0, 2, 0.69), (0, 3, 0.92), (2, 2, 0.24)]
+    exact = [x for *_, x in slips]
+    assert exact == pytest.approx([column_3[0], column_4[0], column_3[2]], abs=1e-12)
+    assert round(exact[1], 3) == 0.912  # the notes' 0.92
+
+
+def test_masked_scores_are_typed_and_shown_as_minus_infinity():
+    assert masking.parse_score("−∞") == masking.parse_score("-inf") == -np.inf
+    assert masking.parse_score(" 0.8 ") == 0.8 and masking.format_score(-np.inf) == "−∞"
+    for bad in ("abc", "inf", "nan", ""):
+        with pytest.raises(ValueError):
+            masking.parse_score(bad)
+    assert masking.is_worked_example(masking.NOTES_SCORES)
+    edited = masking.NOTES_SCORES.copy()
+    edited[0, 0] = -np.inf  # query 1's only key masked: it sees nothing
+    w = masking.column_softmax(masking.apply_notes_mask(edited))
+    assert masking.unseeing_queries(w) == [0] and np.allclose(w[:, 1:].sum(axis=0), 1.0)
 
 
 def test_softmax_of_the_notes_small_example():
@@ -154,6 +248,22 @@ def test_cached_steps_equal_full_causal_attention(model):
     assert np.allclose(run.full_weights, layer.weights[4], atol=1e-6)
 
 
+def test_the_whole_model_step_by_step_with_a_cache_equals_the_causal_pass(model):
+    tr = attention.trace(model, FLUFFY, mask="causal")
+    run = kv_cache.generate_with_cache(model, tr)
+    assert run.cache_shape == (6, 2, 12, 13, 32)
+    assert run.max_difference < 1e-4
+    with pytest.raises(ValueError):
+        kv_cache.generate_with_cache(model, attention.trace(model, FLUFFY))  # the unmasked pass is not a cache's
+
+
+def test_the_decoders_generation_with_a_cache_equals_transformers_full_pass(tiny, tiny_reference):
+    tr = attention.trace(tiny, FLUFFY)  # a decoder's own mask: causal
+    run = kv_cache.generate_with_cache(tiny, tr)
+    _, hidden = reference_run(tiny_reference, [t.id for t in tr.tokens])
+    assert np.abs(run.hidden - hidden[-1]).max() < 1e-4  # transformers' last hidden state is after ln_f
+
+
 def test_cache_costs_grow_linearly_and_quadratically():
     c = kv_cache.cache_costs(100, n_layers=6, n_heads=12, d_head=32, d_model=384)
     assert np.allclose(np.diff(c.flops_with_cache, 2), 0)  # linear in t
@@ -161,24 +271,40 @@ def test_cache_costs_grow_linearly_and_quadratically():
     assert c.cache_bytes[-1] == 2 * 6 * 384 * 100 * 4
 
 
-# --- 11. parameter budget -------------------------------------------------------------------------------
+# --- 14. parameter budget -------------------------------------------------------------------------------
 
 
-def test_gpt3_budget_and_attention_share():
-    b = budget.decoder_budget(budget.GPT3)
-    assert b.total == 175_181_291_520  # 3Blue1Brown's tally of GPT-3's weight matrices
-    assert b.group("attention") == 96 * 4 * 12288 * 12288
-    assert 0.30 < b.share("attention") < 0.36
+def test_gpt3_tally_follows_3blue1brown_and_the_full_count_is_its_published_175b():
+    tally = budget.matrix_tally(budget.GPT3)
+    assert tally.total == 175_181_291_520  # 3Blue1Brown's tally of GPT-3's weight matrices
+    assert tally.group("attention") == 96 * 4 * 12288 * 12288
+    d, L, vocab, ctx = 12288, 96, 50257, 2048
+    per_layer = 4 * (d * d + d) + 2 * d + (d * 4 * d + 4 * d) + (4 * d * d + d) + 2 * d
+    full = budget.decoder_budget(budget.GPT3)
+    assert full.total == L * per_layer + vocab * d + ctx * d + 2 * d == 174_604_259_328
+    assert budget.rounded(full.total, "B") == budget.GPT3.published == "175B"
+    assert 0.30 < full.share("attention") < 0.36  # the notes' "about 1/3"
 
 
-def test_gpt2_small_matches_its_published_count():
-    # Hugging Face's gpt2 has 124,439,808 parameters: its unembedding is tied to the embedding (counted once), it
-    # learns a position table, and its biases and LayerNorms add 121,344, which the tally leaves out.
+def test_gpt2_small_matches_hugging_faces_count_exactly():
     g = budget.GPT2_SMALL
-    assert g.n_heads * g.d_head == g.d_model and g.d_ff == 4 * g.d_model
-    b = budget.decoder_budget(g)
-    unembedding = dict((name, n) for name, _, n in b.rows)["unembedding"]
-    assert b.total - unembedding + g.context * g.d_model == 124_439_808 - 121_344
+    assert g.n_heads * g.d_head == g.d_model == 768 and g.d_ff == 4 * 768
+    assert budget.decoder_budget(g).total == 124_439_808  # Hugging Face's gpt2
+    assert budget.rounded(124_439_808, "M") == g.published == "124M"
+
+
+def test_the_calculator_counts_a_decoder_as_transformers_does(tiny, tiny_reference):
+    counted = budget.decoder_budget(budget.sizes_of(tiny.config)).total
+    assert counted == sum(p.numel() for p in tiny_reference.parameters()) == tiny.n_parameters
+
+
+def test_the_big_pictures_boxes_add_up_to_the_reference_models_parameters(model, st_model, tiny, tiny_reference):
+    # BERT's pooler (a 384 × 384 layer for [CLS]) ships in the files but this model pools by the mean: unused
+    used = sum(p.numel() for name, p in st_model.named_parameters() if ".pooler." not in name)
+    assert budget.architecture(model).total == used
+    arch = budget.architecture(tiny)
+    assert arch.total == sum(p.numel() for p in tiny_reference.parameters())
+    assert [p.key for p in arch.parts].index("norm_attention") < [p.key for p in arch.parts].index("attention")
 
 
 def test_loaded_model_budget_counts_every_parameter(model):
@@ -192,3 +318,70 @@ def test_value_contributions_add_up_to_the_displacement(model):
     parts = heads.value_contributions(layer, head=3, token=4)
     assert parts.shape == (13, 384)
     assert np.abs(parts.sum(axis=0) - layer.displacement[3, 4]).max() <= 1e-5
+
+
+# --- 2. why attention ---------------------------------------------------------------------------------
+
+
+def test_the_recurrent_share_is_what_a_leaky_state_keeps_of_a_word():
+    keep, n = 0.8, 12
+    h = np.zeros(n)  # h_t = λ h_{t−1} + (1 − λ) x_t with one-hot x_t: h's coordinate i is word i's share
+    for t in range(n):
+        h = keep * h + (1 - keep) * np.eye(n)[t]
+    assert np.allclose(h[::-1], motivation.recurrent_share(np.arange(n), keep))
+
+
+def test_the_distance_experiment_reads_the_second_apples_weight_on_the_first(model):
+    exp = motivation.distance_experiment(model, 256)
+    assert list(exp.distances) == sorted(exp.distances) and len(exp.texts) == len(motivation.REPEATS)
+    tr = attention.trace(model, exp.texts[-1])
+    apples = [t.position for t in tr.tokens if t.text == "apple"]
+    assert exp.distances[-1] == apples[1] - apples[0]
+    assert exp.best[-1] == tr.weights[exp.layer, exp.head, apples[1], apples[0]]
+    assert motivation.tokens_apart(model, motivation.NOTES_SENTENCE, "Don't", "kill") == 13  # don ' t go … and kill
+
+
+# --- 7. predicting the next word ----------------------------------------------------------------------------
+
+
+def test_every_positions_next_token_equals_transformers_lm_head(tiny, tiny_reference):
+    tr = attention.trace(tiny, FLUFFY)
+    ids = [t.id for t in tr.tokens]
+    logits, _ = reference_run(tiny_reference, ids)
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    guesses = prediction.every_next_token(tiny, tr, top=3)
+    assert (guesses.top1_ids == p.argmax(axis=1)).all()
+    assert (
+        np.abs(np.array([[g.probability for g in row] for row in guesses.guesses]) - np.sort(p)[:, ::-1][:, :3]).max()
+        < 1e-5
+    )
+    actual = p[np.arange(len(ids) - 1), ids[1:]]
+    assert np.abs(guesses.actual_probability - actual).max() < 1e-5
+    assert guesses.loss == pytest.approx(-np.log(actual).mean(), abs=1e-5)
+    assert guesses.guesses[-1][0].id == tr.next_tokens(1)[0].id  # the last position, as the trace says
+
+
+def test_an_encoder_predicts_no_next_token(model):
+    with pytest.raises(ValueError, match="encoder"):
+        prediction.every_next_token(model, attention.trace(model, FLUFFY))
+
+
+# --- the decoder in the other chapters ------------------------------------------------------------------
+
+
+def test_a_decoders_apple_cannot_see_the_words_after_it(tiny):
+    shift = context.context_shift(tiny, "apple", ["an apple and an orange", "an apple phone"], ["orange", "phone"])
+    assert np.allclose(shift.similarity[:, 0], shift.similarity[:, 1], atol=1e-6)  # same prefix, same vectors
+
+
+def test_cross_attention_reads_what_a_decoders_heads_read(tiny):
+    same = cross.cross_attention(tiny, FLUFFY, FLUFFY, layer=0, head=2)  # the first layer: the same input either way
+    unmasked = attention.trace(tiny, FLUFFY, mask="none").layers[0].weights[2]
+    assert np.allclose(same.weights, unmasked, atol=1e-6)  # the LayerNorm'd input, as GPT-2's heads read it
+
+
+def test_shuffling_keeps_special_tokens_only_where_a_model_has_them(tiny):
+    assert list(position.shuffled_order(6, 0, keep_first=True, keep_last=True)[[0, -1]]) == [0, 5]
+    blind = position.shuffle_experiment(tiny, FLUFFY, seed=2)
+    assert sorted(blind.order) == list(range(len(blind.order))) and blind.gap(0) < 1e-5

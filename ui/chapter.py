@@ -1,31 +1,176 @@
-"""What every chapter page does first and last."""
+"""What every chapter page does first and last, and the pieces every chapter shares: its numbers filled
+into its prose, its "Try this" with a question to answer, the links to the chapters before and after."""
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlencode
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
+from streamlit.source_util import page_icon_and_name
 
 from attention import Model, ModelConfig, Trace
 
-from . import chapters, engine, state, widgets
+from . import chapters, downloads, engine, state, theme, widgets
 from .prose import sections
+
+ROOT = Path(__file__).resolve().parents[1]
+CURRENT = "_chapter_file"  # the chapter this session's run is drawing, for end()
+PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
 
 def begin(file: str) -> dict[str, str]:
     """Shared state from the URL, the chapter's title and opening prose; returns its prose sections."""
     state.init()
-    number, chapter = next((i + 1, c) for i, c in enumerate(chapters.CHAPTERS) if c.file == file)
-    prose = sections(f"chapters/{chapter.file.removesuffix('.py')}")
-    st.title(f"{number} · {chapter.title}")
+    chapter = chapters.by_file(file)
+    st.session_state[CURRENT] = file
+    prose = sections(chapter.prose)
+    st.title(chapter.title)
     st.markdown(prose["intro"])
     widgets.url_notices()
     return prose
 
 
 def end() -> None:
-    """The URL follows what is on screen (app.py does this too; a page run on its own needs it here)."""
+    """Links to the chapters before and after; the URL follows what is on screen (app.py does this too;
+    a page run on its own needs it here)."""
+    file = st.session_state.get(CURRENT)
+    if file is not None:
+        before, after = chapters.neighbours(file)
+        st.divider()
+        left, right = st.columns(2)
+        with left:
+            if before is None:
+                link_explorer("← The explorer")
+            else:
+                link(before, f"← {before.title}")
+        with right:
+            if after is not None:
+                link(after, f"{after.title} →")
+    widgets.download_all()  # every figure of the page in one zip, and the format choice, in the sidebar
     state.sync_url()
+
+
+def link(target: chapters.Chapter, label: str) -> None:
+    """A link that keeps the session (and so every choice); a plain link where the page is not registered
+    (a chapter run on its own, as the tests do)."""
+    try:
+        st.page_link(ROOT / "pages" / target.file, label=label)
+    except StreamlitAPIException:
+        st.markdown(f"[{label}]({url_path(target)})")
+
+
+def link_explorer(label: str) -> None:
+    file = ROOT / "pages" / "00_explorer.py"
+    try:
+        if file.exists():
+            st.page_link(st.Page(file, title="Explorer", default=True), label=label)
+        else:
+            from . import explorer
+
+            st.page_link(st.Page(explorer.render, title="Explorer", default=True), label=label)
+    except StreamlitAPIException:
+        st.markdown(f"[{label}](./)")
+
+
+def url_path(target: chapters.Chapter) -> str:
+    """The chapter's address under the app's root, as Streamlit names it from the file ("kv_cache")."""
+    return page_icon_and_name(Path(target.file))[1]
+
+
+def address(target: chapters.Chapter | None, anchor: str = "") -> str:
+    """A relative address that opens a chapter (None: the explorer) as this view is now: every choice in
+    its query, as the URL keeps them, and an optional section anchor."""
+    query = urlencode(
+        {name: p.dump(state.get(name)) for name, p in state.PARAMS.items() if state.get(name) != p.default}
+    )
+    page = "./" if target is None else url_path(target)
+    return page + (f"?{query}" if query else "") + (f"#{anchor}" if anchor else "")
+
+
+def bound(name: str) -> dict:
+    """A widget's key and callback, binding it to the shared choice `name` (one of state.PARAMS), so that
+    the link carries it: `st.slider("d_k", ..., **chapter.bound("sc_dk"))`."""
+    return dict(key=state.widget_key(name), on_change=state.copy_back(name))
+
+
+def fill(markdown: str, **values: object) -> str:
+    """Prose with its {{name}} places filled by numbers the page computed (a missing one raises KeyError)."""
+    return PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), markdown)
+
+
+@dataclass(frozen=True)
+class Quiz:
+    """A question with one right choice, and the line that explains it."""
+
+    question: str
+    options: tuple[str, ...]
+    answer: int  # index of the right option
+    why: str
+
+
+def quiz(markdown: str) -> Quiz:
+    """Read a question written as: its text, then `- [ ] option` lines with one `- [x] option`, then the
+    explanation."""
+    question, options, why, answer = [], [], [], None
+    for line in markdown.splitlines():
+        m = re.match(r"- \[( |x)\] (.+)", line.strip())
+        if m:
+            if m.group(1) == "x":
+                answer = len(options)
+            options.append(m.group(2).strip())
+        elif line.strip():
+            (why if options else question).append(line.strip())
+    if answer is None or len(options) < 2 or not question or not why:
+        raise ValueError(f"A quiz needs a question, two options or more with one marked [x], and a why: {markdown!r}")
+    return Quiz(" ".join(question), tuple(options), answer, " ".join(why))
+
+
+def try_this(prose: dict[str, str], section: str = "try", **values: object) -> None:
+    """The chapter's "Try this" (its prose `section`), then its question (`quiz`): answered in the page,
+    checked, explained in a line."""
+    q = quiz(fill(prose["quiz"], **values))
+    with st.container(border=True):
+        st.markdown("**Try this.** " + fill(prose[section], **values))
+        key = "w:quiz_" + hashlib.sha1(q.question.encode()).hexdigest()[:10]
+        picked = st.radio(f"**Question.** {q.question}", q.options, index=None, key=key)
+        if picked is not None:
+            if q.options.index(picked) == q.answer:
+                st.success(f"Right. {q.why}")
+            else:
+                st.error(f"Not quite: it is “{q.options[q.answer]}”. {q.why}")
+
+
+TITLE_LINE_PX = 22  # a second title line's height at the template's title size
+
+
+def half_chart(
+    fig,
+    name: str,
+    key: str | None = None,
+    *,
+    layer: int | None = None,
+    head: int | None = None,
+    mask: str | None = None,
+    text: str | None = None,
+) -> None:
+    """widgets.chart for a figure in half the page's width: what it shows (layer, head, mask) goes on a second
+    title line, where it fits, instead of after a title it would push past the figure's edge."""
+    names = [n for n in downloads.what_it_shows(layer, head, mask) if n not in (fig.layout.title.text or "")]
+    if names:
+        top = fig.layout.margin.t if fig.layout.margin.t is not None else theme.TEMPLATE.layout.margin.t
+        fig.update_layout(title_text=f"{fig.layout.title.text}<br>{' · '.join(names)}", margin_t=top + TITLE_LINE_PX)
+    widgets.chart(fig, name, key, layer=layer, head=head, mask=mask, text=text)
+
+
+def model_view() -> Model:
+    """The Model choice in the sidebar, and the chosen model (for a chapter that needs no sentence)."""
+    widgets.model_choice()
+    return engine.current_or_stop()
 
 
 @dataclass(frozen=True)

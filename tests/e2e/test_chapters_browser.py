@@ -1,10 +1,13 @@
-"""The lesson in a real browser: every chapter opens from the sidebar, and the sentence follows."""
+"""The lesson in a real browser: every chapter opens from the sidebar and leads to the next, the sentence
+follows, a chapter's link reopens its controls, and the pieces drawn in the browser work (the diagram's
+links, the editable table, the question)."""
 
 from __future__ import annotations
 
 from urllib.parse import parse_qs, urlparse
 
 from tests.e2e.driver import screenshot, url_mark, wait_complete
+from ui.chapter import url_path
 from ui.chapters import CHAPTERS
 
 SENTENCE = "the bank by the river bank"
@@ -12,20 +15,36 @@ SENTENCE = "the bank by the river bank"
 
 def open_chapter(page, title: str) -> dict:
     """Open a chapter from the sidebar and wait until it is drawn to the end ("Try this" closes every chapter)."""
-    page.locator('[data-testid="stSidebarNav"] a', has_text=title).click()
+    nav = page.locator('[data-testid="stSidebarNav"]')
+    if not nav.locator("a", has_text=title).count():
+        nav.get_by_text("View ").first.click()  # the list is folded after ten pages
+    nav.locator("a", has_text=title).click()
+    return wait_drawn(page, title)
+
+
+def wait_drawn(page, title: str, **complete) -> dict:
     page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
     page.get_by_text("Try this.").first.wait_for(timeout=60_000)
-    return wait_complete(page)
+    return wait_complete(page, **complete)
 
 
-def test_every_chapter_opens_and_the_sentence_follows(server, page):
+def query(page) -> dict[str, list[str]]:
+    return parse_qs(urlparse(page.url).query)
+
+
+def test_every_chapter_opens_leads_to_the_next_and_the_sentence_follows(server, page):
     page.goto(server + "/?" + url_mark(text=SENTENCE))
-    wait_complete(page, "8 tokens", plots=12)
-    for number, chapter in enumerate(CHAPTERS, start=1):
-        state = open_chapter(page, chapter.title)
+    wait_complete(page, timeout=120)
+    open_chapter(page, CHAPTERS[0].title)
+    for i, chapter in enumerate(CHAPTERS):
+        state = wait_drawn(page, chapter.title, url_has="text=")  # the URL is written when the run ends
         assert state["exceptions"] == 0, chapter.title
         assert state["plots"] >= 1, chapter.title
-        screenshot(page, f"chapter-{number:02d}")
+        assert urlparse(page.url).path.endswith("/" + url_path(chapter))
+        assert query(page)["text"] == [SENTENCE]
+        screenshot(page, f"chapter-{chapter.number:02d}")
+        if i + 1 < len(CHAPTERS):  # the "next" link at the foot of the page, in the same session
+            page.locator('[data-testid="stPageLink"] a', has_text=f"{CHAPTERS[i + 1].title} →").click()
     # a chapter that uses the real model shows the explorer's sentence
     open_chapter(page, "Many heads")
     assert page.get_by_role("textbox", name="Sentence").input_value() == SENTENCE
@@ -34,29 +53,84 @@ def test_every_chapter_opens_and_the_sentence_follows(server, page):
 
 def test_a_sentence_typed_in_a_chapter_comes_back_to_the_explorer(server, page):
     page.goto(server)
-    wait_complete(page, "13 tokens", plots=12)
+    wait_complete(page, timeout=120)
     open_chapter(page, "Queries and keys")
     box = page.get_by_role("textbox", name="Sentence")
     box.fill("an apple phone")
     box.press("Control+Enter")
     wait_complete(page, url_has=url_mark(text="an apple phone"))
-    link = page.url
-    assert parse_qs(urlparse(link).query)["text"] == ["an apple phone"]
+    assert query(page)["text"] == ["an apple phone"]
     page.locator('[data-testid="stSidebarNav"] a', has_text="Explorer").click()
-    state = wait_complete(page, "5 tokens", plots=12)
+    state = wait_complete(page, url_has=url_mark(text="an apple phone"), shows="phone")
     assert state["exceptions"] == 0
     assert page.get_by_role("textbox", name="Sentence").input_value() == "an apple phone"
 
 
-def test_a_chapter_link_reopens_the_chapter_with_its_sentence(server, browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+def test_a_chapter_link_with_changed_controls_reopens_them(server, browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
     try:
-        page.goto(server + "/kv_cache?" + url_mark(text="an apple and an orange", layer="2", head="3"))
-        page.get_by_text("Try this.").first.wait_for(timeout=60_000)
-        state = wait_complete(page, plots=4, titled="Step 5:")
+        link = server + "/scaling?" + url_mark(text=SENTENCE, sc_dk="512", sc_keys="8", sc_scaled="0")
+        page.goto(link)
+        state = wait_drawn(page, "Scaling by", titled="q·k, d_k = 512")
         assert state["exceptions"] == 0
-        assert page.get_by_role("heading", name="The KV cache").first.is_visible()
-        assert page.get_by_role("textbox", name="Sentence").input_value() == "an apple and an orange"
-        assert "Step 5: “an (4)” queries the cache" in state["titles"]
+        keys = page.locator('[data-testid="stSlider"]', has_text="keys per query")
+        assert keys.locator('[data-testid="stSliderThumbValue"]').inner_text() == "8"
+        switch = page.locator('[data-testid="stCheckbox"]', has_text="Divide by √dₖ")
+        assert switch.locator("input").is_checked() is False
+        switch.get_by_text("Divide by √dₖ").click()  # back to its default: it leaves the link
+        wait_complete(page, titled="q·k / √dₖ, d_k = 512")
+        assert "sc_scaled" not in query(page) and query(page)["sc_dk"] == ["512"]
     finally:
         page.close()
+
+
+def test_the_kv_cache_link_reopens_its_sentence_layer_head_and_step(server, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        page.goto(server + "/kv_cache?" + url_mark(text="an apple and an orange", layer="2", head="3", kv_step="4"))
+        state = wait_drawn(page, "The KV cache", plots=4, titled="Step 4:")
+        assert state["exceptions"] == 0
+        assert page.get_by_role("textbox", name="Sentence").input_value() == "an apple and an orange"
+        assert any(t.startswith("Step 4: “and” reads the cachelayer 2 · head 3") for t in state["titles"])
+    finally:
+        page.close()
+
+
+def test_the_big_pictures_boxes_open_their_chapters(server, page):
+    page.goto(server)
+    wait_complete(page, timeout=120)
+    open_chapter(page, "The big picture")
+    page.locator(".js-plotly-plot a", has_text="Multi-head attention").click()
+    state = wait_drawn(page, "Queries and keys")
+    assert state["exceptions"] == 0 and urlparse(page.url).path.endswith("/queries_keys")
+
+
+def test_the_worked_table_takes_an_edit_and_the_link_keeps_it(server, page):
+    page.goto(server)
+    wait_complete(page, timeout=120)
+    open_chapter(page, "Masking and softmax")
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    width = grid.bounding_box()["width"]
+    # the cell of key k1, query q1 (3.5): the row below the header, the first column after the index; the
+    # position is taken relative to the grid when the click happens, after Playwright has scrolled it into view
+    grid.click(position={"x": width * 0.25, "y": 52})  # select the cell
+    page.wait_for_timeout(500)  # the grid takes keys once it has drawn the selection
+    page.keyboard.type("0")  # typing on a selected cell opens its editor with what is typed
+    page.wait_for_timeout(300)
+    page.keyboard.press("Enter")
+    state = wait_complete(page, url_has="mk_scores=0%2C")
+    assert state["exceptions"] == 0
+    assert query(page)["mk_scores"][0].startswith("0,0.8,1.9,4.4,-inf")
+    # a query that sees one key gives it everything, whatever its score
+    assert "1.000" in page.locator(".js-plotly-plot", has_text="Softmax down each column").text_content()
+
+
+def test_the_question_says_whether_the_answer_is_right(server, page):
+    page.goto(server)
+    wait_complete(page, timeout=120)
+    open_chapter(page, "Similarity")
+    question = page.locator('[data-testid="stRadio"]', has_text="Question.")
+    question.get_by_text("−1", exact=True).click()
+    page.get_by_text("Not quite").first.wait_for(timeout=30_000)
+    question.get_by_text("0", exact=True).click()
+    page.get_by_text("Right.").first.wait_for(timeout=30_000)

@@ -1,11 +1,12 @@
-"""Chapter 6: the weighted values, added up to the displacement, and the low-rank value map."""
+"""Chapter 9: the weighted values, added up to the displacement, and the low-rank value map."""
 
 import streamlit as st
 
 from attention import budget
 from ui import chapter, engine, figures, widgets
+from ui.figures import charts
 
-prose = chapter.begin("06_values.py")
+prose = chapter.begin("09_values.py")
 st.latex(
     r"\Delta e_j = \Big(\sum_i w_{ji}\, v_i\Big) W_O^{(h)}, \qquad v_i = W_V\, e_i, \qquad e_j' = e_j + \Delta e_j"
 )
@@ -16,25 +17,27 @@ texts = [t.display for t in tr.tokens]
 st.markdown(prose["displacement"])
 c1, c2 = st.columns([2, 1])
 token = widgets.token_picker(tr, container=c1)
-uniform = c2.toggle("Uniform weights", key="w:ch6_uniform", help="A counterfactual: every token weighs 1/n.")
+uniform = c2.toggle("Uniform weights", help="A counterfactual: every token weighs 1/n.", **chapter.bound("val_uniform"))
 path, length = engine.value_chain(view.text, layer_i, head_i, token, uniform)
 widgets.chart(
-    figures.arrow_chain(
+    charts.value_chain(
         path.points[0],
         path.steps,
         figures.token_labels(texts),
         path.projection.explained,
-        f"“{texts[token]}”: weighted values of head {head_i + 1}, tip to tail",
+        f"“{figures.token_labels(texts)[token]}”: weighted values of layer {layer_i + 1}, head {head_i + 1}, tip to tail",
     ),
     "value_chain",
     key="fig_ch6_chain",
+    layer=layer_i,
+    head=head_i,
 )
 st.metric("|Δe| in all dimensions", f"{length:.3f}")
 
 st.header("A low-rank value map")
-st.markdown(prose["lowrank"])
 vm = engine.value_map(layer_i, head_i)
 gpt3_full, gpt3_low_rank = budget.value_map_parameters(budget.GPT3.d_model, budget.GPT3.d_head)
+st.markdown(prose["lowrank"])
 m1, m2, m3 = st.columns(3)
 m1.metric("rank of W_O⁽ʰ⁾ W_V⁽ʰ⁾", vm.rank, help=f"d_head = {cfg.d_head}")
 m2.metric(f"{cfg.name}: full vs low-rank", f"{vm.full_parameters:,} vs {vm.low_rank_parameters:,}")
@@ -47,7 +50,8 @@ widgets.chart(
     figures.lines(
         vm.indices,
         {"singular value": vm.singular_values},
-        f"Singular values of W_O⁽ʰ⁾ W_V⁽ʰ⁾: {vm.rank} of {len(vm.singular_values)} are not zero",
+        f"Singular values of W_O⁽ʰ⁾ W_V⁽ʰ⁾, layer {layer_i + 1}, head {head_i + 1}: "
+        f"{vm.rank} of {len(vm.singular_values)} are not zero",
         "index",
         "singular value (log scale)",
         marker_x=cfg.d_head,
@@ -55,6 +59,9 @@ widgets.chart(
     ),
     "singular_values",
     key="fig_ch6_sv",
+    layer=layer_i,
+    head=head_i,
+    text="",  # the weights alone: no sentence
 )
-widgets.try_this(prose["try"])
+chapter.try_this(prose, d_head=cfg.d_head, d_model=cfg.d_model, rank=vm.rank)
 chapter.end()

@@ -1,30 +1,27 @@
-"""Chapter 9: queries from one sentence, keys and values from another."""
+"""Chapter 12: queries from one sentence, keys and values from another."""
 
 import streamlit as st
 
 from ui import chapter, engine, figures, widgets
 
-prose = chapter.begin("09_cross_attention.py")
+prose = chapter.begin("12_cross_attention.py")
 st.latex(
     r"\operatorname{CrossAttention}(X_\text{target}, X_\text{source}) = "
     r"\operatorname{softmax}\!\Big(\frac{(X_\text{target} W_Q)(X_\text{source} W_K)^\top}{\sqrt{d_k}}\Big)\, X_\text{source} W_V"
 )
-st.markdown(prose["cross"])
 view = chapter.sentence_view()
 layer_i, head_i = view.layer, view.head
-target = view.text
-source = st.text_input(
-    "Source sentence (keys and values)",
-    "a small furry animal walked through the green woods",
-    key="w:ch9_source",
-    max_chars=2000,
+st.markdown(
+    chapter.fill(prose["cross"], model=view.config.name, kind="a decoder" if view.config.is_decoder else "an encoder")
 )
-self_only = st.toggle("Self-attention instead (the target answers its own queries)", key="w:ch9_self")
+target = view.text
+source = st.text_input("Source sentence (keys and values)", max_chars=2000, **chapter.bound("cr_source"))
+self_only = st.toggle("Self-attention instead (the target answers its own queries)", **chapter.bound("cr_self"))
 try:
     ca = engine.cross_attention(target, target if self_only else source, layer_i, head_i)
 except ValueError as exc:
     st.info(str(exc))
-    st.stop()
+    engine.stop()
 target_labels = figures.token_labels([t.display for t in ca.target])
 source_labels = figures.token_labels([t.display for t in ca.source])
 st.caption(f"Target: the sidebar's sentence ({len(ca.target)} tokens). Weights: {len(ca.target)} × {len(ca.source)}.")
@@ -37,6 +34,9 @@ widgets.chart(
     ),
     "cross_attention",
     key="fig_ch9",
+    layer=layer_i,
+    head=head_i,
+    mask="none",
 )
-widgets.try_this(prose["try"])
+chapter.try_this(prose, n_target=len(ca.target), n_source=len(ca.source))
 chapter.end()

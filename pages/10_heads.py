@@ -5,7 +5,7 @@ import streamlit as st
 from attention import budget, heads
 from ui import chapter, engine, figures, widgets
 
-prose = chapter.begin("07_heads.py")
+prose = chapter.begin("10_heads.py")
 st.latex(
     r"\operatorname{MultiHead} = \operatorname{Concat}(\text{head}_1, \dots, \text{head}_h)\, W_O "
     r"= \sum_{h=1}^{H} \text{head}_h\, W_O^{(h)} = \sum_h \Delta e^{(h)}"
@@ -38,14 +38,24 @@ widgets.chart(
         numbers=figures.numbers_fit(tr.n_tokens),
         zmin=0,
         row_title="",
-        col_title="tokens",
+        col_title="",  # the tokens name themselves; an axis title would collide with the subtitle
     ),
     "head_norms",
     key="fig_ch7_norms",
+    layer=layer_i,
 )
-st.markdown(prose["scale"])
+st.markdown(
+    chapter.fill(
+        prose["scale"],
+        gpt3_heads=gpt3.n_heads,
+        gpt3_layers=gpt3.n_layers,
+        gpt3_total=f"{budget.head_count(gpt3.n_layers, gpt3.n_heads):,}",
+    )
+)
 only = st.toggle(
-    f"One head only (head {head_i + 1})", key="w:ch7_only", help="A counterfactual: the other heads switched off."
+    f"One head only (head {head_i + 1})",
+    help="A counterfactual: the other heads switched off.",
+    **chapter.bound("hd_only"),
 )
 ba = engine.heads_move(view.text, layer_i, head_i if only else None)
 widgets.chart(
@@ -54,6 +64,16 @@ widgets.chart(
     ),
     "heads_move",
     key="fig_ch7_move",
+    layer=layer_i,
+    head=head_i if only else None,
 )
-widgets.try_this(prose["try"])
+norms = heads.displacement_norms(layer)
+chapter.try_this(
+    prose,
+    layer=layer_i + 1,
+    quiet=int(norms.max(axis=1).argmin()) + 1,  # the head whose largest push is the smallest
+    loud=int(norms.max(axis=1).argmax()) + 1,
+    quiet_top=f"{norms.max(axis=1).min():.1f}",
+    loud_top=f"{norms.max():.1f}",
+)
 chapter.end()

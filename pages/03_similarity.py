@@ -1,12 +1,12 @@
-"""Chapter 1: dot product, cosine similarity and distance, then the notes' hand-made embedding."""
+"""Chapter 3: dot product, cosine similarity and distance, then the notes' hand-made embedding."""
 
 import numpy as np
 import streamlit as st
 
 from attention import similarity
-from ui import chapter, figures, widgets
+from ui import chapter, figures, theme, widgets
 
-prose = chapter.begin("01_similarity.py")
+prose = chapter.begin("03_similarity.py")
 st.latex(
     r"a \cdot b = \sum_i a_i b_i \qquad \cos\theta = \frac{a \cdot b}{\lVert a\rVert\,\lVert b\rVert} \qquad "
     r"\lVert a - b\rVert = \sqrt{\textstyle\sum_i (a_i - b_i)^2}"
@@ -14,9 +14,12 @@ st.latex(
 
 controls, picture = st.columns([1, 2])
 with controls:
-    a = np.array([st.slider("a₁", -5.0, 5.0, 3.0, 0.5), st.slider("a₂", -5.0, 5.0, 4.0, 0.5)])
-    b = np.array([st.slider("b₁", -5.0, 5.0, 4.0, 0.5), st.slider("b₂", -5.0, 5.0, 3.0, 0.5)])
-    if st.toggle("Double b's length", help="A counterfactual: same direction, twice as long."):
+    a1, a2 = (st.slider(f"a{i}", -5.0, 5.0, step=0.5, **chapter.bound(f"sim_a{n}")) for i, n in (("₁", 1), ("₂", 2)))
+    b1, b2 = (st.slider(f"b{i}", -5.0, 5.0, step=0.5, **chapter.bound(f"sim_b{n}")) for i, n in (("₁", 1), ("₂", 2)))
+    a, b = np.array([a1, a2]), np.array([b1, b2])
+    if st.toggle(
+        "Double b's length", help="A counterfactual: same direction, twice as long.", **chapter.bound("sim_double")
+    ):
         b = 2 * b
     m1, m2 = st.columns(2)
     m1.metric("dot product a·b", f"{similarity.dot(a, b):.2f}")
@@ -28,8 +31,9 @@ with picture:
 st.markdown(prose["measures"])
 
 st.header("A hand-made embedding")
-st.markdown(prose["toy"])
 words = list(similarity.TOY_EMBEDDING)
+table = similarity.cosine_table(words)
+st.markdown(chapter.fill(prose["toy"], cos_apple=f"{table[words.index('apple'), words.index('orange')]:.4f}"))
 left, right = st.columns([1, 2])
 with left:
     st.dataframe(
@@ -40,16 +44,22 @@ with left:
 with right:
     widgets.chart(
         figures.table_heatmap(
-            similarity.cosine_table(words),
+            table,
             words,
             words,
             "Cosine similarity of the toy words",
             fmt=".4f",
-            zmin=0,
+            scale=theme.SCORES_SCALE,  # a similarity, on the scores' diverging scale: −1 blue, 0 white, 1 red
+            zmin=-1,
             zmax=1,
         ),
         "toy_cosines",
         key="fig_toy_cosines",
     )
-widgets.try_this(prose["try"])
+chapter.try_this(
+    prose,
+    cos_ab=f"{similarity.cosine(np.array([3.0, 4.0]), np.array([4.0, 3.0])):.2f}",
+    cos_right=f"{similarity.cosine(np.array([3.0, 4.0]), np.array([-4.0, 3.0])):.0f}",
+    dot_right=f"{similarity.dot(np.array([3.0, 4.0]), np.array([-4.0, 3.0])):.0f}",
+)
 chapter.end()

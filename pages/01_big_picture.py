@@ -1,0 +1,78 @@
+"""Chapter 1: where attention sits in a transformer, drawn from the loaded model's own sizes."""
+
+import streamlit as st
+
+from ui import chapter, chapters, engine, widgets
+from ui.figures import charts
+
+prose = chapter.begin("01_big_picture.py")
+model = chapter.model_view()
+cfg = model.config
+arch = engine.architecture()
+st.latex(
+    r"\text{tokens} \;\to\; e = W_E[t] + P \;\to\; N \times \big[\, x + \operatorname{Attention}(x),\;"
+    r" x + \operatorname{MLP}(x) \,\big] \;\to\; \text{output}"
+)
+
+
+def chapter_at(file: str) -> chapters.Chapter:
+    return chapters.by_file(file)
+
+
+# Where each box is opened up: a chapter, or a section of the explorer (None, with its anchor).
+OPENS = {
+    "tokens": (None, "1-tokens", "The explorer: tokens"),
+    "embedding": (chapter_at("03_similarity.py"), "", ""),
+    "norm_attention": (None, "6-updated-embeddings", "The explorer: updated embeddings"),
+    "attention": (chapter_at("05_queries_keys.py"), "", ""),
+    "add_attention": (None, "6-updated-embeddings", "The explorer: updated embeddings"),
+    "norm_mlp": (None, "6-updated-embeddings", "The explorer: updated embeddings"),
+    "mlp": (chapter_at("14_parameters.py"), "", ""),
+    "add_mlp": (None, "6-updated-embeddings", "The explorer: updated embeddings"),
+    "final_norm": (chapter_at("07_next_word.py"), "", ""),
+    "output": (chapter_at("07_next_word.py" if cfg.is_decoder else "04_context.py"), "", ""),
+}
+
+
+def per_layer(n: int, in_block: bool) -> str:
+    if n == 0:
+        return ""
+    return f"{n:,} parameters" + (" per layer" if in_block else "")
+
+
+boxes = [
+    charts.Box(
+        p.name,
+        p.detail,
+        per_layer(p.parameters, p.in_block),
+        chapter.address(OPENS[p.key][0], OPENS[p.key][1]),
+        p.in_block,
+        highlight=p.key == "attention",
+    )
+    for p in arch.parts
+]
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("layers", cfg.n_layers)
+m2.metric("width d_model", cfg.d_model)
+m3.metric("heads per layer", f"{cfg.n_heads} × {cfg.d_head}")
+m4.metric("parameters", f"{arch.total:,}")
+widgets.chart(charts.architecture_diagram(boxes, cfg.n_layers, f"{cfg.name}, box by box"), "architecture", text="")
+attention_share = arch.part("attention").parameters * cfg.n_layers / arch.total
+st.markdown(chapter.fill(prose["count"], attention=f"{attention_share:.0%}", total=f"{arch.total:,}"))
+st.markdown(prose["decoder"] if cfg.is_decoder else prose["encoder"])
+
+st.subheader("Where each box is opened up")
+cols, seen = st.columns(2), []
+for p in arch.parts:
+    target, anchor, explorer_label = OPENS[p.key]
+    if (target, anchor) in seen:
+        continue
+    seen.append((target, anchor))
+    with cols[(len(seen) - 1) % 2]:
+        label = f"{p.name} → {target.title if target else explorer_label}"
+        if target is None:
+            chapter.link_explorer(label)
+        else:
+            chapter.link(target, label)
+chapter.try_this(prose, layers=cfg.n_layers, attention=f"{attention_share:.0%}")
+chapter.end()

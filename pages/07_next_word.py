@@ -1,0 +1,125 @@
+"""Chapter 7: why a decoder masks: training predicts every next token of a passage at once."""
+
+import numpy as np
+import streamlit as st
+
+import attention
+from attention import ops
+from ui import chapter, engine, figures, state, widgets
+
+TOP = 5  # guesses kept at every position
+
+prose = chapter.begin("07_next_word.py")
+st.latex(
+    r"p(t_{i+1} \mid t_1 \dots t_i) = \operatorname{softmax}\big(h_i\, W_E^\top\big)_{t_{i+1}}, \qquad "
+    r"\mathcal{L} = -\frac{1}{n-1} \sum_{i=1}^{n-1} \ln p(t_{i+1} \mid t_1 \dots t_i)"
+)
+st.markdown(prose["training"])
+view = chapter.sentence_view()
+cfg, layer_i, head_i = view.config, view.layer, view.head
+tr = view.trace()  # the model's own mask: causal for a decoder
+texts = [t.display for t in tr.tokens]
+labels = figures.token_labels(texts)
+words = [t.position for t in tr.tokens if not t.is_special]
+
+
+def reads(i: int) -> str:
+    """What position i has read: the text up to the end of its token."""
+    return tr.text[: tr.tokens[i].end]
+
+
+if cfg.is_decoder:
+    st.markdown(prose["decoder"])
+    guesses = engine.every_next_token(view.text, TOP)
+    ids = [t.id for t in tr.tokens]
+    hits = guesses.hits(ids)
+    m1, m2, m3 = st.columns(3)
+    m1.metric("lessons in this one passage", tr.n_tokens - 1)
+    m2.metric("best guess right", f"{int(hits.sum())} of {len(hits)}")
+    m3.metric("training loss on it (nats)", f"{guesses.loss:.2f}", help="the mean of −ln p(the real next token)")
+    st.dataframe(
+        {
+            "reads": [reads(i) for i in range(tr.n_tokens - 1)],
+            "next token (the answer)": texts[1:],
+            "model's best guess": [g[0].token for g in guesses.guesses[:-1]],
+            "p(best guess)": [round(g[0].probability, 3) for g in guesses.guesses[:-1]],
+            "p(answer)": np.round(guesses.actual_probability, 3),
+            "right": ["✓" if h else "" for h in hits],
+        },
+        hide_index=True,
+        width="stretch",
+    )
+    last = tr.n_tokens - 1
+    at = state.get("nw_at")
+    at = at if 0 <= at < tr.n_tokens else last
+    st.session_state["w:nw_at"] = at
+    st.selectbox(
+        "Guesses at position",
+        range(tr.n_tokens),
+        key="w:nw_at",
+        format_func=lambda i: f"{i} · {texts[i]}",
+        on_change=state.copy_back("nw_at"),
+    )
+    left, right = st.columns(2)
+    with left:
+        top = guesses.guesses[at]
+        chapter.half_chart(
+            figures.bars(
+                [g.token for g in top],
+                [g.probability for g in top],
+                f"Likeliest after “{labels[at]}” (position {at})",
+                "probability",
+                text_fmt=".3f",
+                horizontal=True,
+            ),
+            "next_token_guesses",
+        )
+    with right:
+        chapter.half_chart(
+            figures.attention_heatmap(
+                tr.layers[layer_i].weights[head_i],
+                labels,
+                "The real causal weights",
+                half_width=True,
+            ),
+            "causal_weights",
+            layer=layer_i,
+            head=head_i,
+            mask="causal",
+        )
+    example = dict(n_lessons=tr.n_tokens - 1, first=texts[0], second=texts[1] if tr.n_tokens > 1 else "")
+else:
+    decoders = [c for c in engine.choices().values() if c.name in attention.loading.DECODERS]
+    st.info(
+        chapter.fill(
+            prose["encoder"],
+            model=cfg.name,
+            decoders="; ".join(f"**{c.name}**: {'ready' if c.available else c.reason}" for c in decoders),
+        )
+    )
+    st.dataframe(
+        {
+            "reads": [reads(i) for i in words[:-1]],
+            "must predict": [texts[j] for j in words[1:]],
+        },
+        hide_index=True,
+        width="stretch",
+    )
+    mask = ops.causal_mask(len(words))
+    widgets.chart(
+        figures.attention_heatmap(
+            np.where(mask, -np.inf, 1.0),
+            figures.token_labels([texts[j] for j in words]),
+            "The causal mask: 1 where a query may look, −∞ where it may not",
+            half_width=True,
+        ),
+        "causal_mask",
+        mask="causal",
+    )
+    example = dict(
+        n_lessons=len(words) - 1,
+        first=texts[words[0]] if words else "",
+        second=texts[words[1]] if len(words) > 1 else "",
+    )
+chapter.try_this(prose, "try" if cfg.is_decoder else "try_encoder", **example)
+chapter.end()
