@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import html
 import io
+import json
 import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
 
 import attention
-from ui import figures, theme
+from tests.apptest import run_page
+from ui import downloads, figures, theme
+from ui.chapters import CHAPTERS
 
 FLUFFY = "a fluffy blue creature roamed the verdant forest"
 
@@ -37,3 +46,161 @@ def test_user_text_stays_text_in_an_exported_svg():
     drawn = [html.unescape(t) for t in re.findall(r"<text[^>]*>(.*?)</text>", svg)]
     assert drawn[: len(texts)] == texts
     assert "<script>" not in svg and "font-weight:bold" not in svg
+
+
+# --- every figure of a view, named for what it shows --------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+LIGHTHOUSE = "the old lighthouse keeper watched the storm"
+VIEW = {"text": LIGHTHOUSE, "layer": "2", "head": "3"}
+
+
+def test_file_names_carry_layer_head_and_the_sentence():
+    assert downloads.file_name("softmax", 1, 2, text="The old lighthouse!") == "softmax_L2_H3_the-old-lighthouse"
+    assert downloads.file_name("tokens") == "tokens"
+    long = downloads.slug("a fluffy blue creature roamed the verdant forest and then slept")
+    assert long == "a-fluffy-blue-creature-roamed-the"  # cut after a word, at most 40 characters
+    other = [downloads.slug(t) for t in ("猫が座った", "犬が走った")]  # no Latin letters: still two names
+    assert other[0] != other[1] and all(s.startswith("text-") for s in other)
+    assert downloads.unique(["a", "b", "a"], "png") == ["a.png", "b.png", "a-2.png"]
+
+
+def test_every_export_size_gives_a_sharp_png():
+    for size in theme.EXPORT_SIZES:
+        opts = theme.image_options("png", size, 700)
+        assert opts["width"] * opts["scale"] >= 1600, size
+    assert theme.image_options("png", "16:9", 800) == {"format": "png", "width": 960, "height": 540, "scale": 3}
+    assert theme.image_options("png", "16:9", 152)["height"] == 152  # a row of chips is not stretched
+    assert theme.image_options("svg", "auto", 700)["scale"] == 1
+
+
+def _two_charts() -> None:  # a page for AppTest: two figures, one of a sentence at a layer and head, one of none
+    import plotly.graph_objects as go
+    import streamlit as st
+
+    from ui import state, widgets
+
+    state.init()
+    widgets.chart(
+        go.Figure(layout=dict(title=dict(text="4. Softmax weights"))), "softmax", layer=1, head=2, mask="causal"
+    )
+    if st.session_state.get("second", True):
+        widgets.chart(go.Figure(layout=dict(title=dict(text="Sinusoidal encoding"))), "sinusoidal")
+    widgets.download_all()
+
+
+def test_chart_names_what_it_shows_and_lists_each_figure_once_per_run():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_two_charts, default_timeout=120)
+    at.query_params["text"] = "the <b>old</b> lighthouse"
+    at.run()
+    assert not at.exception
+    specs = [json.loads(e.proto.spec)["layout"] for e in at.get("plotly_chart")]
+    names = [json.loads(e.proto.config)["toImageButtonOptions"]["filename"] for e in at.get("plotly_chart")]
+    assert specs[0]["title"]["text"] == "4. Softmax weights · layer 2 · head 3 · causal mask"
+    assert (
+        specs[0]["title"]["subtitle"]["text"] == f"“the &lt;b&gt;old&lt;/b&gt; lighthouse” · {attention.DEFAULT_MODEL}"
+    )
+    assert names == ["softmax_L2_H3_causal-mask_the-b-old-b-lighthouse", "sinusoidal"]
+    assert specs[1]["title"]["text"] == "Sinusoidal encoding" and "subtitle" not in specs[1]["title"]
+    assert at.get("download_button")[0].proto.label == "Download all figures (2)"
+    at.run()  # a new run lists its own figures, not the last run's again
+    assert at.get("download_button")[0].proto.label == "Download all figures (2)"
+    at.session_state["second"] = False
+    at.run()
+    assert at.get("download_button")[0].proto.label == "Download all figures (1)"
+    assert [r.label for r in at.sidebar.radio] == ["Figures save as"]
+
+
+# --- python -m ui.export LINK ----------------------------------------------------------------------------
+
+
+def export(link: str, out: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "ui.export", link, "--out", str(out), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def charts_drawn(path: str, **params: str) -> int:
+    """How many charts the page draws for these settings, as the app runs it (the explorer through app.py)."""
+    at = run_page(path, **params)
+    assert not at.exception
+    return len(at.get("plotly_chart"))
+
+
+def chapter_file(name: str) -> str:
+    return "pages/" + next(c.file for c in CHAPTERS if c.file.endswith(f"_{name}.py"))
+
+
+def svg_texts(path: Path) -> list[str]:
+    return [html.unescape(t) for t in re.findall(r"<text[^>]*>(.*?)</text>", path.read_text())]
+
+
+def png_widths(out: Path) -> list[int]:
+    from PIL import Image
+
+    return [Image.open(p).size[0] for p in sorted(out.glob("*.png"))]
+
+
+def test_an_explorer_link_gives_every_figure_as_a_png_at_least_1600_wide(tmp_path):
+    done = export("http://localhost:8501/?" + urlencode(VIEW), tmp_path)
+    assert done.returncode == 0, done.stderr
+    files = sorted(tmp_path.iterdir())
+    assert len(files) == charts_drawn("app.py", **VIEW) >= 5
+    assert all(f.suffix == ".png" for f in files)
+    assert min(png_widths(tmp_path)) >= 1600
+
+
+def test_an_explorer_link_in_svg_names_head_and_sentence_in_text(tmp_path):
+    done = export("https://attention.example.org/?" + urlencode(VIEW | {"export": "svg"}), tmp_path)
+    assert done.returncode == 0, done.stderr
+    files = sorted(tmp_path.glob("*.svg"))
+    assert len(files) == charts_drawn("app.py", **VIEW)
+    of_the_head = [f for f in files if "_L2_H3_the-old-lighthouse" in f.name]
+    assert of_the_head, [f.name for f in files]
+    for f in of_the_head:  # text stays text: the title names the head, the subtitle the sentence
+        texts = svg_texts(f)
+        assert any("head 3" in t for t in texts), (f.name, texts[:3])
+        assert any(LIGHTHOUSE in t for t in texts), (f.name, texts[:3])
+
+
+def test_a_chapter_link_gives_its_figures_as_svg(tmp_path):
+    done = export("localhost:8501/heads?" + urlencode(VIEW), tmp_path, "--format", "svg")
+    assert done.returncode == 0, done.stderr
+    files = sorted(tmp_path.iterdir())
+    assert len(files) == charts_drawn(chapter_file("heads"), **VIEW) >= 2
+    assert all(f.suffix == ".svg" for f in files)
+    assert any(LIGHTHOUSE in t for f in files for t in svg_texts(f))
+
+
+def test_another_chapter_link_fits_a_16_9_slide(tmp_path):
+    from PIL import Image
+
+    done = export("http://localhost:8501/cross_attention?" + urlencode(VIEW), tmp_path, "--size", "16:9")
+    assert done.returncode == 0, done.stderr
+    files = sorted(tmp_path.glob("*.png"))
+    assert len(files) == charts_drawn(chapter_file("cross_attention"), **VIEW) >= 1
+    sizes = [Image.open(f).size for f in files]
+    assert {w for w, _ in sizes} == {2880} and max(h for _, h in sizes) <= 1620
+
+
+@pytest.mark.parametrize(
+    ("link", "says"),
+    [
+        ("http://localhost:8501/no_such_page?text=a", "/no_such_page is not a page of this app"),
+        ("http://localhost:8501/?layer=two", "layer='two' is not a value"),
+        ("http://localhost:8501/?colour=red", "'colour' is not a setting"),
+        ("http://localhost:8501/?layer=99", "layer=99 cannot be used on this page"),
+        ("http://localhost:8501/?text=", "draws no figure"),
+    ],
+)
+def test_a_link_that_cannot_be_read_stops_with_a_message(tmp_path, link, says):
+    done = export(link, tmp_path / "out")
+    assert done.returncode == 2
+    assert says in done.stderr, done.stderr
+    assert not (tmp_path / "out").exists()

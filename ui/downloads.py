@@ -1,0 +1,186 @@
+"""Every figure of a page as files: their names, the page's list of them, and the images kaleido draws.
+
+chart() names each figure after what it shows and lists it for the page's run; download_all() offers that
+list as one zip, drawn only when asked for; `python -m ui.export LINK` writes the same files from a link.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import io
+import re
+import threading
+import unicodedata
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+import attention
+import attention.loading
+
+from . import theme
+
+SLUG_CHARS = 40
+REGISTRY = "_page_figures"
+# Each export starts a Chromium of its own (a few seconds, a browser's memory): one at a time, on a small server.
+_ONE_AT_A_TIME = threading.Lock()
+
+
+def slug(text: str, limit: int = SLUG_CHARS) -> str:
+    """User text as part of a file name: lowercase ASCII words joined by "-", cut after a word.
+
+    Text with no Latin letters or digits gets a short hash instead, so two sentences still differ."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    out = ""
+    for word in re.findall(r"[a-z0-9]+", ascii_text):
+        longer = f"{out}-{word}" if out else word[:limit]
+        if len(longer) > limit:
+            break
+        out = longer
+    return out or "text-" + hashlib.sha1(text.encode()).hexdigest()[:8]
+
+
+def file_name(
+    name: str, layer: int | None = None, head: int | None = None, *extra: str, text: str | None = None
+) -> str:
+    """`{name}_L{layer}_H{head}_{extra…}_{slug of the text}` (1-based, each part only where it applies), for
+    example softmax_L2_H3_the-old-lighthouse: exports of different views do not overwrite each other."""
+    parts = [name]
+    if layer is not None:
+        parts.append(f"L{layer + 1}")
+    if head is not None:
+        parts.append(f"H{head + 1}")
+    parts += [p for p in extra if p]
+    if text:
+        parts.append(slug(text))
+    return "_".join(parts)
+
+
+def what_it_shows(layer: int | None, head: int | None, mask: str | None) -> list[str]:
+    """How a title names the figure's layer, head and mask (1-based), where they apply."""
+    names = []
+    if layer is not None:
+        names.append(f"layer {layer + 1}")
+    if head is not None:
+        names.append(f"head {head + 1}")
+    if mask is not None:
+        names.append("no mask" if mask == "none" else f"{mask} mask")
+    return names
+
+
+def unusual(mask: str | None, model: str | None) -> list[str]:
+    """What a file name adds when it is not the usual: a mask other than the model's own, a model other than
+    the bundled one (so the same view under GPT-2, or masked, is another file)."""
+    own = "causal" if model in attention.loading.DECODERS else "none"
+    return [
+        f"{mask}-mask" if mask is not None and mask != own else "",
+        "" if model in (None, attention.DEFAULT_MODEL) else slug(model),
+    ]
+
+
+def unique(names: Sequence[str], extension: str) -> list[str]:
+    """The file names with their extension, a repeated one numbered (-2, -3…) so a zip or folder keeps each."""
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        seen[n] = seen.get(n, 0) + 1
+        out.append(f"{n}{'' if seen[n] == 1 else f'-{seen[n]}'}.{extension}")
+    return out
+
+
+# --- the page's figures ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Export:
+    """One figure of the page, as chart() drew it, and the file name it is saved under (no extension)."""
+
+    file_name: str
+    fig: Any  # a plotly Figure, or its dict
+
+
+@dataclass
+class _Registry:
+    run: object  # what tells this run of the page from the next (see _this_run)
+    figures: dict[str, Export] = field(default_factory=dict)  # by chart, in the order drawn
+
+
+def _this_run() -> dict[str, Export] | None:
+    """The figures drawn by this run of the page, in the session; None outside a Streamlit run.
+
+    Streamlit gives every run of a page a fresh table of cursors, also when only a fragment reruns (the
+    explorer's token picker): such a rerun adds to the list of the run that drew its page, whose button is
+    still on screen, and a redrawn figure replaces its older self."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None:
+        return None
+    registry = st.session_state.get(REGISTRY)
+    if registry is None or (registry.run is not ctx.cursors and not ctx.fragment_ids_this_run):
+        registry = _Registry(run=ctx.cursors)
+        st.session_state[REGISTRY] = registry
+    return registry.figures
+
+
+def register(chart: str, name: str, fig: Any) -> None:
+    """List a figure for this run's "Download all figures". chart: which chart it is on the page."""
+    figures = _this_run()
+    if figures is not None:
+        figures[chart] = Export(name, fig)
+
+
+def page_name() -> str:
+    """The page's name in its address ("scaling"), "explorer" for the home page."""
+    return urlsplit(st.context.url or "").path.strip("/").rsplit("/", 1)[-1] or "explorer"
+
+
+def page_figures() -> dict[str, Export]:
+    """This run's figures, by chart: the dict itself, so a fragment's rerun updates what a click downloads."""
+    figures = _this_run()
+    return {} if figures is None else figures
+
+
+# --- drawing them -----------------------------------------------------------------------------------------
+
+
+@functools.cache
+def browser() -> str | None:
+    """The Chromium that kaleido would start (on PATH, or BROWSER_PATH), None if this machine has none."""
+    from choreographer.browsers.chromium import Chromium
+
+    return Chromium.find_browser(skip_local=False)
+
+
+def render(figures: Sequence[tuple[Any, dict]]) -> list[bytes]:
+    """Each figure drawn with its options (theme.image_options) by one Chromium, started for the call.
+
+    Runs its own event loop: call it where none runs (Streamlit calls a download's callable in a worker thread)."""
+    import kaleido  # a second to import: only when a file is asked for
+
+    async def draw() -> list[bytes]:
+        async with kaleido.Kaleido(n=1, mathjax=False) as k:  # no MathJax: our figures write no TeX
+            return [await k.calc_fig(fig, opts=opts) for fig, opts in figures]
+
+    with _ONE_AT_A_TIME:
+        return asyncio.run(draw())
+
+
+def height_of(fig: Any) -> int | None:
+    layout = fig.get("layout", {}) if isinstance(fig, dict) else fig.layout.to_plotly_json()
+    return layout.get("height")
+
+
+def zip_of(exports: Sequence[Export], export: str, size: str = "auto") -> bytes:
+    """Every figure drawn as `export` ("png" or "svg") at `size` (theme.EXPORT_SIZES), in one zip."""
+    images = render([(e.fig, theme.image_options(export, size, height_of(e.fig))) for e in exports])
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, image in zip(unique([e.file_name for e in exports], export), images, strict=True):
+            z.writestr(name, image)
+    return buffer.getvalue()
