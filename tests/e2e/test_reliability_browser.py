@@ -1,0 +1,156 @@
+"""The app in Chromium as a class runs it: `streamlit run app.py` with the repository's own settings.
+
+Every link the app writes opens again, an emptied sentence box empties the link, and no page asks
+anything of a server other than the app's own."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from tests.e2e.driver import LOGS, ROOT, free_port, screenshot, wait_complete
+from tests.test_reliability import ARABIC, URL_OPENS
+from ui.chapters import CHAPTERS
+
+# A 256-token page takes most of a minute on two shared cores: the limits only tell a hang from a slow page.
+SLOW = 300.0
+LONG_WORDS = " ".join(["ب" * 300] * 100)  # each word one [UNK] token: the model reads all 30,099 characters
+
+
+@contextmanager
+def class_server(timeout: float = 120.0):
+    """`streamlit run app.py` with nothing but an address: headless mode, no usage statistics and no file
+    watcher must come from the repository's .streamlit/config.toml, as they do for a class."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")]
+    cmd += ["--server.port", str(port), "--server.address", "127.0.0.1"]
+    LOGS.mkdir(parents=True, exist_ok=True)
+    with open(LOGS / f"streamlit-class-{port}.log", "w") as log:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.perf_counter() + timeout
+            while True:
+                try:
+                    with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    pass
+                if proc.poll() is not None or time.perf_counter() > deadline:
+                    raise RuntimeError(f"streamlit did not start: {(LOGS / f'streamlit-class-{port}.log').read_text()}")
+                time.sleep(0.1)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    with class_server() as url:
+        yield url
+
+
+def submit(page, text: str) -> None:
+    box = page.get_by_role("textbox", name="Sentence")
+    box.fill(text)
+    box.press("Control+Enter")
+
+
+def text_in(url: str) -> str:
+    return parse_qs(urlparse(url).query, keep_blank_values=True).get("text", [None])[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "n_tokens"), [(ARABIC, 256), (LONG_WORDS, 102)], ids=["arabic-30000", "unsplittable-words"]
+)
+def test_the_link_written_for_a_huge_text_reopens(app_url, browser, page, model, text, n_tokens):
+    page.goto(app_url)
+    wait_complete(page, "13 tokens")
+    submit(page, text)
+    state = wait_complete(page, f"{n_tokens} tokens", url_has="text=%D8", timeout=SLOW)  # Arabic letters, encoded
+    assert state["exceptions"] == 0
+    link = page.url
+    reopened = len(model.tokenizer.encode(text_in(link)).ids)  # what the link's own text makes
+    other = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        response = other.goto(link)
+        assert response.status == 200, f"a link of {len(link):,} characters answers {response.status}"
+        assert len(link) < URL_OPENS and text.startswith(text_in(link))
+        state = wait_complete(other, f"{reopened} tokens", plots=state["plots"], timeout=SLOW)
+        assert state["exceptions"] == 0
+        assert other.get_by_role("textbox", name="Sentence").input_value() == text_in(link)
+        screenshot(other, f"reopened-{n_tokens}-tokens")
+    finally:
+        other.close()
+
+
+def test_clearing_the_sentence_clears_the_link_and_a_reload_keeps_it_clear(app_url, page):
+    page.goto(app_url + "/?text=hello+there")
+    wait_complete(page, "4 tokens")
+    submit(page, "")
+    page.get_by_text("Type a sentence: the text is empty").wait_for(timeout=30_000)
+    page.wait_for_url(lambda url: text_in(url) == "", timeout=30_000)
+    page.reload()
+    page.get_by_text("Type a sentence: the text is empty").wait_for(timeout=30_000)
+    assert page.get_by_role("textbox", name="Sentence").input_value() == ""
+    assert text_in(page.url) == ""
+
+
+def test_no_page_makes_a_request_outside_the_apps_own_server(app_url, page):
+    """Class networks block third-party hosts, and each such request gives a visitor's address away."""
+    seen = []
+    page.on("request", lambda r: seen.append(r.url))
+    page.on("websocket", lambda ws: seen.append(ws.url))
+    page.goto(app_url)
+    wait_complete(page, "13 tokens")
+    more = page.get_by_test_id("stSidebarNavViewButton")  # Streamlit folds a long list of pages
+    if more.count():
+        more.click()
+    nav = page.locator('[data-testid="stSidebarNav"] a')
+    chapters = [(a.inner_text().strip(), a.get_attribute("href")) for a in nav.all()][1:]  # after the explorer
+    assert len(chapters) == len(CHAPTERS)  # every chapter, none folded away
+    for title, href in chapters:
+        page.goto(href)  # a whole page load, favicon and fonts included
+        page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
+        page.get_by_text("Try this.").first.wait_for(timeout=60_000)
+        assert wait_complete(page, timeout=SLOW)["exceptions"] == 0, title
+    page.wait_for_timeout(1_000)  # anything the last page asks for late
+    outside = sorted(
+        {u for u in seen if urlparse(u).scheme not in ("data", "blob") and urlparse(u).hostname != "127.0.0.1"}
+    )
+    assert outside == []
+    icon = page.evaluate("() => document.querySelector(\"link[rel='shortcut icon']\")?.href || ''")
+    assert urlparse(icon).hostname == "127.0.0.1", icon  # the tab's icon: a file the app serves
+    assert page.request.get(icon).status == 200
+
+
+def test_a_chapter_link_as_a_fresh_servers_first_request_runs_through_app_py(browser):
+    """Before app.py has ever run, Streamlit would run a chapter's file alone (its older pages/ folder
+    mode): no chapter numbers, no wide layout. The page must come through app.py's navigation."""
+    with class_server() as url:
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        try:
+            page.goto(url + "/kv_cache?layer=2&head=3")
+            wait_complete(page, shows="Try this", timeout=240)
+            nav = page.evaluate(
+                "() => Array.from(document.querySelectorAll('[data-testid=stSidebarNav] a'), a => a.textContent)"
+            )
+            assert any(n.endswith("Explorer") for n in nav) and "1 · The big picture" in nav
+            assert (
+                page.evaluate("() => document.querySelector('[data-testid=stMain] h1').textContent")
+                == "13 · The KV cache"
+            )
+            assert "layer=2" in page.url and "head=3" in page.url
+        finally:
+            page.close()
