@@ -51,7 +51,7 @@ def test_user_text_stays_text_in_an_exported_svg():
 # --- every figure of a view, named for what it shows --------------------------------------------------------
 
 ROOT = Path(__file__).resolve().parents[1]
-LIGHTHOUSE = "the old lighthouse keeper watched the storm"
+LIGHTHOUSE = "the old lighthouse keeper"  # short enough for a subtitle to hold whole
 VIEW = {"text": LIGHTHOUSE, "layer": "2", "head": "3"}
 
 

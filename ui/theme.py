@@ -51,7 +51,7 @@ def _template() -> go.layout.Template:
                 x=0.0,
                 xanchor="left",
                 pad=dict(l=14),
-                subtitle=dict(font=dict(size=13, color=SUBTLE)),
+                subtitle=dict(font=dict(size=14, color=SUBTLE)),
             ),
             paper_bgcolor="white",
             plot_bgcolor="white",

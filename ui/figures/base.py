@@ -68,7 +68,7 @@ def figure(traces: Sequence[dict], title: str | dict, height: int, **layout) -> 
     return go.Figure(data=list(traces), layout=dict(template=theme.TEMPLATE, title=title, height=height, **layout))
 
 
-SUBTITLE_CHARS = 34  # the sentence in a subtitle is cut at a word: one line, even in a half-width figure
+SUBTITLE_CHARS = 30  # the sentence in a subtitle is cut at a word: one line, even in a half-width figure
 SUBTITLE_PX = 24  # the room a subtitle line takes at the top of a figure
 
 
