@@ -72,6 +72,12 @@ def hub_reachable(timeout: float = 2.0) -> bool:
 
 def cached_folder(repo_id: str) -> Path | None:
     """The model's folder in the local Hugging Face cache, if its weights are there."""
+    from huggingface_hub import constants
+
+    # the cache keeps a repository under models--{owner}--{name}: when there is none, say so without
+    # importing the hub client (a second of a server's cold start)
+    if not (Path(constants.HF_HUB_CACHE) / f"models--{repo_id.replace('/', '--')}").is_dir():
+        return None
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import LocalEntryNotFoundError
 

@@ -1,0 +1,47 @@
+"""The Model choice in Chromium, with no network: the decoders offered as unavailable, and a small GPT-2 in
+a local Hugging Face cache chosen for real."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.driver import screenshot, streamlit_server, wait_complete
+from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
+
+
+def pick_model(page, label: str) -> None:
+    page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]', has_text="Model").click()
+    page.get_by_role("option", name=label, exact=True).click()
+
+
+def test_offline_the_decoders_say_why_and_the_page_stays_on_the_bundled_model(server, page):
+    page.goto(server)
+    wait_complete(page, shows="All heads at a glance", timeout=180)
+    pick_model(page, "gpt2 (decoder) · unavailable")
+    wait_complete(page, shows="cannot be used here")
+    main = page.locator('[data-testid="stMain"]').inner_text()
+    assert "gpt2 cannot be used here (not in the local Hugging Face cache" in main
+    assert "[CLS]" in page.evaluate(
+        "() => document.querySelector('[data-testid=stMain]').textContent"
+    )  # the encoder's tokens
+    assert "model=gpt2" not in page.url
+    assert page.evaluate("() => document.querySelectorAll('[data-testid=stException]').length") == 0
+
+
+@pytest.fixture(scope="module")
+def decoder_server(tmp_path_factory):
+    root = tmp_path_factory.mktemp("decoder")
+    install_in_hf_cache(build_tiny_gpt2(root / "tiny"), "gpt2", root / "hub")
+    with streamlit_server(env={"HF_HUB_CACHE": str(root / "hub"), "HF_HUB_OFFLINE": "1"}) as (url, _proc, _t0):
+        yield url
+
+
+def test_a_decoder_in_the_local_cache_is_chosen_with_its_own_mask_and_next_word(decoder_server, page):
+    page.goto(decoder_server + "/?model=gpt2")
+    wait_complete(page, shows="The next word", timeout=180)
+    main = page.evaluate("() => document.querySelector('[data-testid=stMain]').textContent")
+    assert "causal: the model's own" in main  # the decoder's own mask, not an illustration
+    assert "␣fluffy" in main  # GPT-2's "Ġfluffy", with a space mark
+    assert "10 tokens" in main and "cannot be used here" not in main  # the small GPT-2's pieces, no [CLS]
+    assert "model=gpt2" in page.url
+    screenshot(page, "explorer-gpt2")
