@@ -372,8 +372,12 @@ def available_models() -> list[ModelChoice]:
     except ModelUnavailableError as exc:
         choices = [ModelChoice(DEFAULT_MODEL, f"{DEFAULT_MODEL} (encoder)", False, str(exc))]
     online = None
+    offered = os.environ.get("ATTENTION_DECODERS", ",".join(DECODERS)).replace(" ", "").split(",")
     for repo in DECODERS:
         label = f"{repo} (decoder)"
+        if repo not in offered:  # a small server leaves them out: GPT-2 small alone is 500 MB of weights
+            choices.append(ModelChoice(repo, label, False, "not offered on this server (ATTENTION_DECODERS)"))
+            continue
         if cached_folder(repo) is not None:
             choices.append(ModelChoice(repo, label, True, "in the local Hugging Face cache"))
             continue

@@ -79,3 +79,13 @@ def test_switching_to_the_decoder_takes_its_mask_and_back(gpt2_in_cache):
     at.sidebar.selectbox(key="w:model").set_value("all-MiniLM-L6-v2").run()
     assert at.sidebar.radio(key="w:mask").value == "none"
     assert not at.exception
+
+
+def test_a_server_can_leave_the_decoders_out(gpt2_in_cache, monkeypatch):
+    """ATTENTION_DECODERS names the decoders a server offers: a small one offers none, even from the cache."""
+    monkeypatch.setenv("ATTENTION_DECODERS", "")
+    engine.choices.clear()
+    at = run_page(model="gpt2")
+    assert "not offered on this server" in messages(at)
+    assert at.sidebar.selectbox(key="w:model").value == "all-MiniLM-L6-v2"
+    assert not at.exception
