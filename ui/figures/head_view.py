@@ -192,6 +192,32 @@ def _unchecked(traces: list[dict], layout: dict) -> go.Figure:
     return go.Figure(data=[_set(t) for t in traces], layout=_set(layout), _validate=False)
 
 
+def _pixel_figure(traces: list, title: str, height: int, ty, annotations: list, meta: dict, axes: dict) -> go.Figure:
+    """A figure laid out in pixels by its builder: the title at the top left, no margins of its own."""
+    return _unchecked(
+        traces,
+        dict(
+            template=theme.TEMPLATE,
+            title=dict(
+                text=title,
+                x=0,
+                xanchor="left",
+                y=1,
+                yref="container",
+                yanchor="top",
+                pad=dict(t=10),
+                font=dict(size=ty.title),
+            ),
+            height=height,
+            margin=dict(l=0, r=0, t=0, b=0),
+            annotations=annotations,
+            hoverlabel=dict(font=dict(size=ty.base)),
+            meta=meta,
+            **axes,
+        ),
+    )
+
+
 def _set(props: dict) -> dict:
     """The properties that are set: None (plotly's default) left out, in nested settings too."""
     return {k: _set(v) if isinstance(v, dict) else v for k, v in props.items() if v is not None}
@@ -523,28 +549,7 @@ def steps_figure(
     others = {h: props for h, props in per_head.items()} if len(heads) > 1 else {}
     meta = _layout_meta(heads, others, range(first_step, first_step + 4), first=True)
     meta["canvas"] = {"width": canvas.width, "height": canvas.height}  # the size it was laid out for
-    return _unchecked(
-        traces,
-        dict(
-            template=theme.TEMPLATE,
-            title=dict(
-                text=title,
-                x=0,
-                xanchor="left",
-                y=1,
-                yref="container",
-                yanchor="top",
-                pad=dict(t=10),
-                font=dict(size=ty.title),
-            ),
-            height=H,
-            margin=dict(l=0, r=0, t=0, b=0),
-            annotations=notes_on_figure,
-            hoverlabel=dict(font=dict(size=ty.base)),
-            meta=meta,
-            **axes,
-        ),
-    )
+    return _pixel_figure(traces, title, H, ty, notes_on_figure, meta, axes)
 
 
 # --- queries, keys and values ------------------------------------------------------------------------------
@@ -664,28 +669,7 @@ def qkv_figure(
             )
         )
     meta = _layout_meta(heads, per_head if len(heads) > 1 else {}, range(3))
-    return _unchecked(
-        traces,
-        dict(
-            template=theme.TEMPLATE,
-            title=dict(
-                text=title,
-                x=0,
-                xanchor="left",
-                y=1,
-                yref="container",
-                yanchor="top",
-                pad=dict(t=10),
-                font=dict(size=ty.title),
-            ),
-            height=H,
-            margin=dict(l=0, r=0, t=0, b=0),
-            annotations=annotations,
-            hoverlabel=dict(font=dict(size=ty.base)),
-            meta=meta,
-            **axes,
-        ),
-    )
+    return _pixel_figure(traces, title, H, ty, annotations, meta, axes)
 
 
 # --- every head of the layer --------------------------------------------------------------------------------
