@@ -231,7 +231,7 @@ class HeadView:
             canvas=head_switch.canvas(self.type, below=0),
         )
         at = dict(layer=layer.index, mask=self.tr.mask_kind)
-        widgets.chart(grid, "all_heads", key="fig_heads", on_select=_grid_pick, **at)
+        widgets.chart(grid, "all_heads", key="fig_heads", **at)  # a click on a panel: see ui/head_switch.js
 
 
 def steps_text(layer: attention.LayerTrace, prose: dict[str, str], presenter: bool, hidden: bool) -> None:
@@ -272,15 +272,6 @@ def steps_caption(tr: attention.Trace, colours: str, layout: str) -> str:
     else:
         mask = "Grey: −∞, the keys after each query; this encoder was trained without the mask, so this is an illustration."
     return f"{scores} {mask} {weights}"
-
-
-def _grid_pick() -> None:
-    """A click on the all-heads grid: its invisible points carry their head in customdata."""
-    event = st.session_state.get("fig_heads")
-    points = event.selection.points if event is not None else []
-    picked = [p.get("customdata") for p in points if isinstance(p.get("customdata"), int)]
-    if picked:
-        state.put("head", picked[0])
 
 
 render()

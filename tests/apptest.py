@@ -38,6 +38,15 @@ def figure(at: AppTest, title_start: str) -> dict:
     return matches[0]
 
 
+def table(at: AppTest, key: str) -> dict[str, list]:
+    """{column: values} of the table (ui/table.py) drawn with this key."""
+    for element in at.get("bidi_component"):
+        if element.proto.component_name == "attention_table" and element.proto.id.endswith(f"-{key}"):
+            data = json.loads(element.proto.json)
+            return {name: [row[c] for row in data["rows"]] for c, name in enumerate(data["columns"])}
+    raise AssertionError(f"no table {key!r} on the page")
+
+
 def messages(at: AppTest) -> str:
     """Every warning, info and error text on the page, joined."""
     return "\n".join(e.value for kind in ("warning", "info", "error") for e in at.get(kind))

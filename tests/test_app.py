@@ -17,7 +17,7 @@ from tests.apptest import array, figure, figures, messages, run_page
 from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
 from ui import engine, theme
 from ui.figures import head_view
-from ui.figures.base import SUBTITLE_PX
+from ui.figures.base import SUBTITLE_PX, token_labels
 
 FLUFFY = "a fluffy blue creature roamed the verdant forest"
 DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")  # the figures' font, shipped with Chromium
@@ -138,14 +138,18 @@ def test_chosen_layer_and_head_are_drawn(model):
     assert frame["x0"] < x5[0] < x5[1] < frame["x1"]  # the chosen head is framed
 
 
-def test_a_click_on_the_grid_is_a_point_that_names_its_head(default_page):
-    """Heatmaps send Streamlit no selection, so each grid panel holds invisible points whose customdata is its head."""
+def test_each_grid_panel_names_its_head_and_its_tokens(default_page, model):
+    """A click on a panel reaches the head switch as the panel's trace meta; hover names both tokens and the weight."""
     grid = figure(default_page, "All 12 heads")
-    points = [t for t in grid["data"] if t["type"] == "scatter"]
-    assert len(points) == 12
-    for h, trace in enumerate(points, start=1):
-        assert set(trace["customdata"]) == {h}
+    assert [t["type"] for t in grid["data"]] == ["heatmap"] * 12  # nothing drawn over the panels
+    tr = attention.trace(model, FLUFFY)
+    labels = token_labels([t.display for t in tr.tokens])
+    for h, trace in enumerate(grid["data"], start=1):
+        assert trace["meta"] == h
         assert trace["xaxis"] == ("x" if h == 1 else f"x{h}")
+        assert list(trace["x"]) == labels and list(trace["y"]) == labels
+        assert np.allclose(array(trace["customdata"]), tr.layers[0].weights[h - 1], atol=1e-6)
+        assert trace["hovertemplate"].startswith("query: %{y}<br>key: %{x}<br>weight: %{customdata:.3f}")
     assert grid["layout"]["meta"]["pick"]
 
 

@@ -13,7 +13,7 @@ import pytest
 
 import attention
 from attention.tokens import readable
-from tests.apptest import array, figure, figures, run_page
+from tests.apptest import array, figure, figures, run_page, table
 from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
 from ui import engine
 
@@ -68,14 +68,17 @@ def test_cls_and_sep_count_in_before_after_only_when_shown(specials, model):
     before, after = projected(layer.x[keep], layer.updated[keep])
     assert same_up_to_sign(points(spec, "before"), before) and same_up_to_sign(points(spec, "after"), after)
 
-    table = at.dataframe[0].value
+    moved = table(at, "moved_toward")
     names = [tr.tokens[i].display for i in keep]
-    assert list(table["token"]) == [f"{i} · {n}" for i, n in zip(keep, names, strict=True)]
+    assert moved["token"] == [f"{i} · {n}" for i, n in zip(keep, names, strict=True)]
     change = cosines(layer.updated[keep].astype(np.float64)) - cosines(layer.x[keep].astype(np.float64))
     np.fill_diagonal(change, -np.inf)  # a token is not among those it moves toward
     toward = [f"{keep[i]} · {names[i]}" for i in change.argmax(axis=1)]
-    assert list(table["moved most toward"]) == toward
-    shown_specials = any("[CLS]" in t or "[SEP]" in t for t in [*table["token"], *table["moved most toward"]])
+    assert moved["moved most toward"] == toward
+    before_cos = cosines(layer.x[keep].astype(np.float64))[np.arange(len(keep)), change.argmax(axis=1)]
+    assert np.allclose(moved["cosine before"], before_cos, atol=1e-5)
+    assert np.allclose(np.subtract(moved["cosine after"], moved["cosine before"]), moved["change"])
+    shown_specials = any("[CLS]" in t or "[SEP]" in t for t in [*moved["token"], *moved["moved most toward"]])
     assert shown_specials == (specials == "1")
 
 

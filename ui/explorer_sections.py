@@ -14,6 +14,7 @@ from . import downloads, engine, figures, state, widgets
 from .figures.charts import next_token_bars
 from .figures.vectors import after_heads_figure, heads_summed_figure
 from .prose import sections
+from .table import table
 
 TOP_NEXT = 10  # next tokens shown
 
@@ -174,16 +175,16 @@ def updated_section(
         "The picture is fitted to the tokens shown. **Moved most toward**: the other token whose cosine "
         "similarity with it rose the most through this step." + hidden
     )
-    st.dataframe(
+    table(
         {
             "token": [f"{keep[m.token]} · {texts[m.token]}" for m in moves],
             "moved most toward": [f"{keep[m.toward]} · {texts[m.toward]}" for m in moves],
-            "cosine before": [round(m.cos_before, 3) for m in moves],
-            "cosine after": [round(m.cos_after, 3) for m in moves],
-            "change": [round(m.cos_after - m.cos_before, 3) for m in moves],
+            "cosine before": [m.cos_before for m in moves],
+            "cosine after": [m.cos_after for m in moves],
+            "change": [m.cos_after - m.cos_before for m in moves],
         },
-        hide_index=True,
-        width="stretch",
+        key="moved_toward",
+        label="Which token each token moved most toward",
     )
     state.sync_url()
 

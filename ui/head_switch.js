@@ -5,14 +5,15 @@
 // meta.patches[head] (layout changes). A click swaps the head in every such figure (Plotly.update, no round
 // trip), the four steps first, rewrites "head N" in their titles, and once the browser has painted it tells
 // Streamlit (trigger "pick"), whose rerun brings the URL, the sidebar and the rest of the page in step. A click
-// on a panel of the all-heads grid (meta.pick) swaps at once too; Streamlit learns that one through the grid's
-// own selection event.
+// on a panel of the all-heads grid (layout.meta.pick; each panel's heatmap names its head in its trace's meta)
+// does the same: Streamlit sends no selection for a click on a heatmap, so the buttons tell it.
 //
 // The instance that measures (data.measure) also reports the page column's width and the window's height
 // (state "canvas"), so that figures can be sized to fit a screen.
 
 const HEAD_EVENT = "attention-head";
 const hooked = new WeakSet();
+let tellApp = null; // the last head switch drawn: how a head picked on the grid reaches Streamlit
 
 function headFigures() {
   return Array.from(document.querySelectorAll(".js-plotly-plot")).filter(
@@ -91,8 +92,8 @@ function hookGrid(event) {
   hooked.add(gd);
   gd.on("plotly_click", (click) => {
     const point = click && click.points && click.points[0];
-    const head = point && point.customdata; // the grid's invisible points carry their head
-    if (Number.isInteger(head)) switchHead(head);
+    const head = point && point.data && point.data.meta; // the panel's heatmap names its head
+    if (Number.isInteger(head)) switchHead(head, () => tellApp && tellApp(head));
   });
 }
 document.addEventListener("pointerdown", hookGrid, { capture: true }); // once, when this module is first loaded
@@ -137,6 +138,8 @@ export default function (component) {
     switchHead(head, () => setTriggerValue("pick", head)); // the app's rerun waits until the new head is on screen
   };
   const onHead = (event) => mark(event.detail);
+  const tell = (head) => setTriggerValue("pick", head);
+  tellApp = tell;
   bar.addEventListener("click", onClick);
   window.addEventListener(HEAD_EVENT, onHead);
 
@@ -174,6 +177,7 @@ export default function (component) {
       window.removeEventListener("resize", later);
     }
     clearTimeout(timer);
+    if (tellApp === tell) tellApp = null;
     parentElement.__cleanup = null;
   };
   parentElement.__cleanup = cleanup;

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -23,15 +21,13 @@ def chart(
     head: int | None = None,
     mask: str | None = None,
     text: str | None = None,
-    on_select: Callable[[], None] | None = None,
 ) -> None:
     """A figure with our template (not Streamlit's) that says what it shows, its camera button saving PNG 3× or
     SVG as chosen, listed for the page's "Download all figures".
 
     layer, head (0-based) and mask: what the figure shows, where they apply: named in its title and file name.
     text: the sentence it shows, named with the model in a subtitle and in the file name; by default the
-    shared sentence when layer, head or mask is given; "" for a figure of the model that shows no sentence.
-    on_select: called when a point is clicked (st.plotly_chart's selection event); key is then required."""
+    shared sentence when layer, head or mask is given; "" for a figure of the model that shows no sentence."""
     if text is None and (layer, head, mask) != (None, None, None):
         text = state.get("text")
     model = engine.model_name() if text else None
@@ -40,10 +36,7 @@ def chart(
     file = downloads.file_name(name, layer, head, *downloads.unusual(mask, model), text=text)
     downloads.register(key or name, file, fig)
     config = theme.chart_config(file, state.get("export"))
-    if on_select is None:
-        st.plotly_chart(fig, config=config, key=key, theme=None)
-    else:  # a click on a point is a selection: Streamlit calls on_select, the key's state holds the points
-        st.plotly_chart(fig, config=config, key=key, theme=None, on_select=on_select, selection_mode="points")
+    st.plotly_chart(fig, config=config, key=key, theme=None)
 
 
 def model_choice() -> None:

@@ -217,6 +217,34 @@ def test_a_click_on_the_grid_picks_that_head(server, browser):
         page.close()
 
 
+def test_the_moved_toward_table_shows_tokens_as_typed_and_sorts(server, browser):
+    page = browser.new_page(viewport=PROJECTOR)
+    try:
+        page.goto(server + "/?" + url_mark(text="a <b>fluffy</b> creature", specials="1"))
+        sized(page)
+        table = page.get_by_role("table", name="Which token each token moved most toward")
+        table.scroll_into_view_if_needed()
+        tokens = table.locator("tbody td:first-child").all_inner_texts()
+        assert tokens[:5] == ["0 · [CLS]", "1 · a", "2 · <", "3 · b", "4 · >"]  # the tag as text, not as bold
+        assert table.locator("b").count() == 0
+
+        def changes() -> list[float]:
+            return [float(t) for t in table.locator("tbody td:last-child").all_inner_texts()]
+
+        table.get_by_role("button", name="change").click()
+        assert changes() == sorted(changes(), reverse=True)
+        assert table.locator("th", has_text="change").get_attribute("aria-sort") == "descending"
+        table.get_by_role("button", name="change").click()
+        assert changes() == sorted(changes())
+        table.get_by_role("button", name="moved most toward").click()  # text, its numbers in order: by position
+        toward = [int(t.split(" · ")[0]) for t in table.locator("tbody td:nth-child(2)").all_inner_texts()]
+        assert toward == sorted(toward)
+        table.get_by_role("button", name="token", exact=True).click()
+        assert table.locator("tbody td:first-child").all_inner_texts() == tokens
+    finally:
+        page.close()
+
+
 def test_a_phone_scrolls_down_only(server, browser):
     page = browser.new_page(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
     try:

@@ -675,7 +675,6 @@ def qkv_figure(
 # --- every head of the layer --------------------------------------------------------------------------------
 
 CHOSEN = theme.OKABE_ITO[1]  # the chosen head's colour, as in the displacement picture
-PICK_POINTS = 16  # per side of a grid panel: the invisible points a click picks a head with (and hover reads)
 
 
 def heads_grid(
@@ -688,8 +687,8 @@ def heads_grid(
     canvas: Canvas | None = None,
 ) -> go.Figure:
     """Every head's weights (n_heads, n_tokens, n_tokens), rows are queries, as small multiples; the chosen head
-    (0-based) framed. A click on a panel picks its head: heatmaps send no selection to Streamlit, so each panel
-    carries a lattice of invisible points whose customdata is the head (and whose hover names the tokens)."""
+    (0-based) framed. Each panel's heatmap names its head in its trace's meta, which the head switch reads from a
+    click on it (ui/head_switch.js); hover names the two tokens and the weight."""
     canvas = canvas or Canvas()
     ty = canvas.type
     n_heads, n, _ = weights.shape
@@ -710,19 +709,24 @@ def heads_grid(
     axes: dict[str, dict] = {}
     annotations = []
     frames: dict[int, dict] = {}
-    lattice = np.unique(np.linspace(0, n - 1, min(n, PICK_POINTS)).round().astype(int))
     for h in range(n_heads):
         r, c = divmod(h, cols)
         x0 = 4 + c * (side + gap)
         y0 = top_band + r * (name_band + side) + name_band
         suffix = "" if h == 0 else str(h + 1)
         axes[f"xaxis{suffix}"] = dict(
-            domain=[x0 / W, (x0 + side) / W], anchor=f"y{suffix}", visible=False, range=[-0.5, n - 0.5], fixedrange=True
+            domain=[x0 / W, (x0 + side) / W],
+            anchor=f"y{suffix}",
+            visible=False,
+            type="category",
+            range=[-0.5, n - 0.5],
+            fixedrange=True,
         )
         axes[f"yaxis{suffix}"] = dict(
             domain=[_fy(y0 + side, H), _fy(y0, H)],
             anchor=f"x{suffix}",
             visible=False,
+            type="category",
             range=[n - 0.5, -0.5],
             fixedrange=True,
         )
@@ -751,32 +755,16 @@ def heads_grid(
         traces.append(
             dict(
                 type="heatmap",
+                x=labels,
+                y=labels,
                 z=colour.astype(np.float32),
+                customdata=values.astype(np.float32),
                 xaxis=f"x{suffix}",
                 yaxis=f"y{suffix}",
                 coloraxis="coloraxis",
-                hoverinfo="skip",
-            )
-        )
-        ys, xs = np.meshgrid(lattice, lattice, indexing="ij")
-        traces.append(
-            dict(
-                type="scatter",
-                x=xs.ravel().tolist(),
-                y=ys.ravel().tolist(),
-                xaxis=f"x{suffix}",
-                yaxis=f"y{suffix}",
-                mode="markers",
-                marker=dict(size=max(4.0, side / len(lattice)), opacity=0),
-                selected=dict(marker=dict(opacity=0)),
-                unselected=dict(marker=dict(opacity=0)),
-                customdata=[h + 1] * xs.size,
-                text=[
-                    f"{row_name}: {labels[y]}<br>{col_name}: {labels[x]}<br>weight: {values[y, x]:.3f}"
-                    for y, x in zip(ys.ravel(), xs.ravel(), strict=True)
-                ],
-                hovertemplate=f"%{{text}}<extra>head {h + 1}</extra>",
-                showlegend=False,
+                meta=h + 1,
+                hovertemplate=f"{row_name}: %{{y}}<br>{col_name}: %{{x}}<br>weight: %{{customdata:.3f}}"
+                f"<extra>head {h + 1}</extra>",
             )
         )
     frame = frames[head]
