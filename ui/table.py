@@ -38,5 +38,7 @@ def table(columns: dict[str, Sequence[str | float]], key: str, label: str, digit
     lengths = {len(values) for values in columns.values()}
     if len(lengths) > 1:
         raise ValueError(f"columns of different lengths: {sorted(lengths)}")
-    rows = [list(row) for row in zip(*columns.values(), strict=True)]
-    _component(key=key, data={"columns": names, "rows": rows, "digits": [digits] * len(names), "label": label})
+    # Tuples, not lists: Streamlit looks for dataframes among the values of the data it is given, and for a
+    # list that means importing pandas; tuples it passes over (they are sent as JSON arrays all the same).
+    rows = tuple(tuple(row) for row in zip(*columns.values(), strict=True))
+    _component(key=key, data={"columns": tuple(names), "rows": rows, "digits": (digits,) * len(names), "label": label})
