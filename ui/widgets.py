@@ -76,10 +76,7 @@ def sentence_controls(max_tokens: int) -> None:
     A text longer than the page traces is cut to the part the model reads before it is kept anywhere
     (cache keys, the link), and the page says so (cut_notice).
     max_tokens: the most tokens the page traces."""
-    cut = engine.accept_text(state.get("text"), engine.model_name())
-    if cut is not None:
-        state.put("text", cut.kept)
-        st.session_state["_cut"] = cut
+    accept_sentence()
     with st.sidebar:
         st.text_area(
             "Sentence",
@@ -91,6 +88,15 @@ def sentence_controls(max_tokens: int) -> None:
         st.selectbox("…or pick an example", ["—", *state.EXAMPLES], key="w:example", on_change=_use_example, index=0)
 
 
+def accept_sentence() -> None:
+    """Cut the shared sentence to the part the page traces, before anything keeps or traces it (cut_notice says
+    so). sentence_controls() does it too; a page that traces before it draws the box calls this first."""
+    cut = engine.accept_text(state.get("text"), engine.model_name())
+    if cut is not None:
+        state.put("text", cut.kept)
+        st.session_state["_cut"] = cut
+
+
 def _use_example() -> None:
     chosen = st.session_state.get("w:example")
     if chosen and chosen != "—":
@@ -99,8 +105,15 @@ def _use_example() -> None:
     st.session_state["w:example"] = "—"
 
 
+def chosen_layer_head(n_layers: int, n_heads: int) -> tuple[int, int]:
+    """The shared layer and head, brought within this model's sizes (a link's value out of range falls back to
+    the default, and the page says so); 0-based."""
+    return state.clamp("layer", 1, n_layers) - 1, state.clamp("head", 1, n_heads) - 1
+
+
 def layer_head(n_layers: int, n_heads: int) -> tuple[int, int]:
     """Layer and head pickers in the sidebar, bound to the shared choice; returns them 0-based."""
+    chosen = chosen_layer_head(n_layers, n_heads)  # before the boxes are drawn: each shows a value it offers
     box = st.sidebar
     box.selectbox(
         "Layer",
@@ -110,7 +123,7 @@ def layer_head(n_layers: int, n_heads: int) -> tuple[int, int]:
         help=f"This model has {n_layers} layers; each runs {n_heads} heads.",
     )
     box.selectbox("Head", range(1, n_heads + 1), key=state.widget_key("head"), on_change=state.copy_back("head"))
-    return state.clamp("layer", 1, n_layers) - 1, state.clamp("head", 1, n_heads) - 1
+    return chosen
 
 
 def cut_notice() -> None:
