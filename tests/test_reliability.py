@@ -18,7 +18,7 @@ import streamlit as st
 
 import attention
 from tests.apptest import ROOT, messages, run_page
-from ui import engine
+from ui import engine, widgets
 from ui.chapters import CHAPTERS
 
 FLUFFY = "a fluffy blue creature roamed the verdant forest"  # 13 tokens: positions 0 to 12
@@ -184,6 +184,25 @@ def test_a_shorter_sentence_drops_the_followed_token_from_the_link():
     submit(at, "hi there")  # 4 tokens: position 10 is gone
     assert param(at, "token") is None
     assert "could not be used" not in messages(at)  # the reader's own change, not a bad link
+
+
+@pytest.mark.parametrize(
+    ("name", "key"), [("token", "w:token_follow"), ("token", "w:token_pick"), ("nw_at", "w:nw_at")]
+)
+def test_a_token_picker_lets_go_of_a_label_from_an_earlier_sentence(name, key):
+    """When the sentence changes under a picker, Streamlit can hand back the old label ("4 · creature") as text,
+    not as a position: the callback keeps the choice it had instead of failing on int("4 · creature")."""
+    callback = widgets.copy_back_position(name, key)
+    try:
+        st.session_state[name] = 2
+        st.session_state[key] = "4 · creature"
+        callback()
+        assert st.session_state[name] == 2
+        st.session_state[key] = 5
+        callback()
+        assert st.session_state[name] == 5
+    finally:  # this process's session state (Streamlit's bare mode) outlives the test
+        del st.session_state[name], st.session_state[key]
 
 
 # --- 5. every chapter says when the sentence was cut --------------------------------------------------

@@ -43,7 +43,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
         range(tr.n_tokens),
         key="w:token_follow",
         format_func=lambda i: f"{i} · {texts[i]}",
-        on_change=_follow,
+        on_change=widgets.copy_back_position("token", "w:token_follow"),
     )
     pic = engine.displacement_picture(tr.text, tr.mask_kind, layer_i, token)
     label = figures.token_labels(texts)[token]
@@ -129,10 +129,6 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
 def _named(title: str, layer: int, head: int | None, mask: str) -> str:
     """A title for half the page's width: what the figure shows on a second line, where chart() looks for it."""
     return title + "<br>" + " · ".join(downloads.what_it_shows(layer, head, mask))
-
-
-def _follow() -> None:
-    state.put("token", int(st.session_state["w:token_follow"]))
 
 
 @st.fragment
