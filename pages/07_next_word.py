@@ -58,7 +58,7 @@ if cfg.is_decoder:
         range(tr.n_tokens),
         key="w:nw_at",
         format_func=lambda i: f"{i} · {texts[i]}",
-        on_change=widgets.copy_back_position("nw_at", "w:nw_at"),
+        on_change=state.copy_back("nw_at"),
     )
     left, right = st.columns(2)
     with left:

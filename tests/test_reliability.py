@@ -18,7 +18,7 @@ import streamlit as st
 
 import attention
 from tests.apptest import ROOT, messages, run_page
-from ui import engine, widgets
+from ui import engine, state
 from ui.chapters import CHAPTERS
 
 FLUFFY = "a fluffy blue creature roamed the verdant forest"  # 13 tokens: positions 0 to 12
@@ -187,15 +187,21 @@ def test_a_shorter_sentence_drops_the_followed_token_from_the_link():
 
 
 @pytest.mark.parametrize(
-    ("name", "key"), [("token", "w:token_follow"), ("token", "w:token_pick"), ("nw_at", "w:nw_at")]
+    ("name", "key", "label"),
+    [
+        ("token", "w:token_follow", "4 · creature"),
+        ("token", "w:token_pick", "4 · creature"),
+        ("nw_at", "w:nw_at", "4 · creature"),
+        ("layer", "w:layer", "9"),  # a layer of a larger model than the one now chosen
+    ],
 )
-def test_a_token_picker_lets_go_of_a_label_from_an_earlier_sentence(name, key):
-    """When the sentence changes under a picker, Streamlit can hand back the old label ("4 · creature") as text,
-    not as a position: the callback keeps the choice it had instead of failing on int("4 · creature")."""
-    callback = widgets.copy_back_position(name, key)
+def test_a_select_box_lets_go_of_a_label_whose_option_is_gone(name, key, label):
+    """When a box's options change under it, Streamlit can hand back the old label as text, not as an option:
+    the callback keeps the choice it had instead of storing text (or failing on int("4 · creature"))."""
+    callback = state.copy_back(name, key=key)
     try:
         st.session_state[name] = 2
-        st.session_state[key] = "4 · creature"
+        st.session_state[key] = label
         callback()
         assert st.session_state[name] == 2
         st.session_state[key] = 5

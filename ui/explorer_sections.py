@@ -43,7 +43,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
         range(tr.n_tokens),
         key="w:token_follow",
         format_func=lambda i: f"{i} · {texts[i]}",
-        on_change=widgets.copy_back_position("token", "w:token_follow"),
+        on_change=state.copy_back("token", key="w:token_follow"),
     )
     pic = engine.displacement_picture(tr.text, tr.mask_kind, layer_i, token)
     label = figures.token_labels(texts)[token]

@@ -269,11 +269,20 @@ def widget_key(name: str) -> str:
     return key
 
 
-def copy_back(name: str) -> Callable[[], None]:
-    """An on_change callback that stores a widget's value under the plain key (the URL follows at the run's end)."""
+def copy_back(name: str, key: str | None = None) -> Callable[[], None]:
+    """An on_change callback that stores a widget's value (its key: "w:" + name unless given) under the plain key
+    (the URL follows at the run's end).
+
+    A value of another kind than the parameter's is let go, the choice left as it was: when a select box's
+    options change under it (a new sentence under a token picker, another model under the Layer box), Streamlit
+    can hand back the label of an option that is gone ("4 · creature") as text."""
 
     def callback() -> None:
-        put(name, st.session_state[f"w:{name}"])
+        value = st.session_state.get(key or f"w:{name}")
+        default = PARAMS[name].default
+        if isinstance(default, int) and not isinstance(value, int):
+            return
+        put(name, value)
 
     return callback
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -179,20 +177,6 @@ def default_token(tr) -> int:
     return words[-1] if words else 0
 
 
-def copy_back_position(name: str, key: str) -> Callable[[], None]:
-    """The on_change callback of a picker of token positions (options 0…n-1, labelled "4 · creature"): stores
-    the position under `name`. When the sentence changes under the picker, Streamlit can hand back the label of
-    an earlier sentence's token as text; that is no position of this sentence, so the choice is left as it was
-    (the page checks it against the sentence)."""
-
-    def callback() -> None:
-        value = st.session_state.get(key)
-        if isinstance(value, int):
-            state.put(name, value)
-
-    return callback
-
-
 def token_picker(tr, label: str = "Token to follow", container=None) -> int:
     """A token of the trace, bound to the shared choice (the explorer's followed token)."""
     token = state.get("token")
@@ -205,6 +189,6 @@ def token_picker(tr, label: str = "Token to follow", container=None) -> int:
         range(tr.n_tokens),
         key="w:token_pick",
         format_func=lambda i: f"{i} · {texts[i]}",
-        on_change=copy_back_position("token", "w:token_pick"),
+        on_change=state.copy_back("token", key="w:token_pick"),
     )
     return token
