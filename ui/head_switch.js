@@ -131,15 +131,15 @@ export default function (component) {
   };
   mark(data.head);
 
+  const tell = (head) => setTriggerValue("pick", head);
+  tellApp = tell;
   const onClick = (event) => {
     const button = event.target.closest("button");
     if (!button) return;
     const head = Number(button.dataset.head);
-    switchHead(head, () => setTriggerValue("pick", head)); // the app's rerun waits until the new head is on screen
+    switchHead(head, () => tell(head)); // the app's rerun waits until the new head is on screen
   };
   const onHead = (event) => mark(event.detail);
-  const tell = (head) => setTriggerValue("pick", head);
-  tellApp = tell;
   bar.addEventListener("click", onClick);
   window.addEventListener(HEAD_EVENT, onHead);
 

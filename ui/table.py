@@ -17,8 +17,9 @@ _JS = Path(__file__).with_name("table.js").read_text(encoding="utf-8")
 _CSS = """
 .table { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; font-size: 1rem; font-variant-numeric: tabular-nums; }
-th, td { padding: 0.3rem 0.75rem; text-align: left; border-bottom: 1px solid var(--st-border-color); }
-th, td { white-space: nowrap; }
+th, td {
+  padding: 0.3rem 0.75rem; text-align: left; white-space: nowrap; border-bottom: 1px solid var(--st-border-color);
+}
 @media (max-width: 640px) { table { font-size: 0.9rem; } th, td { padding: 0.25rem 0.5rem; } }
 th.num, td.num { text-align: right; }
 th button {
