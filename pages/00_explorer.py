@@ -36,10 +36,10 @@ COLOUR_NAMES = {"row": "0 to each query's largest", "unit": "0 to 1"}
 PAGE_CSS = "<style>@media (max-width: 640px) { .katex-display { font-size: 0.9em; overflow-x: auto; } }</style>"
 
 
-def controls(cfg: attention.ModelConfig) -> None:
-    """The sidebar: sentence, layer and head, then the explorer's own choices."""
+def controls(cfg: attention.ModelConfig) -> int:
+    """The sidebar: sentence, layer and head, then the explorer's own choices. Returns the layer, 0-based."""
     widgets.sentence_controls(engine.max_tokens(cfg))
-    widgets.layer_head(cfg.n_layers, cfg.n_heads)
+    layer_i, _ = widgets.layer_head(cfg.n_layers, cfg.n_heads)
     with st.sidebar:
         st.radio(
             "Mask",
@@ -79,6 +79,7 @@ def controls(cfg: attention.ModelConfig) -> None:
             on_change=state.copy_back("presenter"),
             help="For a projector: larger type in the figures, the explanations hidden, the equations kept.",
         )
+    return layer_i
 
 
 def show_notices(tr: attention.Trace) -> None:
@@ -109,23 +110,20 @@ def render() -> None:
     state.init()
     st.html(PAGE_CSS)
     prose = sections("explorer")
-    widgets.model_choice()  # first: a model that cannot be loaded can be swapped for another
+    widgets.model_choice()
     model = engine.current_or_stop()
     cfg = model.config
-    widgets.accept_sentence()
-    layer_i, _ = widgets.chosen_layer_head(cfg.n_layers, cfg.n_heads)
+    layer_i = controls(cfg)
     presenter = bool(state.get("presenter"))
-    tr = engine.trace_or_stop(state.get("text"), state.get("mask"), before_stop=lambda: controls(cfg))
+    tr = engine.trace_or_stop(state.get("text"), state.get("mask"))
     layer = tr.layers[layer_i]
     keep = [t.position for t in tr.tokens if state.get("specials") or not t.is_special] or list(range(tr.n_tokens))
     view = HeadView(tr, layer, keep, presenter)
 
-    # The four steps are sent first, the picture a class waits for, and before the sidebar's controls: the
-    # browser loads the code of each kind of element in the order they arrive, and a chart's (Plotly, 4.7 MB) is
-    # the largest. What stands above the steps on the page is filled in right after, into this container.
+    # The four steps are sent first, the picture a class waits for: what stands above them on the page is
+    # filled in right after, into this container.
     above = st.container()
     view.steps()
-    controls(cfg)
     with above:
         st.title("Attention, step by step")
         if not presenter:

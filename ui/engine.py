@@ -169,15 +169,12 @@ def per_model(cached: Callable) -> Callable:
     return call
 
 
-def trace_or_stop(text: str, mask: str | None = None, before_stop: Callable[[], None] | None = None) -> attention.Trace:
+def trace_or_stop(text: str, mask: str | None = None) -> attention.Trace:
     """The chosen model's trace of `text` (mask None: the model's own), or the reason there is none
-    (empty text…) shown to the user and a stop. before_stop: draws what the page must still show then (a page
-    that traces before drawing its sentence box draws the box, to type in)."""
+    (empty text…) shown to the user and a stop."""
     try:
         return trace(text, mask, model_name())
     except ValueError as exc:
-        if before_stop is not None:
-            before_stop()
         st.info(str(exc))
         stop()
 

@@ -90,7 +90,7 @@ def sentence_controls(max_tokens: int) -> None:
 
 def accept_sentence() -> None:
     """Cut the shared sentence to the part the page traces, before anything keeps or traces it (cut_notice says
-    so). sentence_controls() does it too; a page that traces before it draws the box calls this first."""
+    so)."""
     cut = engine.accept_text(state.get("text"), engine.model_name())
     if cut is not None:
         state.put("text", cut.kept)
