@@ -192,8 +192,11 @@ def _unchecked(traces: list[dict], layout: dict) -> go.Figure:
     return go.Figure(data=[_set(t) for t in traces], layout=_set(layout), _validate=False)
 
 
-def _pixel_figure(traces: list, title: str, height: int, ty, annotations: list, meta: dict, axes: dict) -> go.Figure:
-    """A figure laid out in pixels by its builder: the title at the top left, no margins of its own."""
+def _pixel_figure(
+    traces: list, title: str, height: int, ty, annotations: list, meta: dict, axes: dict, **layout
+) -> go.Figure:
+    """A figure laid out in pixels by its builder: the title at the top left, no margins of its own.
+    layout: further settings (shapes, a colour axis…)."""
     return _unchecked(
         traces,
         dict(
@@ -214,6 +217,7 @@ def _pixel_figure(traces: list, title: str, height: int, ty, annotations: list, 
             hoverlabel=dict(font=dict(size=ty.base)),
             meta=meta,
             **axes,
+            **layout,
         ),
     )
 
@@ -778,39 +782,26 @@ def heads_grid(
         y1=frame["shapes[0].y1"],
         line=dict(color=CHOSEN, width=3),
     )
-    return _unchecked(
+    return _pixel_figure(
         traces,
-        dict(
-            template=theme.TEMPLATE,
-            title=dict(
-                text=title,
-                x=0,
-                xanchor="left",
-                y=1,
-                yref="container",
-                yanchor="top",
-                pad=dict(t=10),
-                font=dict(size=ty.title),
+        title,
+        H,
+        ty,
+        annotations,
+        _layout_meta(range(n_heads), patches=frames) | {"pick": True},
+        axes,
+        shapes=[shape],
+        hovermode="closest",
+        coloraxis=dict(
+            colorscale=WEIGHTS,
+            cmin=0,
+            cmax=1,
+            colorbar=_colourbar(
+                x=(4 + cols * (side + gap) - gap + 6) / W,
+                y=_fy(top_band + (H - top_band) / 2, H),
+                length=_fh(H - top_band - name_band, H),
+                size=ty.small,
+                **_weights_bar(weight_colours),
             ),
-            height=H,
-            margin=dict(l=0, r=0, t=0, b=0),
-            annotations=annotations,
-            shapes=[shape],
-            hovermode="closest",
-            hoverlabel=dict(font=dict(size=ty.base)),
-            coloraxis=dict(
-                colorscale=WEIGHTS,
-                cmin=0,
-                cmax=1,
-                colorbar=_colourbar(
-                    x=(4 + cols * (side + gap) - gap + 6) / W,
-                    y=_fy(top_band + (H - top_band) / 2, H),
-                    length=_fh(H - top_band - name_band, H),
-                    size=ty.small,
-                    **_weights_bar(weight_colours),
-                ),
-            ),
-            meta=_layout_meta(range(n_heads), patches=frames) | {"pick": True},
-            **axes,
         ),
     )
