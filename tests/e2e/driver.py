@@ -38,8 +38,13 @@ def free_port() -> int:
 
 
 @contextmanager
-def streamlit_server(timeout: float = 120.0, app: Path = ROOT / "app.py", env: dict[str, str] | None = None):
-    """`streamlit run app.py` (or another script) on a free loopback port; yields (url, process, start time)."""
+def streamlit_server(
+    timeout: float = 120.0, app: Path = ROOT / "app.py", env: dict[str, str] | None = None, as_a_class: bool = False
+):
+    """`streamlit run app.py` (or another script) on a free loopback port; yields (url, process, start time).
+
+    as_a_class: nothing on the command line but the port and address, as a class starts it: headless mode, no
+    usage statistics and no file watcher must then come from the repository's .streamlit/config.toml."""
     port = free_port()
     cmd = [
         sys.executable,
@@ -51,15 +56,11 @@ def streamlit_server(timeout: float = 120.0, app: Path = ROOT / "app.py", env: d
         str(port),
         "--server.address",
         "127.0.0.1",
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
     ]
+    if not as_a_class:
+        cmd += ["--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
     LOGS.mkdir(parents=True, exist_ok=True)
-    log_path = LOGS / f"streamlit-{port}.log"
+    log_path = LOGS / f"streamlit-{'class-' if as_a_class else ''}{port}.log"
     # a file, not a pipe: a pipe nobody reads fills up and stalls the server
     with open(log_path, "w") as log:
         t0 = time.perf_counter()

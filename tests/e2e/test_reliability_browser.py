@@ -5,16 +5,11 @@ anything of a server other than the app's own."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
-import urllib.request
-from contextlib import contextmanager
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.e2e.driver import LOGS, ROOT, free_port, screenshot, wait_complete
+from tests.e2e.driver import screenshot, streamlit_server, wait_complete
 from tests.test_reliability import ARABIC, URL_OPENS
 from ui.chapters import CHAPTERS
 
@@ -23,41 +18,9 @@ SLOW = 300.0
 LONG_WORDS = " ".join(["ب" * 300] * 100)  # each word one [UNK] token: the model reads all 30,099 characters
 
 
-@contextmanager
-def class_server(timeout: float = 120.0):
-    """`streamlit run app.py` with nothing but an address: headless mode, no usage statistics and no file
-    watcher must come from the repository's .streamlit/config.toml, as they do for a class."""
-    port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")]
-    cmd += ["--server.port", str(port), "--server.address", "127.0.0.1"]
-    LOGS.mkdir(parents=True, exist_ok=True)
-    with open(LOGS / f"streamlit-class-{port}.log", "w") as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.perf_counter() + timeout
-            while True:
-                try:
-                    with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as r:
-                        if r.status == 200:
-                            break
-                except OSError:
-                    pass
-                if proc.poll() is not None or time.perf_counter() > deadline:
-                    raise RuntimeError(f"streamlit did not start: {(LOGS / f'streamlit-class-{port}.log').read_text()}")
-                time.sleep(0.1)
-            yield url
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-
-
 @pytest.fixture(scope="module")
 def app_url():
-    with class_server() as url:
+    with streamlit_server(as_a_class=True) as (url, _proc, _t0):
         yield url
 
 
@@ -138,7 +101,7 @@ def test_no_page_makes_a_request_outside_the_apps_own_server(app_url, page):
 def test_a_chapter_link_as_a_fresh_servers_first_request_runs_through_app_py(browser):
     """Before app.py has ever run, Streamlit would run a chapter's file alone (its older pages/ folder
     mode): no chapter numbers, no wide layout. The page must come through app.py's navigation."""
-    with class_server() as url:
+    with streamlit_server(as_a_class=True) as (url, _proc, _t0):
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         try:
             page.goto(url + "/kv_cache?layer=2&head=3")
