@@ -238,6 +238,22 @@ def _fh(px: float, height: int) -> float:
     return px / (height - SUBTITLE_PX)
 
 
+def _panel_name(text: str, x: float, y: float, size: int, xanchor: str = "left", **more) -> dict:
+    """A panel's name as an annotation standing on the panel's top edge, both in paper fractions."""
+    return dict(
+        text=text,
+        x=x,
+        y=y,
+        xref="paper",
+        yref="paper",
+        xanchor=xanchor,
+        yanchor="bottom",
+        showarrow=False,
+        font=dict(size=size),
+        **more,
+    )
+
+
 def title_band(ty: theme.FigureType) -> int:
     """The px above the panels for the title and the subtitle line chart() adds (the sentence, the model)."""
     return 10 + int(ty.title * LINE) + int(SUBTITLE_SIZE * LINE) + 16
@@ -450,20 +466,7 @@ def steps_figure(
             matches=None if k == 0 else "y",
         )
         title_top = y0 - (panels.x_band if panels.x_labels[k] else 0)
-        notes_on_figure.append(
-            dict(
-                text=titles[k],
-                x=x0 / W,
-                y=_fy(title_top, H),
-                xref="paper",
-                yref="paper",
-                xanchor="left",
-                yanchor="bottom",
-                align="left",
-                showarrow=False,
-                font=dict(size=ty.base),
-            )
-        )
+        notes_on_figure.append(_panel_name(titles[k], x0 / W, _fy(title_top, H), ty.base, align="left"))
     corner = f"{col_name}s →<br>{'queries' if row_name == 'query' else 'keys'} ↓"
     notes_on_figure.append(
         dict(
@@ -624,19 +627,7 @@ def qkv_figure(
             matches=None if i == 0 else "y",
             **_ticks(labels, ticks, panel_h, tick_size(n, panel_h, ty)),
         )
-        annotations.append(
-            dict(
-                text=names[i],
-                x=x0 / W,
-                y=_fy(y0, H),
-                xref="paper",
-                yref="paper",
-                xanchor="left",
-                yanchor="bottom",
-                showarrow=False,
-                font=dict(size=ty.base),
-            )
-        )
+        annotations.append(_panel_name(names[i], x0 / W, _fy(y0, H), ty.base))
     per_head: dict[int, list[dict]] = {}
     for j, h in enumerate(heads):
         per_head[h] = []
@@ -734,19 +725,7 @@ def heads_grid(
             range=[n - 0.5, -0.5],
             fixedrange=True,
         )
-        annotations.append(
-            dict(
-                text=f"head {h + 1}",
-                x=(x0 + side / 2) / W,
-                y=_fy(y0, H),
-                xref="paper",
-                yref="paper",
-                xanchor="center",
-                yanchor="bottom",
-                showarrow=False,
-                font=dict(size=ty.base),
-            )
-        )
+        annotations.append(_panel_name(f"head {h + 1}", (x0 + side / 2) / W, _fy(y0, H), ty.base, xanchor="center"))
         frames[h] = {
             "shapes[0].x0": (x0 - 4) / W,
             "shapes[0].x1": (x0 + side + 4) / W,
