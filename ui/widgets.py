@@ -76,7 +76,10 @@ def sentence_controls(max_tokens: int) -> None:
     A text longer than the page traces is cut to the part the model reads before it is kept anywhere
     (cache keys, the link), and the page says so (cut_notice).
     max_tokens: the most tokens the page traces."""
-    accept_sentence()
+    cut = engine.accept_text(state.get("text"), engine.model_name())
+    if cut is not None:
+        state.put("text", cut.kept)
+        st.session_state["_cut"] = cut
     with st.sidebar:
         st.text_area(
             "Sentence",
@@ -88,15 +91,6 @@ def sentence_controls(max_tokens: int) -> None:
         st.selectbox("…or pick an example", ["—", *state.EXAMPLES], key="w:example", on_change=_use_example, index=0)
 
 
-def accept_sentence() -> None:
-    """Cut the shared sentence to the part the page traces, before anything keeps or traces it (cut_notice says
-    so)."""
-    cut = engine.accept_text(state.get("text"), engine.model_name())
-    if cut is not None:
-        state.put("text", cut.kept)
-        st.session_state["_cut"] = cut
-
-
 def _use_example() -> None:
     chosen = st.session_state.get("w:example")
     if chosen and chosen != "—":
@@ -105,15 +99,10 @@ def _use_example() -> None:
     st.session_state["w:example"] = "—"
 
 
-def chosen_layer_head(n_layers: int, n_heads: int) -> tuple[int, int]:
-    """The shared layer and head, brought within this model's sizes (a link's value out of range falls back to
-    the default, and the page says so); 0-based."""
-    return state.clamp("layer", 1, n_layers) - 1, state.clamp("head", 1, n_heads) - 1
-
-
 def layer_head(n_layers: int, n_heads: int) -> tuple[int, int]:
     """Layer and head pickers in the sidebar, bound to the shared choice; returns them 0-based."""
-    chosen = chosen_layer_head(n_layers, n_heads)  # before the boxes are drawn: each shows a value it offers
+    # within this model's sizes before the boxes are drawn, so that each shows a value it offers
+    chosen = state.clamp("layer", 1, n_layers) - 1, state.clamp("head", 1, n_heads) - 1
     box = st.sidebar
     box.selectbox(
         "Layer",
