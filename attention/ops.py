@@ -12,9 +12,9 @@ import math
 import numpy as np
 
 
-def linear(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """x W + b: (n_tokens, d_in) @ (d_in, d_out) -> (n_tokens, d_out)."""
-    return x @ w + b
+def linear(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
+    """x W + b: (n_tokens, d_in) @ (d_in, d_out) -> (n_tokens, d_out); a model without biases passes None."""
+    return x @ w if b is None else x @ w + b
 
 
 def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
@@ -22,6 +22,11 @@ def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -
     mean = x.mean(axis=-1, keepdims=True)
     var = x.var(axis=-1, keepdims=True)
     return gamma * (x - mean) / np.sqrt(var + eps) + beta
+
+
+def rms_norm(x: np.ndarray, gamma: np.ndarray, eps: float) -> np.ndarray:
+    """Each row divided by its root mean square, then scaled by gamma: LayerNorm without the mean or the shift."""
+    return gamma * (x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps))
 
 
 def erf(x: np.ndarray) -> np.ndarray:
@@ -41,12 +46,49 @@ def gelu_tanh(x: np.ndarray) -> np.ndarray:
     return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
 
 
+def silu(x: np.ndarray) -> np.ndarray:
+    """SiLU(x) = x σ(x), the smooth gate of Llama's MLP."""
+    return x / (1.0 + np.exp(-x))
+
+
 def feed_forward(
-    x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray, activation: str
+    x: np.ndarray, w1: np.ndarray, b1: np.ndarray | None, w2: np.ndarray, b2: np.ndarray | None, activation: str
 ) -> np.ndarray:
     """FFN(x) = GELU(x W₁ + b₁) W₂ + b₂: (n_tokens, d_model) -> (n_tokens, d_ff) -> (n_tokens, d_model)."""
     act = gelu if activation == "gelu" else gelu_tanh
     return linear(act(linear(x, w1, b1)), w2, b2)
+
+
+def swiglu(x: np.ndarray, w_gate: np.ndarray, w_up: np.ndarray, w_down: np.ndarray) -> np.ndarray:
+    """SwiGLU(x) = (SiLU(x W_gate) ⊙ x W_up) W_down: the gate decides, coordinate by coordinate, how much passes."""
+    return (silu(x @ w_gate) * (x @ w_up)) @ w_down
+
+
+def rope_angles(positions: np.ndarray, d_head: int, base: float) -> np.ndarray:
+    """(n_tokens, d_head / 2): the angle each pair of coordinates turns at each position, position × θ_i with
+    θ_i = base^(−2i / d_head): the first pairs turn fast, the last ones slowly. Computed in float32, as the
+    reference implementation does, so that the rotation matches it to the last bit that matters."""
+    theta = (1.0 / base ** (np.arange(0, d_head, 2, dtype=np.float32) / np.float32(d_head))).astype(np.float32)
+    return np.asarray(positions, dtype=np.float32)[:, None] * theta[None, :]
+
+
+def rope(x: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """Rotary positions: rotate each pair of coordinates (x_i, x_{i + d_head/2}) by its angle.
+
+    (..., n_tokens, d_head) and (n_tokens, d_head / 2) -> (..., n_tokens, d_head). A query at position m and a
+    key at position n then score (R_m q) · (R_n k) = q · R_{n−m} k: only their distance n − m counts.
+    """
+    half = x.shape[-1] // 2
+    x1, x2 = x[..., :half], x[..., half:]
+    cos, sin = np.cos(angles), np.sin(angles)
+    return np.concatenate([x1 * cos - x2 * sin, x1 * sin + x2 * cos], axis=-1)
+
+
+def share_kv(x: np.ndarray, n_heads: int) -> np.ndarray:
+    """Grouped-query attention: (n_kv_heads, n, d_head) -> (n_heads, n, d_head), each key/value head repeated for
+    the consecutive query heads of its group (with as many key/value heads as query heads, x itself)."""
+    group = n_heads // x.shape[0]
+    return x if group == 1 else np.repeat(x, group, axis=0)
 
 
 def split_heads(x: np.ndarray, n_heads: int) -> np.ndarray:

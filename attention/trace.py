@@ -1,15 +1,16 @@
 """One forward pass in numpy that keeps every intermediate a view can show.
 
-e = word + position (+ token type, then LayerNorm, in BERT)      the input embeddings
-per layer, from what the heads read (BERT: e itself; GPT-2: LayerNorm(e)):
-    q, k, v      = e W_Q + b_Q, e W_K + b_K, e W_V + b_V           (n_heads, n_tokens, d_head)
-    scores       = q kᵀ                                            (n_heads, n_tokens, n_tokens)
-    weights      = softmax(mask(scores / √d_head))                 rows are queries
-    Δe^(h)       = (weights v) W_O^(h)                             (n_heads, n_tokens, d_model)
+e = word (+ learned position) (+ token type, then LayerNorm, in BERT)   the input embeddings
+per layer, from what the heads read (norm after: e itself; norm before: Norm(e)):
+    q, k, v      = e W_Q + b_Q, e W_K + b_K, e W_V + b_V     q (n_heads, …), k and v (n_kv_heads, n_tokens, d_head)
+    q, k         = rotated by position, with rotary positions (Llama)
+    scores       = q kᵀ, each query head reading its group's key head    (n_heads, n_tokens, n_tokens)
+    weights      = softmax(mask(scores / √d_head))                        rows are queries
+    Δe^(h)       = (weights v) W_O^(h)                                    (n_heads, n_tokens, d_model)
 attention output = Σ_h Δe^(h) + b_O
-BERT (LayerNorm after):   updated = LayerNorm(e + attention output),  output = LayerNorm(updated + FFN(updated))
-GPT-2 (LayerNorm before): updated = e + attention output,             output = updated + FFN(LayerNorm(updated))
-GPT-2 then: final = LayerNorm(last output), next-token logits = final W_Eᵀ (the output head is W_E itself)
+norm after (BERT):            updated = Norm(e + attention output),  output = Norm(updated + MLP(updated))
+norm before (GPT-2, Llama):   updated = e + attention output,        output = updated + MLP(Norm(updated))
+a decoder then: final = Norm(last output), next-token logits = final W_out (GPT-2's and SmolLM2's W_out is W_Eᵀ)
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Literal
 import numpy as np
 
 from . import ops
-from .model import LayerWeights, Model, ModelConfig, frozen
+from .model import LayerWeights, Model, ModelConfig, Norm, frozen
 from .tokens import Token, tokenize
 
 MASKS = ("none", "causal")
@@ -35,9 +36,9 @@ class LayerTrace:
     index: int
     x: np.ndarray  # (n_tokens, d_model): e, the embeddings entering this layer (the residual stream)
     attention_input: np.ndarray  # (n_tokens, d_model): what the heads read: e (BERT) or LayerNorm(e) (GPT-2)
-    q: np.ndarray  # (n_heads, n_tokens, d_head)
-    k: np.ndarray  # (n_heads, n_tokens, d_head)
-    v: np.ndarray  # (n_heads, n_tokens, d_head)
+    q: np.ndarray  # (n_heads, n_tokens, d_head); rotated by position where positions are rotary
+    k_shared: np.ndarray  # (n_kv_heads, n_tokens, d_head): each key/value head's keys, rotated like q
+    v_shared: np.ndarray  # (n_kv_heads, n_tokens, d_head)
     scores: np.ndarray  # (n_heads, n_tokens, n_tokens): raw q·k, unscaled and unmasked
     mask: np.ndarray  # (n_tokens, n_tokens) bool: True where a query may not see a key
     weights: np.ndarray  # (n_heads, n_tokens, n_tokens): softmax of the scaled, masked scores
@@ -52,6 +53,24 @@ class LayerTrace:
     @property
     def d_head(self) -> int:
         return self.q.shape[-1]
+
+    @property
+    def group_size(self) -> int:
+        """How many query heads share each key/value head (1 without grouped-query attention)."""
+        return self.q.shape[0] // self.k_shared.shape[0]
+
+    def kv_head_of(self, head: int) -> int:
+        return head // self.group_size
+
+    @property
+    def k(self) -> np.ndarray:
+        """(n_heads, n_tokens, d_head): the keys each query head reads (its group's shared ones)."""
+        return ops.share_kv(self.k_shared, self.q.shape[0])
+
+    @property
+    def v(self) -> np.ndarray:
+        """(n_heads, n_tokens, d_head): the values each query head reads."""
+        return ops.share_kv(self.v_shared, self.q.shape[0])
 
     def score_steps(self, head: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Raw, scaled and masked scores and the weights: one head's (n_tokens, n_tokens), or with no head
@@ -92,7 +111,7 @@ class Prediction:
 class Trace:
     text: str
     model_name: str
-    arch: str  # "bert" or "gpt2"
+    config: ModelConfig  # the architecture that computed it
     mask_kind: MaskKind
     native_mask: MaskKind  # the mask the model was trained with
     tokens: tuple[Token, ...]
@@ -123,8 +142,8 @@ class Trace:
                 layer.x,
                 layer.attention_input,
                 layer.q,
-                layer.k,
-                layer.v,
+                layer.k_shared,
+                layer.v_shared,
                 layer.scores,
                 layer.mask,
                 layer.weights,
@@ -182,20 +201,21 @@ class Trace:
         return [Prediction(self.vocabulary[i], int(i), float(probabilities[i])) for i in best]
 
 
-def embed(model: Model, ids: list[int], positions: bool = True) -> np.ndarray:
-    """e = word + position (+ BERT's token type, then its LayerNorm): (n_tokens, d_model).
+def embed(model: Model, ids: list[int], positions: bool = True, first_position: int = 0) -> np.ndarray:
+    """e = word (+ learned position) (+ BERT's token type, then its LayerNorm): (n_tokens, d_model).
 
+    With rotary positions nothing is added here: positions turn q and k inside attention instead.
     positions=False leaves the position vectors out: the counterfactual in which attention cannot tell
-    word order.
+    word order. first_position: where `ids` start (a KV cache's next token).
     """
     emb = model.embeddings
     x = emb.word[ids]
     if emb.token_type is not None:
         x = x + emb.token_type[0]
-    if positions:
-        x = x + emb.position[: len(ids)]
+    if positions and emb.position is not None:
+        x = x + emb.position[first_position : first_position + len(ids)]
     if emb.norm is not None:
-        x = ops.layer_norm(x, emb.norm.gamma, emb.norm.beta, model.config.layer_norm_eps)
+        x = norm(x, emb.norm, model.config)
     return x
 
 
@@ -207,37 +227,59 @@ def make_mask(kind: str, n_tokens: int) -> np.ndarray:
     raise ValueError(f"Unknown mask '{kind}': choose one of {', '.join(MASKS)}.")
 
 
+def norm(x: np.ndarray, n: Norm, cfg: ModelConfig) -> np.ndarray:
+    """The model's norm: LayerNorm (mean and variance, gain and shift) or RMSNorm (root mean square, gain)."""
+    if cfg.norm == "rms":
+        return ops.rms_norm(x, n.gamma, cfg.norm_eps)
+    return ops.layer_norm(x, n.gamma, n.beta, cfg.norm_eps)
+
+
+def mlp(x: np.ndarray, w: LayerWeights, cfg: ModelConfig) -> np.ndarray:
+    """The feed-forward network: GELU between two layers, or SwiGLU's gated SiLU."""
+    if cfg.mlp == "swiglu":
+        return ops.swiglu(x, w.w_gate, w.w_ff1, w.w_ff2)
+    return ops.feed_forward(x, w.w_ff1, w.b_ff1, w.w_ff2, w.b_ff2, cfg.mlp)
+
+
 @dataclass(frozen=True)
 class Attention:
-    """What the attention sub-layer computed, before the residual and the LayerNorm."""
+    """What the attention sub-layer computed, before the residual and the norm."""
 
-    q: np.ndarray
-    k: np.ndarray
-    v: np.ndarray
-    scores: np.ndarray
+    q: np.ndarray  # (n_heads, n_queries, d_head), rotated where positions are rotary
+    k: np.ndarray  # (n_kv_heads, n_keys, d_head): every key the queries read, the cached ones first
+    v: np.ndarray  # (n_kv_heads, n_keys, d_head)
+    scores: np.ndarray  # (n_heads, n_queries, n_keys)
     weights: np.ndarray
-    head_outputs: np.ndarray
-    output: np.ndarray
+    head_outputs: np.ndarray  # (n_heads, n_queries, d_head)
+    output: np.ndarray  # (n_queries, d_model)
 
 
-def attention(x: np.ndarray, w: LayerWeights, n_heads: int, mask: np.ndarray) -> Attention:
-    """MultiHead(x) = Concat(head_1 … head_h) W_O + b_O, head_h = softmax(mask(q kᵀ / √d_head)) v."""
-    q = ops.split_heads(ops.linear(x, w.w_q, w.b_q), n_heads)  # (n_heads, n_tokens, d_head)
-    k = ops.split_heads(ops.linear(x, w.w_k, w.b_k), n_heads)
-    v = ops.split_heads(ops.linear(x, w.w_v, w.b_v), n_heads)
-    s = ops.scores(q, k)  # (n_heads, n_tokens, n_tokens)
-    weights = ops.softmax(ops.apply_mask(ops.scale(s, q.shape[-1]), mask))
-    head_outputs = ops.attend(weights, v)  # (n_heads, n_tokens, d_head)
-    output = ops.linear(ops.merge_heads(head_outputs), w.w_o, w.b_o)  # (n_tokens, d_model)
+def attention(
+    x: np.ndarray,
+    w: LayerWeights,
+    cfg: ModelConfig,
+    mask: np.ndarray,
+    positions: np.ndarray,
+    past: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Attention:
+    """MultiHead(x) = Concat(head_1 … head_h) W_O + b_O, head_h = softmax(mask(q kᵀ / √d_head)) v.
+
+    positions: (n_queries,) the tokens' places, which rotary positions turn q and k by.
+    past: a KV cache's earlier keys and values, (n_kv_heads, t, d_head) each, read before the new ones.
+    """
+    q = ops.split_heads(ops.linear(x, w.w_q, w.b_q), cfg.n_heads)  # (n_heads, n_tokens, d_head)
+    k = ops.split_heads(ops.linear(x, w.w_k, w.b_k), cfg.n_kv_heads)  # (n_kv_heads, n_tokens, d_head)
+    v = ops.split_heads(ops.linear(x, w.w_v, w.b_v), cfg.n_kv_heads)
+    if cfg.positions == "rotary":
+        angles = ops.rope_angles(positions, cfg.d_head, cfg.rope_base)  # (n_tokens, d_head / 2)
+        q, k = ops.rope(q, angles), ops.rope(k, angles)
+    if past is not None:
+        k, v = np.concatenate([past[0], k], axis=1), np.concatenate([past[1], v], axis=1)
+    s = ops.scores(q, ops.share_kv(k, cfg.n_heads))  # (n_heads, n_queries, n_keys)
+    weights = ops.softmax(ops.apply_mask(ops.scale(s, cfg.d_head), mask))
+    head_outputs = ops.attend(weights, ops.share_kv(v, cfg.n_heads))  # (n_heads, n_queries, d_head)
+    output = ops.linear(ops.merge_heads(head_outputs), w.w_o, w.b_o)  # (n_queries, d_model)
     return Attention(q, k, v, s, weights, head_outputs, output)
-
-
-def _norm(x: np.ndarray, norm, cfg: ModelConfig) -> np.ndarray:
-    return ops.layer_norm(x, norm.gamma, norm.beta, cfg.layer_norm_eps)
-
-
-def _ffn(x: np.ndarray, w: LayerWeights, cfg: ModelConfig) -> np.ndarray:
-    return ops.feed_forward(x, w.w_ff1, w.b_ff1, w.w_ff2, w.b_ff2, cfg.activation)
 
 
 @dataclass(frozen=True)
@@ -251,50 +293,57 @@ class Block:
     output: np.ndarray
 
 
-def bert_block(x: np.ndarray, w: LayerWeights, cfg: ModelConfig, mask: np.ndarray) -> Block:
-    """LayerNorm after each sub-layer: the original Transformer's order."""
-    att = attention(x, w, cfg.n_heads, mask)
-    updated = _norm(x + att.output, w.norm_attention, cfg)
-    ffn_output = _ffn(updated, w, cfg)
-    output = _norm(updated + ffn_output, w.norm_ffn, cfg)
-    return Block(x, att, updated, ffn_output, output)
-
-
-def gpt2_block(x: np.ndarray, w: LayerWeights, cfg: ModelConfig, mask: np.ndarray) -> Block:
-    """LayerNorm before each sub-layer: the residual stream itself is never normalized."""
-    attention_input = _norm(x, w.norm_attention, cfg)
-    att = attention(attention_input, w, cfg.n_heads, mask)
+def block(
+    x: np.ndarray,
+    w: LayerWeights,
+    cfg: ModelConfig,
+    mask: np.ndarray,
+    positions: np.ndarray,
+    past: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Block:
+    """One transformer block. Norm after each sub-layer (the original Transformer, BERT), or before it, on a
+    residual stream that is itself never normalized (GPT-2, Llama)."""
+    if cfg.norm_position == "post":
+        att = attention(x, w, cfg, mask, positions, past)
+        updated = norm(x + att.output, w.norm_attention, cfg)
+        ffn_output = mlp(updated, w, cfg)
+        return Block(x, att, updated, ffn_output, norm(updated + ffn_output, w.norm_ffn, cfg))
+    attention_input = norm(x, w.norm_attention, cfg)
+    att = attention(attention_input, w, cfg, mask, positions, past)
     updated = x + att.output
-    ffn_output = _ffn(_norm(updated, w.norm_ffn, cfg), w, cfg)
-    output = updated + ffn_output
-    return Block(attention_input, att, updated, ffn_output, output)
+    ffn_output = mlp(norm(updated, w.norm_ffn, cfg), w, cfg)
+    return Block(attention_input, att, updated, ffn_output, updated + ffn_output)
 
 
-BLOCKS = {"bert": bert_block, "gpt2": gpt2_block}
-
-
-def layer_forward(index: int, x: np.ndarray, model: Model, mask: np.ndarray) -> LayerTrace:
+def layer_forward(index: int, x: np.ndarray, model: Model, mask: np.ndarray, positions: np.ndarray) -> LayerTrace:
     """One block of the model, every intermediate kept (read-only)."""
-    block = BLOCKS[model.config.arch](x, model.layers[index], model.config, mask)
-    att = block.attention
+    w = model.layers[index]
+    out = block(x, w, model.config, mask, positions)
+    att = out.attention
     return LayerTrace(
         index=index,
         x=frozen(x),
-        attention_input=frozen(block.attention_input),
+        attention_input=frozen(out.attention_input),
         q=frozen(att.q),
-        k=frozen(att.k),
-        v=frozen(att.v),
+        k_shared=frozen(att.k),
+        v_shared=frozen(att.v),
         scores=frozen(att.scores),
         mask=frozen(mask),
         weights=frozen(att.weights),
         head_outputs=frozen(att.head_outputs),
         w_o_heads=model.w_o_heads[index],
-        b_o=model.layers[index].b_o,
+        b_o=model.zero_bias if w.b_o is None else w.b_o,
         attention_output=frozen(att.output),
-        updated=frozen(block.updated),
-        ffn_output=frozen(block.ffn_output),
-        output=frozen(block.output),
+        updated=frozen(out.updated),
+        ffn_output=frozen(out.ffn_output),
+        output=frozen(out.output),
     )
+
+
+def final_logits(model: Model, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A decoder's last step: (its final norm of x, the last position's score for every token in the vocabulary)."""
+    final = norm(x, model.final_norm, model.config)
+    return final, final[-1] @ model.output_head  # (n_tokens, d_model), (vocab_size,)
 
 
 def trace(
@@ -331,19 +380,20 @@ def trace_tokens(
     mask = cfg.native_mask if mask is None else mask
     mask_matrix = make_mask(mask, len(tokens))
     x = embeddings = embed(model, [t.id for t in tokens], positions)
+    # rotary positions: each token's place (all 0 without positions, so that every rotation is the identity)
+    places = np.arange(len(tokens)) if positions else np.zeros(len(tokens), dtype=int)
     layers = []
     for i in range(cfg.n_layers):
-        layers.append(layer_forward(i, x, model, mask_matrix))
+        layers.append(layer_forward(i, x, model, mask_matrix, places))
         x = layers[-1].output
     final = next_logits = vocabulary = None
-    if model.final_norm is not None:  # a decoder: its final LayerNorm, then the output head tied to W_E
-        final = frozen(_norm(x, model.final_norm, cfg))
-        next_logits = frozen(final[-1] @ model.embeddings.word.T)  # (vocab_size,)
+    if cfg.predicts_next_token:  # a decoder: its final norm, then the output head
+        final, next_logits = (frozen(a) for a in final_logits(model, x))
         vocabulary = model.vocabulary
     return Trace(
         text=text,
         model_name=cfg.name,
-        arch=cfg.arch,
+        config=cfg,
         mask_kind=mask,
         native_mask=cfg.native_mask,
         tokens=tuple(tokens),

@@ -113,7 +113,7 @@ def test_the_step_after_the_heads_of_an_encoder_is_a_layer_norm(fluffy, model):
     assert after.layer_norm and np.allclose(after.lengths, lengths, rtol=1e-4)
     # BERT's e′ is the LayerNorm of e + ΣΔe + b_O, with the layer's own gain and shift
     norm = model.layers[0].norm_attention
-    normalized = (biased - biased.mean()) / np.sqrt(biased.var() + model.config.layer_norm_eps)
+    normalized = (biased - biased.mean()) / np.sqrt(biased.var() + model.config.norm_eps)
     updated = normalized * norm.gamma + norm.beta
     assert np.allclose(layer.updated[j], updated, atol=1e-4)
     points = np.vstack([e, summed, biased, updated])

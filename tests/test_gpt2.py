@@ -111,13 +111,14 @@ def above_diagonal(n: int) -> tuple[np.ndarray, np.ndarray]:
 def test_sizes_are_read_from_the_config(model, reference):
     cfg = reference.config
     c = model.config
-    assert c.arch == "gpt2" and c.is_decoder and c.native_mask == "causal"
+    assert c.family == "GPT-2 decoder" and c.is_decoder and c.native_mask == "causal"
+    assert (c.norm, c.norm_position, c.positions, c.mlp) == ("layer", "pre", "learned", "gelu_tanh")
     assert (c.n_layers, c.n_heads, c.d_model) == (cfg.n_layer, cfg.n_head, cfg.n_embd)
     assert c.d_head == cfg.n_embd // cfg.n_head
     assert c.d_ff == 4 * cfg.n_embd  # n_inner None means 4·d_model
     assert c.max_positions == cfg.n_positions
     assert c.vocab_size == cfg.vocab_size
-    assert c.layer_norm_eps == cfg.layer_norm_epsilon
+    assert c.norm_eps == cfg.layer_norm_epsilon and c.n_kv_heads == c.n_heads
 
 
 @pytest.mark.parametrize("text", SENTENCES)
@@ -311,7 +312,7 @@ import attention
 model = attention.load_model("gpt2")
 tr = attention.trace(model, {TEXT!r})
 print(json.dumps({{
-    "arch": model.config.arch,
+    "arch": model.config.family,
     "sizes": [model.config.n_layers, model.config.n_heads, model.config.d_model, model.config.vocab_size],
     "next": [[p.token, p.probability] for p in tr.next_tokens(top=5)],
     "available": {{c.name: c.available for c in attention.available_models()}},
@@ -328,7 +329,7 @@ def test_a_hub_name_is_read_from_the_local_cache(folder, reference, reference_to
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
     cfg = reference.config
-    assert got["arch"] == "gpt2"
+    assert got["arch"] == "GPT-2 decoder"
     assert got["sizes"] == [cfg.n_layer, cfg.n_head, cfg.n_embd, cfg.vocab_size]  # the tiny model, not the real gpt2
     p = softmax(reference_run(reference, reference_tokenizer(TEXT)["input_ids"]).logits[-1].astype(np.float64))
     top = np.argsort(-p)[:5]

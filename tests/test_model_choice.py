@@ -36,6 +36,7 @@ def test_offline_the_decoders_are_offered_as_unavailable_with_the_reason(empty_c
     box = at.sidebar.selectbox(key="w:model")
     assert box.options == [
         "all-MiniLM-L6-v2 (encoder)",
+        "SmolLM2-135M (decoder)",  # installed with the app: offline too
         "gpt2 (decoder) · unavailable",
         "distilgpt2 (decoder) · unavailable",
     ]

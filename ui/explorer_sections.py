@@ -24,7 +24,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
     """Its own fragment: following another token, or showing the LayerNorm step, redraws only this section."""
     layer = tr.layers[layer_i]
     h = state.get("head") - 1
-    decoder = tr.arch == "gpt2"
+    decoder = tr.config.norm_position == "pre"  # the residual stream is never normalized
     if not state.get("presenter"):  # presenter mode keeps the equations, not the prose
         st.markdown(sections("explorer")["displacement"].replace("{d_model}", str(layer.x.shape[1])))
     then = (
@@ -138,7 +138,7 @@ def updated_section(
     """Every token shown (keep: [CLS] and [SEP] only when they are shown) before and after a step of the layer.
 
     Its own fragment: choosing the step redraws only this section."""
-    first = "attention (e + ΣΔe + b_O)" if tr.arch == "gpt2" else "attention + LayerNorm"
+    first = "attention (e + ΣΔe + b_O)" if tr.config.norm_position == "pre" else "attention + LayerNorm"
     names = dict(zip(AFTER, (first, "the whole layer (+ feed-forward)"), strict=True))
     st.radio(
         "After",

@@ -1,0 +1,182 @@
+"""Reading weight files straight into numpy: GGUF (llama.cpp's single file, with its quantized blocks) and
+safetensors with bfloat16 weights (which numpy has no type for). Plain byte layouts, read without torch.
+
+GGUF: "GGUF", a version, the counts of tensors and of metadata entries; the metadata (typed key/value
+pairs: the architecture's sizes, the tokenizer's vocabulary and merges); each tensor's name, shape, type
+and offset; then the tensors' data, aligned. A quantized tensor is stored in blocks of 32 numbers:
+    Q8_0: a float16 scale d and 32 signed bytes q:               x = d · q
+    Q4_1: a float16 scale d and minimum m, 16 bytes of 4-bit q:   x = d · q + m
+(the low halves of the 16 bytes are the block's first 16 numbers, the high halves the last 16).
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+GGUF_MAGIC = b"GGUF"
+_SCALARS = {
+    0: "<u1",
+    1: "<i1",
+    2: "<u2",
+    3: "<i2",
+    4: "<u4",
+    5: "<i4",
+    6: "<f4",
+    7: "<u1",
+    10: "<u8",
+    11: "<i8",
+    12: "<f8",
+}
+_STRING, _ARRAY = 8, 9
+F32, F16, Q4_1, Q8_0, BF16 = 0, 1, 3, 8, 30
+_BLOCK_BYTES = {Q4_1: 20, Q8_0: 34}  # bytes per block of 32 numbers
+_TYPE_NAMES = {F32: "F32", F16: "F16", Q4_1: "Q4_1", Q8_0: "Q8_0", BF16: "BF16"}
+
+
+class WeightFileError(ValueError):
+    """The file is not what it should be (truncated, another format, a type this reader does not know)."""
+
+
+class _Cursor:
+    def __init__(self, data: memoryview):
+        self.data, self.at = data, 0
+
+    def take(self, n: int) -> memoryview:
+        if self.at + n > len(self.data):
+            raise WeightFileError("the file ends early (truncated?)")
+        out = self.data[self.at : self.at + n]
+        self.at += n
+        return out
+
+    def scalar(self, kind: int):
+        fmt = _SCALARS[kind]
+        return np.frombuffer(self.take(int(fmt[-1])), dtype=fmt)[0].item()
+
+    def string(self) -> str:
+        return str(self.take(self.scalar(10)), "utf-8", errors="replace")
+
+    def value(self, kind: int):
+        if kind == _STRING:
+            return self.string()
+        if kind == _ARRAY:
+            item, n = self.scalar(4), self.scalar(10)
+            if item == _STRING:
+                return [self.string() for _ in range(n)]
+            if item not in _SCALARS:
+                raise WeightFileError(f"an array of unknown type {item}")
+            fmt = _SCALARS[item]
+            return np.frombuffer(self.take(n * int(fmt[-1])), dtype=fmt).tolist()
+        if kind not in _SCALARS:
+            raise WeightFileError(f"a value of unknown type {kind}")
+        return self.scalar(kind)
+
+
+@dataclass(frozen=True)
+class GGUFTensor:
+    name: str
+    shape: tuple[int, ...]  # numpy order: rows first (GGUF lists the innermost dimension first)
+    kind: int
+    offset: int
+
+    @property
+    def type_name(self) -> str:
+        return _TYPE_NAMES.get(self.kind, str(self.kind))
+
+
+@dataclass(frozen=True, eq=False)
+class GGUF:
+    metadata: dict
+    tensors: dict[str, GGUFTensor]
+    data: memoryview  # the tensors' bytes
+
+    def array(self, name: str) -> np.ndarray:
+        """A tensor as float32, dequantized: (rows, row length), as GGUF lays it out."""
+        t = self.tensors[name]
+        n = int(np.prod(t.shape))
+        if t.kind == F32:
+            raw = np.frombuffer(self.data, dtype="<f4", count=n, offset=t.offset)
+        elif t.kind == F16:
+            raw = np.frombuffer(self.data, dtype="<f2", count=n, offset=t.offset).astype(np.float32)
+        elif t.kind in _BLOCK_BYTES:
+            size = _BLOCK_BYTES[t.kind]
+            blocks = np.frombuffer(self.data, dtype=np.uint8, count=n // 32 * size, offset=t.offset)
+            raw = dequantize(blocks.reshape(-1, size), t.kind)
+        else:
+            raise WeightFileError(f"tensor {name} is stored as {t.type_name}, which this reader does not know")
+        return raw.reshape(t.shape)
+
+
+def dequantize(blocks: np.ndarray, kind: int) -> np.ndarray:
+    """(n_blocks, bytes per block) uint8 -> (n_blocks × 32,) float32."""
+    d = blocks[:, :2].copy().view("<f2").astype(np.float32)  # (n_blocks, 1): each block's scale
+    if kind == Q8_0:
+        q = blocks[:, 2:].copy().view(np.int8).astype(np.float32)  # (n_blocks, 32)
+        return (d * q).reshape(-1)
+    m = blocks[:, 2:4].copy().view("<f2").astype(np.float32)  # (n_blocks, 1): each block's minimum
+    packed = blocks[:, 4:]  # (n_blocks, 16): two 4-bit numbers a byte
+    q = np.concatenate([packed & 0x0F, packed >> 4], axis=1).astype(np.float32)  # (n_blocks, 32)
+    return (d * q + m).reshape(-1)
+
+
+def read_gguf(path: Path) -> GGUF:
+    """The metadata and the tensors' places of a GGUF file (version 2 or 3); the data is mapped, not read."""
+    mapped = np.memmap(path, dtype=np.uint8, mode="r")
+    cur = _Cursor(memoryview(mapped))
+    if bytes(cur.take(4)) != GGUF_MAGIC:
+        raise WeightFileError("it is not a GGUF file (it does not start with 'GGUF')")
+    version = cur.scalar(4)
+    if version not in (2, 3):
+        raise WeightFileError(f"GGUF version {version} is not one this reader knows (2 or 3)")
+    n_tensors, n_values = cur.scalar(10), cur.scalar(10)
+    metadata = {}
+    for _ in range(n_values):
+        key = cur.string()
+        metadata[key] = cur.value(cur.scalar(4))
+    infos = []
+    for _ in range(n_tensors):
+        name = cur.string()
+        dims = [cur.scalar(10) for _ in range(cur.scalar(4))]
+        infos.append((name, tuple(reversed(dims)), cur.scalar(4), cur.scalar(10)))
+    align = int(metadata.get("general.alignment", 32))
+    start = (cur.at + align - 1) // align * align
+    data = memoryview(mapped)[start:]
+    tensors = {}
+    for name, shape, kind, offset in infos:
+        t = GGUFTensor(name, shape, kind, offset)
+        n = int(np.prod(shape))
+        size = n * 4 if kind == F32 else n * 2 if kind in (F16, BF16) else n // 32 * _BLOCK_BYTES.get(kind, 0)
+        if offset + size > len(data):
+            raise WeightFileError(f"tensor {name} runs past the end of the file (truncated?)")
+        tensors[name] = t
+    return GGUF(metadata, tensors, data)
+
+
+def read_safetensors(path: Path) -> dict[str, np.ndarray]:
+    """Every floating-point tensor of a .safetensors file as float32; bfloat16 is widened by hand (its 16 bits
+    are a float32's top half), so that a bf16 checkpoint reads without torch."""
+    raw = np.memmap(path, dtype=np.uint8, mode="r")
+    if len(raw) < 8:
+        raise WeightFileError("the file is too short to be safetensors")
+    (header_len,) = struct.unpack("<Q", raw[:8].tobytes())
+    if header_len > len(raw) - 8:
+        raise WeightFileError("the safetensors header runs past the end of the file (truncated?)")
+    header = json.loads(raw[8 : 8 + header_len].tobytes())
+    body = raw[8 + header_len :]
+    kinds = {"F32": "<f4", "F16": "<f2", "F64": "<f8", "BF16": "<u2"}
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__" or info["dtype"] not in kinds:
+            continue
+        start, end = info["data_offsets"]
+        if end > len(body):
+            raise WeightFileError(f"tensor {name} runs past the end of the file (truncated?)")
+        a = body[start:end].view(kinds[info["dtype"]])
+        if info["dtype"] == "BF16":
+            a = (a.astype(np.uint32) << 16).view(np.float32)
+        out[name] = a.astype(np.float32).reshape(info["shape"])
+    return out
