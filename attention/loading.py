@@ -437,14 +437,20 @@ def llama_model(config: ModelConfig, w: dict[str, np.ndarray], tokenizer, lm_hea
     `output.weight` is the output head when it is not tied to the embeddings."""
     d, d_q, d_kv, d_ff = config.d_model, config.n_heads * config.d_head, config.n_kv_heads * config.d_head, config.d_ff
 
-    def matrix(key: str, shape: tuple[int, int]) -> np.ndarray:
-        """(d_out, d_in) as stored -> (d_in, d_out), checked against the config's sizes."""
+    def stored(key: str, shape: tuple[int, int]) -> np.ndarray:
+        """(d_out, d_in) as stored, checked against the config's sizes."""
         a = w[key]
         if a.shape != shape:
             raise UnsupportedModelError(
                 f"'{config.name}': {key} is {a.shape[0]} × {a.shape[1]}, where its config says {shape[0]} × {shape[1]}."
             )
-        return frozen(a.T)
+        return a
+
+    def matrix(key: str, shape: tuple[int, int]) -> np.ndarray:
+        """(d_in, d_out): the stored matrix's transpose, a read-only view (no copy: matmul reads it as it is)."""
+        out = stored(key, shape).T
+        out.setflags(write=False)
+        return out
 
     def gain(key: str) -> Norm:
         if w[key].shape != (d,):
@@ -473,7 +479,7 @@ def llama_model(config: ModelConfig, w: dict[str, np.ndarray], tokenizer, lm_hea
                 w_gate=matrix(p + "ffn_gate.weight", (d_ff, d)),
             )
         )
-    word = matrix("token_embd.weight", (config.vocab_size, d)).T  # (vocab_size, d_model): one row per token
+    word = stored("token_embd.weight", (config.vocab_size, d))  # (vocab_size, d_model): one row per token
     output = None if "output.weight" not in w else matrix("output.weight", (config.vocab_size, d))
     return Model(
         config=config,
