@@ -66,25 +66,31 @@ class CachedGeneration:
 
 
 def generate_with_cache(model: Model, tr: Trace) -> CachedGeneration:
-    """Run the trace's tokens through the model one at a time: each step embeds only the new token, and every
-    layer's block (the same `block` as the full pass) computes its q, k and v, reads the cached keys and values
-    before its own (no mask: the cache holds only the past), and leaves its key and value in the cache.
-    Compared with `tr`, which must be the full pass with the causal mask."""
+    """Run the trace's tokens through the model one at a time: at each step every layer's block (the same
+    `block` as the full pass) computes the new token's q, k and v only, reads the cached keys and values before
+    its own (no mask: the cache holds only the past), and leaves its key and value in the cache.
+    Compared with `tr`, which must be the full pass with the causal mask.
+
+    The steps are scheduled layer by layer (layer i's step t needs only layer i's cache and layer i − 1's
+    output at step t, so the arithmetic is the same as token by token): a model whose weights stay packed
+    (SmolLM2's 4-bit MLP) unpacks each layer's weights once, not once per token."""
     if tr.mask_kind != "causal":
         raise ValueError("Step-by-step generation equals the causal pass only: trace with mask='causal'.")
     cfg = model.config
-    empty = np.zeros((cfg.n_kv_heads, 0, cfg.d_head), dtype=np.float32)
-    cache = [(empty, empty)] * cfg.n_layers  # per layer: keys and values, (n_kv_heads, t, d_head) each
-    hidden = []
-    for t, token in enumerate(tr.tokens):
-        x = embed(model, [token.id], first_position=t)  # (1, d_model)
-        for i, w in enumerate(model.layers):
-            out = block(x, w, cfg, ops.no_mask(1, t + 1), np.array([t]), past=cache[i])
-            cache[i] = (out.attention.k, out.attention.v)  # (n_kv_heads, t + 1, d_head)
-            x = out.output
-        hidden.append(norm(x, model.final_norm, cfg)[0] if model.final_norm is not None else x[0])
-    shape = (cfg.n_layers, 2, *cache[0][0].shape)
-    return CachedGeneration(hidden=np.array(hidden), full_hidden=tr.hidden[-1], cache_shape=shape)
+    x = embed(model, [t.id for t in tr.tokens])  # (n_tokens, d_model): each token embedded at its own position
+    n = len(tr.tokens)
+    for w in model.layers:
+        keys = values = np.zeros((cfg.n_kv_heads, 0, cfg.d_head), dtype=np.float32)  # this layer's cache
+        steps = []
+        for t in range(n):
+            out = block(x[t : t + 1], w, cfg, ops.no_mask(1, t + 1), np.array([t]), past=(keys, values))
+            keys, values = out.attention.k, out.attention.v  # (n_kv_heads, t + 1, d_head)
+            steps.append(out.output[0])
+        x = np.array(steps)  # (n_tokens, d_model): this layer's output at every step
+    hidden = norm(x, model.final_norm, cfg) if model.final_norm is not None else x
+    return CachedGeneration(
+        hidden=hidden, full_hidden=tr.hidden[-1], cache_shape=(cfg.n_layers, 2, cfg.n_kv_heads, n, cfg.d_head)
+    )
 
 
 @dataclass(frozen=True)
