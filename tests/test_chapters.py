@@ -233,9 +233,27 @@ def test_6_every_spread_describes_the_histogram_beside_it():
 # --- 7. predicting the next word -----------------------------------------------------------------------
 
 
+def test_7_opens_on_the_installed_decoder_says_so_and_shows_its_own_predictions():
+    at = run_page(page("next_word"), text="The capital of France is")
+    assert "opens on **SmolLM2-135M**" in messages(at)
+    assert at.sidebar.selectbox(key="w:model").value == "smollm2"
+    bars = figure(at, "Likeliest after")
+    guesses = dict(zip(bars["data"][0]["y"], array(bars["data"][0]["x"]), strict=True))
+    # transformers' LlamaForCausalLM on the same GGUF file gives P(" Paris") = 0.773, P(" the") = 0.065
+    assert guesses["␣Paris"] == pytest.approx(0.773, abs=5e-4) and guesses["␣the"] == pytest.approx(0.065, abs=5e-4)
+    assert figure(at, "The real causal weights")
+    assert not at.exception
+
+
+def test_7_a_model_named_in_the_link_stays_the_model():
+    at = run_page(page("next_word"), model="all-MiniLM-L6-v2")
+    assert "opens on" not in messages(at) and at.sidebar.selectbox(key="w:model").value == "all-MiniLM-L6-v2"
+
+
 def test_7_an_encoder_shows_the_lessons_and_the_mask_and_names_the_decoder():
-    at = run_page(page("next_word"))
-    assert "is an encoder" in messages(at) and "gpt2" in messages(at)
+    at = run_page(page("next_word"), model="all-MiniLM-L6-v2")
+    assert "is an encoder" in messages(at) and "**SmolLM2-135M**" in messages(at)
+    assert "gpt2" not in messages(at)  # unavailable here: never offered as the thing to pick
     lessons = at.dataframe[0].value
     assert list(lessons["must predict"])[:2] == ["fluffy", "blue"] and list(lessons["reads"])[:2] == ["a", "a fluffy"]
     mask = z(figure(at, "The causal mask"))
@@ -261,7 +279,7 @@ def test_7_a_decoder_predicts_every_next_token_as_transformers_does(gpt2_in_cach
 
 
 def test_8_masking_worked_softmax_keeps_minus_infinity_and_a_centred_scale(model):
-    at = run_page(page("masking"))
+    at = run_page(page("masking"), model="all-MiniLM-L6-v2")
     assert at.data_editor[0].value.iloc[1, 0] == "−∞"  # the notes' −∞, not 0
     scores = figure(at, "The notes' scores")
     assert scores["data"][0]["zmin"] == -scores["data"][0]["zmax"] == -4.4  # 0 in the middle: 0.80 is red
@@ -342,7 +360,7 @@ def test_12_cross_attention_shape(model):
 
 
 def test_13_kv_cache_equals_full_masked_attention_and_says_it_is_an_illustration():
-    at = run_page(page("kv_cache"))
+    at = run_page(page("kv_cache"), model="all-MiniLM-L6-v2")
     assert float(metric(at, "max difference, head")) < 1e-6
     assert float(metric(at, "max difference, whole model")) < 1e-4
     assert "illustration" in markdown(at)

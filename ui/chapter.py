@@ -167,9 +167,10 @@ def half_chart(
     widgets.chart(fig, name, key, layer=layer, head=head, mask=mask, text=text)
 
 
-def model_view() -> Model:
-    """The Model choice in the sidebar, and the chosen model (for a chapter that needs no sentence)."""
-    widgets.model_choice()
+def model_view(prefer_decoder: bool = False) -> Model:
+    """The Model choice in the sidebar, and the chosen model (for a chapter that needs no sentence).
+    prefer_decoder: the chapter's idea lives in a decoder, so it opens on one where the user chose no model."""
+    widgets.model_choice(prefer_decoder)
     return engine.current_or_stop()
 
 
@@ -191,9 +192,10 @@ class SentenceView:
         return engine.trace_or_stop(self.text, mask)
 
 
-def sentence_view() -> SentenceView:
-    """The model, the sentence box and the layer and head pickers in the sidebar, bound to the shared choice."""
-    widgets.model_choice()
+def sentence_view(prefer_decoder: bool = False) -> SentenceView:
+    """The model, the sentence box and the layer and head pickers in the sidebar, bound to the shared choice.
+    prefer_decoder: the chapter's idea lives in a decoder, so it opens on one where the user chose no model."""
+    widgets.model_choice(prefer_decoder)
     model = engine.current_or_stop()
     widgets.sentence_controls(engine.max_tokens(model.config))
     widgets.cut_notice()

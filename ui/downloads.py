@@ -23,7 +23,6 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import attention
-import attention.loading
 
 from . import theme
 
@@ -75,10 +74,9 @@ def what_it_shows(layer: int | None, head: int | None, mask: str | None) -> list
     return names
 
 
-def unusual(mask: str | None, model: str | None) -> list[str]:
-    """What a file name adds when it is not the usual: a mask other than the model's own, a model other than
-    the bundled one (so the same view under GPT-2, or masked, is another file)."""
-    own = "causal" if model in attention.loading.DECODERS else "none"
+def unusual(mask: str | None, model: str | None, own: str = "none") -> list[str]:
+    """What a file name adds when it is not the usual: a mask other than the model's own (`own`), a model other
+    than the bundled one (so the same view under SmolLM2, or masked, is another file)."""
     return [
         f"{mask}-mask" if mask is not None and mask != own else "",
         "" if model in (None, attention.DEFAULT_MODEL) else slug(model),

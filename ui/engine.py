@@ -48,19 +48,25 @@ def choices() -> dict[str, attention.ModelChoice]:
 
 
 @st.cache_resource(show_spinner=False, max_entries=1)
-def _encoder(name: str) -> attention.Model:
+def _bundled(name: str) -> attention.Model:
     return attention.load_model(name)
 
 
 @st.cache_resource(show_spinner=False, max_entries=1)
-def _decoder(name: str) -> attention.Model:
-    """At most one decoder in memory: GPT-2 small alone is 500 MB of weights."""
+def _chosen(name: str) -> attention.Model:
+    """At most one model beside the bundled one in memory: GPT-2 small alone is 500 MB of weights."""
     return attention.load_model(name)
 
 
 def model(name: str) -> attention.Model:
     """The model's weights in numpy, read from its files (torch is never imported here)."""
-    return (_decoder if name in attention.loading.DECODERS else _encoder)(name)
+    return (_bundled if name == MODEL else _chosen)(name)
+
+
+def own_mask(name: str) -> str:
+    """The mask a model was trained with, from what the server offers (without loading it)."""
+    choice = choices().get(name)
+    return choice.native_mask if choice is not None else "none"
 
 
 def model_name() -> str:

@@ -190,6 +190,7 @@ PARAMS: dict[str, Param] = {
     "bp_mlp": Param(attention.budget.GPT3.mlp_ratio, _int_in(1, 16)),
 }
 NOTICES = "_url_notices"
+LINK_CHOSE = "_link_chose"  # the names of the choices a link (or the user, since) made, not left to a default
 # The most characters the text may take in the URL, encoded: a last guard after the cut to what the
 # model reads (a few thousand characters at most, unless it is made of words too long to split, each
 # one [UNK] token). The server refuses request lines over about 128 KB; this leaves room for the rest.
@@ -227,8 +228,8 @@ def init() -> None:
             except ValueError:
                 notices.append(name)
         st.session_state[name] = value
-    if st.query_params.get("mask") is None and get("model") in attention.loading.DECODERS:
-        st.session_state["mask"] = "causal"  # a decoder's own mask, unless the link asks for the counterfactual
+    # which choices the link made itself: without them, the mask follows the model's own (widgets.model_choice)
+    st.session_state[LINK_CHOSE] = {name for name in ("model", "mask") if st.query_params.get(name) is not None}
     if not _token_fits(get("token"), get("text")):
         notices.append("token")  # past the link's own text: the default token, as for a layer out of range
         st.session_state["token"] = -1
@@ -283,6 +284,7 @@ def copy_back(name: str, key: str | None = None) -> Callable[[], None]:
         if isinstance(default, int) and not isinstance(value, int):
             return
         put(name, value)
+        st.session_state.setdefault(LINK_CHOSE, set()).add(name)
 
     return callback
 

