@@ -8,7 +8,7 @@
     gpt2 = attention.load_model("gpt2")       # a decoder, from the local Hugging Face cache
     attention.trace(gpt2, "the verdant").next_tokens(top=5)
 
-Importing this package loads numpy only; loading a model reads its files with safetensors and
+Importing this package loads numpy only; loading a model reads its files (safetensors, GGUF) with numpy and
 tokenizers, and never imports torch.
 """
 

@@ -27,13 +27,10 @@ class CrossAttention:
 def cross_attention(model: Model, target_text: str, source_text: str, layer: int, head: int) -> CrossAttention:
     target_trace, source_trace = trace(model, target_text), trace(model, source_text)
     t, s = target_trace.layers[layer], source_trace.layers[layer]
-    w = model.layers[layer]
-    d_head = model.config.d_head
-    cols = slice(head * d_head, (head + 1) * d_head)  # this head's columns of W_Q, W_K and W_V
-    # what the heads read: the embeddings themselves (BERT) or their LayerNorm (GPT-2)
-    q = ops.linear(t.attention_input, w.w_q[:, cols], w.b_q[cols])  # (n_target, d_head)
-    k = ops.linear(s.attention_input, w.w_k[:, cols], w.b_k[cols])  # (n_source, d_head)
-    v = ops.linear(s.attention_input, w.w_v[:, cols], w.b_v[cols])  # (n_source, d_head)
+    # this head's queries from one sentence, and the keys and values it reads (its key/value group's) from the
+    # other, as the model computed them from what its heads read (rotated, where positions are rotary)
+    q, k, v = t.q[head], s.k[head], s.v[head]  # (n_target, d_head), (n_source, d_head) twice
+    d_head = q.shape[-1]
     weights = ops.softmax(ops.scale(ops.scores(q, k), d_head))  # (n_target, n_source)
     displacement = ops.attend(weights, v) @ model.w_o_heads[layer][head]  # (n_target, d_model)
     return CrossAttention(

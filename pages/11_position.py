@@ -1,5 +1,6 @@
-"""Chapter 11: without positions attention cannot see order; sinusoidal and learned position codes."""
+"""Chapter 11: without positions attention cannot see order; sinusoidal, learned and rotary positions."""
 
+import numpy as np
 import streamlit as st
 
 from attention import position
@@ -67,25 +68,68 @@ widgets.chart(
     "sinusoidal",
     key="fig_ch8_sin",
 )
-st.header("Learned positions (the loaded model)")
-n_learned = min(n_pos, model.embeddings.position.shape[0])
-st.markdown(chapter.fill(prose["learned"], model=cfg.name, rows=f"{model.embeddings.position.shape[0]:,}"))
+if cfg.positions == "rotary":
+    st.header("Rotary positions (the loaded model)")
+    st.markdown(chapter.fill(prose["rotary"], model=cfg.name, pairs=cfg.d_head // 2, base=f"{cfg.rope_base:,.0f}"))
+    st.latex(
+        r"\begin{pmatrix} q'_i \\ q'_{i+d/2} \end{pmatrix} = "
+        r"\begin{pmatrix} \cos p\theta_i & -\sin p\theta_i \\ \sin p\theta_i & \cos p\theta_i \end{pmatrix}"
+        r"\begin{pmatrix} q_i \\ q_{i+d/2} \end{pmatrix}, \quad \theta_i = \mathrm{base}^{-2i/d_{head}}"
+        r"\qquad (R_m q)\cdot(R_n k) = q \cdot R_{n-m}\, k"
+    )
+    widgets.chart(
+        figures.big_heatmap(
+            np.cos(position.rotary_angles(n_pos, cfg.d_head, cfg.rope_base)),
+            f"{cfg.name}: cos(position × θᵢ), the turn of each pair of q and k",
+            "pair i of a head's coordinates",
+            "position",
+        ),
+        "rotary",
+        key="fig_ch11_rotary",
+        text="",
+    )
+else:
+    st.header("Learned positions (the loaded model)")
+    n_learned = min(n_pos, model.embeddings.position.shape[0])
+    st.markdown(chapter.fill(prose["learned"], model=cfg.name, rows=f"{model.embeddings.position.shape[0]:,}"))
+    left, right = st.columns(2)
+    with left:
+        widgets.chart(
+            figures.big_heatmap(
+                model.embeddings.position[:n_learned], f"{cfg.name}: position embeddings", "dimension", "position"
+            ),
+            "learned",
+            key="fig_ch8_learned",
+        )
+    with right:
+        widgets.chart(
+            figures.big_heatmap(
+                engine.position_similarity(n_learned), "Cosine similarity between positions", "position", "position"
+            ),
+            "learned_cosine",
+            key="fig_ch8_cos",
+        )
+
+st.header("The same sentence, further along")
+st.markdown(prose["rotary_shift" if cfg.positions == "rotary" else "learned_shift"])
+shift = st.slider("Shift every position by", 0, 256, **chapter.bound("pos_shift"))
+moved = engine.shifted(view.text, shift)
+shift_labels = figures.token_labels([t.display for t in moved.original.tokens])
 left, right = st.columns(2)
-with left:
-    widgets.chart(
-        figures.big_heatmap(
-            model.embeddings.position[:n_learned], f"{cfg.name}: position embeddings", "dimension", "position"
-        ),
-        "learned",
-        key="fig_ch8_learned",
-    )
-with right:
-    widgets.chart(
-        figures.big_heatmap(
-            engine.position_similarity(n_learned), "Cosine similarity between positions", "position", "position"
-        ),
-        "learned_cosine",
-        key="fig_ch8_cos",
-    )
+for col, tr, where in ((left, moved.original, "positions 0…"), (right, moved.shifted, f"positions {moved.shift}…")):
+    with col:
+        chapter.half_chart(
+            figures.attention_heatmap(
+                tr.layers[0].scores[head_i], shift_labels, f"Scores q·k at {where}", kind="scores", half_width=True
+            ),
+            f"scores_at_{where.split()[-1].rstrip('…')}",
+            layer=0,
+            head=head_i,
+        )
+st.metric(
+    f"max difference of layer 1's scores, all {cfg.n_heads} heads, shifted by {moved.shift}",
+    f"{moved.gap(0):.1e}",
+    help="Layer 1 reads the embeddings directly, so this compares what positions alone do to q·k.",
+)
 chapter.try_this(prose)
 chapter.end()

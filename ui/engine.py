@@ -292,6 +292,12 @@ def shuffle(name: str, text: str, seed: int, positions: bool) -> position.Shuffl
 
 
 @per_model
+@st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
+def shifted(name: str, text: str, shift: int) -> position.Shifted:
+    return position.shift_experiment(model(name), text, shift, max_tokens(model(name).config))
+
+
+@per_model
 @st.cache_resource(show_spinner=False, max_entries=8)
 def position_similarity(name: str, n_positions: int) -> np.ndarray:
     return position.position_similarity(model(name), n_positions)

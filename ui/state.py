@@ -175,6 +175,7 @@ PARAMS: dict[str, Param] = {
     "pos_shuffle": Param(1, _int_in(0, 20)),
     "pos_embeddings": _flag_param(False),
     "pos_n": Param(64, _int_in(8, 256)),
+    "pos_shift": Param(100, _int_in(0, 256)),
     "pos_d": Param(128, _int_of(*SINUSOID_WIDTHS)),
     "cr_source": Param(CROSS_SOURCE, _text_up_to(2000)),  # the box's max_chars
     "cr_self": _flag_param(False),
