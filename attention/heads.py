@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import ops
-from .model import Model
+from .model import Model, ModelConfig
 from .trace import LayerTrace
 
 
@@ -105,3 +105,27 @@ def displacement_norms(layer: LayerTrace) -> np.ndarray:
 def moved(layer: LayerTrace, head: int | None = None) -> np.ndarray:
     """(n_tokens, d_model): e + Δe^(h) for one head, or e + Σ_h Δe^(h) for all (head=None)."""
     return layer.x + (layer.displacement[head] if head is not None else layer.delta_sum)
+
+
+@dataclass(frozen=True)
+class KeyValueSharing:
+    """Grouped-query attention: which query heads read each key/value head, and what sharing saves."""
+
+    groups: tuple[tuple[int, ...], ...]  # per key/value head, its query heads (0-based)
+    kv_weights: int  # W_K and W_V numbers in one layer, as the model has them
+    kv_weights_unshared: int  # the same with one key/value head per query head
+    cache_per_token: int  # numbers a KV cache keeps per token, all layers: 2 × n_layers × n_kv_heads × d_head
+    cache_per_token_unshared: int  # the same with one key/value head per query head
+
+
+def key_value_sharing(cfg: ModelConfig) -> KeyValueSharing:
+    """The model's key/value heads and their groups of query heads, read from its sizes."""
+    groups = tuple(tuple(h for h in range(cfg.n_heads) if cfg.kv_head_of(h) == g) for g in range(cfg.n_kv_heads))
+    per_head = 2 * cfg.d_model * cfg.d_head  # one head's W_K and W_V columns
+    return KeyValueSharing(
+        groups=groups,
+        kv_weights=cfg.n_kv_heads * per_head,
+        kv_weights_unshared=cfg.n_heads * per_head,
+        cache_per_token=cfg.kv_values_per_token(),
+        cache_per_token_unshared=2 * cfg.n_layers * cfg.n_heads * cfg.d_head,
+    )

@@ -1,5 +1,6 @@
 """Chapter 7: many heads, each a proposal, summed; Concat(heads)·W_O equals the sum."""
 
+import numpy as np
 import streamlit as st
 
 from attention import budget, heads
@@ -67,6 +68,58 @@ widgets.chart(
     layer=layer_i,
     head=head_i if only else None,
 )
+st.header("Heads that share their keys and values")
+sharing = heads.key_value_sharing(cfg)
+if cfg.n_kv_heads < cfg.n_heads:
+    group_of = cfg.kv_head_of(head_i)
+    st.markdown(
+        chapter.fill(
+            prose["grouped"],
+            model=cfg.name,
+            n_heads=cfg.n_heads,
+            n_kv=cfg.n_kv_heads,
+            size=cfg.group_size,
+            groups="; ".join(
+                f"key/value head {g + 1} → query heads {', '.join(str(h + 1) for h in members)}"
+                for g, members in enumerate(sharing.groups)
+            ),
+            kv=f"{sharing.kv_weights:,}",
+            kv_unshared=f"{sharing.kv_weights_unshared:,}",
+            cache=f"{sharing.cache_per_token:,}",
+            cache_unshared=f"{sharing.cache_per_token_unshared:,}",
+            layers=cfg.n_layers,
+            d_head=cfg.d_head,
+        )
+    )
+    members = sharing.groups[group_of]
+    columns = st.columns(len(members))
+    for col, h in zip(columns, members, strict=True):
+        with col:
+            chapter.half_chart(
+                figures.attention_heatmap(
+                    layer.weights[h], labels, f"Query head {h + 1}, keys of head {group_of + 1}", half_width=True
+                ),
+                f"group_{group_of + 1}_head_{h + 1}",
+                key=f"fig_ch10_group_{h}",
+                layer=layer_i,
+                head=h,
+            )
+    same_keys = all(np.array_equal(layer.k[h], layer.k[members[0]]) for h in members)
+    st.caption(
+        f"The {len(members)} heads read the very same keys and values ({'checked: identical' if same_keys else 'NOT identical'}); "
+        "their patterns differ because each asks its own queries."
+    )
+else:
+    st.markdown(
+        chapter.fill(
+            prose["ungrouped"],
+            model=cfg.name,
+            n_heads=cfg.n_heads,
+            cache=f"{sharing.cache_per_token:,}",
+            layers=cfg.n_layers,
+            d_head=cfg.d_head,
+        )
+    )
 norms = heads.displacement_norms(layer)
 chapter.try_this(
     prose,
