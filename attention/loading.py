@@ -81,13 +81,30 @@ def smollm2_file() -> Path:
     return found[0]
 
 
+def hub_settings() -> tuple[Path, bool, str]:
+    """(the Hugging Face cache folder, whether the hub is switched off, the hub's address): huggingface_hub's own
+    settings where it is installed, else the same defaults and environment variables read here."""
+    try:
+        from huggingface_hub import constants
+    except ImportError:
+        home = Path(os.environ.get("HF_HOME", "~/.cache/huggingface")).expanduser()
+        cache = Path(os.environ.get("HF_HUB_CACHE", home / "hub"))
+        offline = os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
+        return cache, offline, os.environ.get("HF_ENDPOINT", "https://huggingface.co")
+    return Path(constants.HF_HUB_CACHE), bool(constants.HF_HUB_OFFLINE), constants.ENDPOINT
+
+
+def hub_client() -> bool:
+    """Whether huggingface_hub, which downloads models, is installed (the app needs it only for that)."""
+    return importlib.util.find_spec("huggingface_hub") is not None
+
+
 def hub_reachable(timeout: float = 2.0) -> bool:
     """Whether the Hugging Face hub answers at all: offline, a download fails at once instead of retrying."""
-    from huggingface_hub import constants
-
-    if constants.HF_HUB_OFFLINE:
+    _, offline, endpoint = hub_settings()
+    if offline:
         return False
-    host = urlparse(constants.ENDPOINT).hostname or ""
+    host = urlparse(endpoint).hostname or ""
     try:
         socket.create_connection((host, 443), timeout=timeout).close()
     except OSError:
@@ -96,21 +113,15 @@ def hub_reachable(timeout: float = 2.0) -> bool:
 
 
 def cached_folder(repo_id: str) -> Path | None:
-    """The model's folder in the local Hugging Face cache, if its weights are there."""
-    from huggingface_hub import constants
-
-    # the cache keeps a repository under models--{owner}--{name}: when there is none, say so without
-    # importing the hub client (a second of a server's cold start)
-    if not (Path(constants.HF_HUB_CACHE) / f"models--{repo_id.replace('/', '--')}").is_dir():
-        return None
-    from huggingface_hub import snapshot_download
-    from huggingface_hub.errors import LocalEntryNotFoundError
-
+    """The model's folder in the local Hugging Face cache, if its weights are there: the cache keeps a repository
+    under models--{owner}--{name}, its files under snapshots/{revision}, and the revision of "main" in refs/main."""
+    repo = hub_settings()[0] / f"models--{repo_id.replace('/', '--')}"
     try:
-        folder = Path(snapshot_download(repo_id, local_files_only=True, allow_patterns=HUB_FILES))
-    except (LocalEntryNotFoundError, ValueError, OSError):
+        revision = (repo / "refs" / "main").read_text(encoding="utf-8").strip()
+    except OSError:
         return None
-    return folder if (folder / "config.json").exists() else None
+    folder = repo / "snapshots" / revision
+    return folder if (folder / "config.json").exists() and (folder / "model.safetensors").exists() else None
 
 
 def hub_folder(repo_id: str) -> Path:
@@ -118,6 +129,11 @@ def hub_folder(repo_id: str) -> Path:
     folder = cached_folder(repo_id)
     if folder is not None:
         return folder
+    if not hub_client():
+        raise ModelUnavailableError(
+            f"'{repo_id}' is not in this machine's Hugging Face cache, and downloading it needs huggingface_hub "
+            f"(`pip install huggingface_hub==2.4.0`). Or name a local folder."
+        )
     if not hub_reachable():
         raise ModelUnavailableError(
             f"'{repo_id}' is not in this machine's Hugging Face cache, and the hub cannot be reached (offline). "
@@ -633,6 +649,9 @@ def available_models() -> list[ModelChoice]:
             choices.append(_smollm2_choice(label))
         elif cached_folder(repo) is not None:
             choices.append(ModelChoice(repo, label, True, "in the local Hugging Face cache", "causal"))
+        elif not hub_client():
+            reason = "not in the local Hugging Face cache, and huggingface_hub (which downloads it) is not installed"
+            choices.append(ModelChoice(repo, label, False, reason, "causal"))
         else:
             online = hub_reachable() if online is None else online
             reason = (
