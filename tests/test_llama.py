@@ -12,6 +12,7 @@ comparison catches the mistake.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -348,3 +349,21 @@ def test_rotary_scores_keep_only_the_distance(model, reference, shift):
     run = reference_run(reference, [t.id for t in tr.tokens], first_position=shift)
     assert record("rotary shift: transformers' weights", np.abs(run.attentions - tr.weights).max(), 1e-5)
     assert relative(run.q[0], layer.q) > 0.1  # while q itself did turn
+
+
+# --- a folder whose config.json does not fit its weights ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "tensor"),
+    [("num_key_value_heads", 4, "attn_k"), ("intermediate_size", 96, "ffn_up"), ("vocab_size", 500, "token_embd")],
+)
+def test_a_config_that_does_not_fit_the_weights_names_the_tensor(folder, tmp_path, key, value, tensor):
+    broken = tmp_path / "broken"
+    shutil.copytree(folder, broken)
+    cfg = json.loads((broken / "config.json").read_text())
+    cfg[key] = value
+    (broken / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(attention.UnsupportedModelError) as error:
+        attention.load_model(str(broken))
+    assert tensor in str(error.value) and "broken" in str(error.value)
