@@ -48,7 +48,7 @@ class Measurements:
 class ReferenceRun:
     attentions: np.ndarray  # (n_layers, n_heads, n, n)
     hidden: np.ndarray  # (n_layers + 1, n, d_model), the last after the final norm
-    logits: np.ndarray  # (n, vocab_size)
+    logits: np.ndarray  # (1, vocab_size): the last position's
     q: tuple[np.ndarray, ...]  # per layer, after the rotation: (n_heads, n, d_head)
     k: tuple[np.ndarray, ...]  # per layer, after the rotation: (n_kv_heads, n, d_head)
     v: tuple[np.ndarray, ...]  # per layer: (n_kv_heads, n, d_head)
@@ -84,6 +84,7 @@ def reference_run(reference, ids: list[int], first_position: int = 0) -> Referen
                 output_attentions=True,
                 output_hidden_states=True,
                 use_cache=False,
+                logits_to_keep=1,  # only the last position predicts: the tests read no other
             )
     finally:
         for hook in hooks:
