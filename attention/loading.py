@@ -379,7 +379,9 @@ def read_folder(folder: Path, name: str) -> Model:
             return bert_model(cfg, sd, tokenizer, name, lay)
         if kind == "gpt2":
             return gpt2_model(cfg, sd, tokenizer, name)
-        return llama_model(llama_config(cfg, name), llama_weights_hf(sd), tokenizer)
+        return llama_model(
+            llama_config(cfg, name), llama_weights_hf(sd, cfg.get("tie_word_embeddings", True)), tokenizer
+        )
     except KeyError as exc:
         raise UnsupportedModelError(f"'{name}' lacks the weight {exc}; this explainer reads {SUPPORTED}.") from exc
 
@@ -389,7 +391,9 @@ def read_folder(folder: Path, name: str) -> Model:
 
 def llama_config(cfg: dict, name: str, weights_note: str = "") -> ModelConfig:
     """A Llama-family config.json (SmolLM2's, TinyLlama's) in the engine's fields."""
-    if cfg.get("hidden_act", "silu") != "silu" or cfg.get("rope_scaling") or cfg.get("attention_bias"):
+    rope = cfg.get("rope_parameters") or {}  # transformers 5 writes the base here; older files at the top
+    scaled = cfg.get("rope_scaling") or rope.get("rope_type", "default") != "default"
+    if cfg.get("hidden_act", "silu") != "silu" or scaled or cfg.get("attention_bias"):
         raise UnsupportedModelError(
             f"'{name}' changes Llama's MLP, rotary positions or biases; this explainer reads {SUPPORTED}."
         )
@@ -415,16 +419,27 @@ def llama_config(cfg: dict, name: str, weights_note: str = "") -> ModelConfig:
         mlp="swiglu",
         native_mask="causal",
         predicts_next_token=True,
-        rope_base=float(cfg.get("rope_theta", 10_000.0)),
+        rope_base=float(cfg.get("rope_theta") or rope.get("rope_theta") or 10_000.0),
         weights_note=weights_note,
     )
 
 
-def llama_weights_hf(sd: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def llama_weights_hf(sd: dict[str, np.ndarray], tied: bool = True) -> dict[str, np.ndarray]:
     """Hugging Face's Llama names -> GGUF's, so that one function builds the model from either file.
-    Both store a matrix (d_out, d_in)."""
+    Both store a matrix (d_out, d_in). tied: the output head is the embeddings (else lm_head.weight)."""
+    head = None if tied else sd.get("lm_head.weight")
+    if not tied and head is None:
+        raise UnsupportedModelError(
+            "The config says the output head is not tied to the embeddings, but the file has no lm_head.weight."
+        )
     sd = _strip(sd, "embed_tokens.weight")
-    names = {"embed_tokens.weight": "token_embd.weight", "norm.weight": "output_norm.weight"}
+    if head is not None:
+        sd = {**sd, "lm_head.weight": head}
+    names = {
+        "embed_tokens.weight": "token_embd.weight",
+        "norm.weight": "output_norm.weight",
+        "lm_head.weight": "output.weight",
+    }
     parts = {
         "self_attn.q_proj": "attn_q",
         "self_attn.k_proj": "attn_k",

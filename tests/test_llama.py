@@ -183,11 +183,6 @@ def test_the_kv_cache_equals_the_full_pass(model, reference, text):
 # --- the output head: tied and untied -----------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: loading.llama_weights_hf keeps only the 'model.' tensors, so an untied lm_head.weight "
-    "is dropped and the output head silently falls back to the embeddings (Model.output is None)",
-)
 def test_an_untied_output_head_is_read(tmp_path):
     folder = build_tiny_llama(tmp_path / "untied", tied=False)
     reference = LlamaForCausalLM.from_pretrained(folder, attn_implementation="eager", dtype=torch.float32).eval()
@@ -215,11 +210,6 @@ def test_a_rope_theta_at_the_top_of_config_json_is_read(tmp_path):
     assert faithful(differences(model, reference, TEXT))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: loading.llama_config reads only config.json's top-level 'rope_theta'; transformers 5 "
-    "saves it as rope_parameters.rope_theta, so such a folder is run with base 10 000 whatever it says",
-)
 def test_a_rope_theta_in_rope_parameters_is_read(tmp_path):
     """The layout transformers 5 saves: {"rope_parameters": {"rope_theta": …, "rope_type": "default"}}."""
     folder = build_tiny_llama(tmp_path / "theta", rope_theta=500.0)
