@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 import attention
-from attention import ops
+from attention import masking
 from ui import chapter, engine, figures, state, widgets
 
 TOP = 5  # guesses kept at every position
@@ -105,13 +105,14 @@ else:
         hide_index=True,
         width="stretch",
     )
-    mask = ops.causal_mask(len(words))
+    word_labels = figures.token_labels([texts[j] for j in words])
     widgets.chart(
-        figures.attention_heatmap(
-            np.where(mask, -np.inf, 1.0),
-            figures.token_labels([texts[j] for j in words]),
-            "The causal mask: 1 where a query may look, −∞ where it may not",
-            half_width=True,
+        figures.mask_matrix(
+            masking.additive_mask(len(words)),
+            word_labels,
+            word_labels,
+            "The causal mask M: 0 where a query may look, −∞ where it may not",
+            numbers=figures.numbers_fit(len(words)),
         ),
         "causal_mask",
         mask="causal",

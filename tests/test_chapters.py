@@ -238,8 +238,14 @@ def test_7_an_encoder_shows_the_lessons_and_the_mask_and_names_the_decoder():
     assert "is an encoder" in messages(at) and "gpt2" in messages(at)
     lessons = at.dataframe[0].value
     assert list(lessons["must predict"])[:2] == ["fluffy", "blue"] and list(lessons["reads"])[:2] == ["a", "a fluffy"]
-    mask = z(figure(at, "The causal mask"))
-    assert np.isnan(mask[np.triu_indices(11, 1)]).all() and (mask[np.tril_indices(11)] == 1).all()
+    spec = figure(at, "The causal mask M: 0 where a query may look, −∞ where it may not")
+    hidden, text = z(spec), np.array(spec["data"][0]["text"])
+    # the additive mask of chapter 8's softmax(s + M): −∞ above the diagonal (a later key), 0 on and below it
+    assert (text[np.triu_indices(11, 1)] == "−∞").all() and (text[np.tril_indices(11)] == "0").all()
+    assert (hidden[np.triu_indices(11, 1)] == 1).all() and (hidden[np.tril_indices(11)] == 0).all()
+    bar = spec["data"][0]["colorbar"]
+    assert bar["ticktext"] == ["0: may look", "−∞: may not"]  # two states in the legend, no 0-to-1 scale
+    assert len({colour for _, colour in spec["data"][0]["colorscale"]}) == 2
 
 
 def test_7_a_decoder_predicts_every_next_token_as_transformers_does(gpt2_in_cache, tiny_reference, tiny_folder):
@@ -348,7 +354,27 @@ def test_13_kv_cache_equals_full_masked_attention_and_says_it_is_an_illustration
     assert "illustration" in markdown(at)
     step = figure(at, "Step 5")
     assert float(np.sum(array(step["data"][0]["y"]))) == pytest.approx(1.0, abs=1e-5)
-    assert "18,432 MB" in markdown(at)  # GPT-3 at 2,048 tokens: 2 × 96 × 12,288 × 2,048 × 4 bytes
+    # GPT-3 at 2,048 tokens: 2 × 96 × 12,288 × 2,048 × 4 bytes = 19,327,352,832 bytes
+    assert 2 * 96 * 12288 * 2048 * 4 == 19_327_352_832 == 18_432 * 2**20 == 18 * 2**30
+    assert "18,432 MiB = 18 GiB, which is 19.3 GB" in markdown(at) and "9.66 GB" in markdown(at)
+    assert "why keys and values, and not queries" in markdown(at).lower()
+    length = at.select_slider(key="w:kv_tokens")
+    assert length.options[-1] == "512" and length.value == 512  # MiniLM reads 512 tokens: the link's 1,024 stops there
+    at.radio(key="w:kv_model").set_value("gpt3").run()
+    length = at.select_slider(key="w:kv_tokens")
+    assert length.options[-1] == "2048"  # GPT-3's context, not 4,096
+    length.set_value(2048).run()
+    assert metric(at, "cache at 2,048 tokens, float32") == "18.00 GiB (19.3 GB)"
+    assert metric(at, "cache at 2,048 tokens, fp16") == "9.00 GiB (9.7 GB)"
+    memory = figure(at, "Cache size")
+    assert array(memory["data"][0]["y"])[-1] == pytest.approx(18.0) and memory["layout"]["yaxis"]["title"]["text"] == (
+        "GiB (2³⁰ bytes)"
+    )
+    assert in_link(at, "kv_tokens") == "2048"
+    work = figure(at, "Attention work for one new token")
+    low, high = work["layout"]["yaxis"]["range"]  # powers of ten on the logarithmic axis
+    ys = np.log10(np.concatenate([array(work["data"][i]["y"]) for i in (0, 1)]))
+    assert low < ys.min() and ys.max() < high  # both curves inside the chart, none along its edge
 
 
 def test_13_on_a_decoder_the_cached_generation_equals_transformers(gpt2_in_cache):

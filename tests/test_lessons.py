@@ -385,3 +385,12 @@ def test_shuffling_keeps_special_tokens_only_where_a_model_has_them(tiny):
     assert list(position.shuffled_order(6, 0, keep_first=True, keep_last=True)[[0, -1]]) == [0, 5]
     blind = position.shuffle_experiment(tiny, FLUFFY, seed=2)
     assert sorted(blind.order) == list(range(len(blind.order))) and blind.gap(0) < 1e-5
+
+
+def test_the_additive_mask_is_zero_or_minus_infinity_and_gives_the_masked_softmax():
+    m = attention.masking.additive_mask(3)
+    assert m.tolist() == [[0, -np.inf, -np.inf], [0, 0, -np.inf], [0, 0, 0]]
+    s = np.array([[1.0, 2.0, 3.0], [0.5, 0.0, 9.0], [0.0, 0.0, 0.0]])
+    w = attention.ops.softmax(s + m)
+    assert w[0].tolist() == [1.0, 0.0, 0.0]
+    assert w[1, :2] == pytest.approx([math.exp(0.5) / (math.exp(0.5) + 1), 1 / (math.exp(0.5) + 1)])

@@ -58,13 +58,33 @@ def lines(
         title,
         400 + 26 * legend_rows,
         shapes=marker,
-        xaxis=dict(title=dict(text=x_title), **(_log_x(x) if log_x else {}), **GRID),
-        yaxis=dict(title=dict(text=y_title), **(_log_y(list(series.values())) if log_y else {}), **GRID),
+        xaxis=dict(title=dict(text=x_title, standoff=10), **(_log_x(x) if log_x else {}), **GRID),
+        yaxis=dict(
+            title=dict(text=y_title),
+            range=_padded_range(list(series.values()), log_y),
+            **(_log_y(list(series.values())) if log_y else {}),
+            **GRID,
+        ),
         # at the figure's foot, under the x axis's title, in the room the bottom margin keeps for it
         legend=dict(orientation="h", yref="container", y=0.01, yanchor="bottom"),
         margin=dict(b=74 + 26 * legend_rows),
         showlegend=legend_rows > 0,
     )
+
+
+PAD = 0.06  # the share of a y axis's span left free above and below its lines, so that none runs along an edge
+
+
+def _padded_range(values: list[np.ndarray], log_y: bool) -> list[float]:
+    """The y axis's range: every line's lowest and highest point, with PAD of the span free on each side (on a
+    logarithmic axis, in powers of ten, as plotly reads its range)."""
+    flat = np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in values])
+    flat = flat[np.isfinite(flat)]
+    if log_y:
+        flat = np.log10(np.maximum(flat, LOG_FLOOR))
+    low, high = (float(flat.min()), float(flat.max())) if flat.size else (0.0, 1.0)
+    pad = PAD * (high - low) if high > low else 0.5
+    return [low - pad, high + pad]
 
 
 LOG_Y = dict(type="log", dtick=1, exponentformat="power", minor=dict(showgrid=False, ticks=""))
@@ -370,4 +390,59 @@ def value_chain(
         textfont=dict(size=15, color=theme.INK),
         hovertext=[plain(s) for s in step_labels],
         hovertemplate="%{hovertext}<extra></extra>",
+    )
+
+
+MINUS_INFINITY = "−∞"
+SEEN = "#e3eef8"  # a cell the mask lets through: pale, so that the grey −∞ cells and their 0s both read
+
+
+def mask_matrix(
+    mask: np.ndarray,
+    rows: Sequence[str],
+    cols: Sequence[str],
+    title: str,
+    row_title: str = "queries",
+    col_title: str = "keys",
+    numbers: bool = True,
+) -> go.Figure:
+    """The additive mask M of softmax(s + M): two states only, 0 (the key may be seen) and −∞ (it may not),
+    each a colour of its own in a two-entry colour bar; never a 0-to-1 scale, which would read as weights.
+
+    mask: 0 or −∞ in every cell; rows and cols: already escaped labels."""
+    m = np.asarray(mask, dtype=float)
+    if not np.all((m == 0) | np.isneginf(m)):
+        raise ValueError("A mask holds only 0 and −∞.")
+    hidden = np.isneginf(m).astype(float)  # 0: may look, 1: masked
+    two_states = [[0.0, SEEN], [0.5, SEEN], [0.5, theme.MASKED], [1.0, theme.MASKED]]
+    text = [[MINUS_INFINITY if h else "0" for h in row] for row in hidden]
+    heatmap = dict(
+        type="heatmap",
+        z=hidden,
+        x=list(cols),
+        y=list(rows),
+        zmin=0,
+        zmax=1,
+        colorscale=two_states,
+        colorbar=dict(
+            thickness=14, len=0.5, tickvals=[0.25, 0.75], ticktext=["0: may look", "−∞: may not"], outlinewidth=1
+        ),
+        text=text,
+        customdata=text,
+        texttemplate="%{text}" if numbers else None,
+        textfont=dict(size=13),
+        xgap=1,
+        ygap=1,
+        hovertemplate=f"{row_title[:-1]}: %{{y}}<br>{col_title[:-1]}: %{{x}}<br>M = %{{customdata}}<extra></extra>",
+    )
+    slanted = len(cols) > 6
+    top = 80 + (int(label_px(cols) * 0.87) if slanted else 22)
+    return figure(
+        [heatmap],
+        dict(text=title, y=0.995, yanchor="top", yref="container"),
+        max(340, min(860, top + 60 + 34 * len(rows))),
+        xaxis=dict(title=dict(text=col_title), side="top", type="category", tickangle=-60 if slanted else 0),
+        yaxis=dict(title=dict(text=row_title), type="category", autorange="reversed"),
+        plot_bgcolor="white",
+        margin=dict(t=top, l=label_px(rows) + 45, r=20, b=20),
     )
