@@ -135,7 +135,7 @@ def test_1_the_big_picture_reads_the_model(st_model):
     assert metric(at, "layers") == "6" and metric(at, "heads per layer") == "12 × 32"
     diagram = figure(at, "all-MiniLM-L6-v2, box by box")
     texts = [a["text"] for a in diagram["layout"]["annotations"]]
-    assert any("Multi-head attention" in t and 'href="queries_keys' in t for t in texts)  # a box opens its chapter
+    assert any("Multi-head attention" in t and 'href="heads' in t for t in texts)  # a box opens its chapter: many heads
     assert any("× 6" in t for t in texts)
     assert any("591,360 parameters per layer" in t for t in texts)  # 4 × (384 × 384 + 384)
 
@@ -228,6 +228,10 @@ def test_6_every_spread_describes_the_histogram_beside_it():
     assert entropy["layout"]["xaxis"]["tickvals"] == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]  # no "2, 5"
     raw_h, scaled_h = (array(entropy["data"][i]["y"]) for i in (0, 1))
     assert scaled_h[-1] > 1.5 > raw_h[-1]  # at d_k = 1024
+    question = next(r.label for r in at.radio if r.label.startswith("**Question.**"))
+    # the spread is a standard deviation, not a range: √512 = 22.627…
+    assert "standard deviation of about 22." in question and f"= {math.sqrt(512):.2f}" in question
+    assert "±" not in question
 
 
 # --- 7. predicting the next word -----------------------------------------------------------------------
