@@ -129,3 +129,24 @@ def notes_check() -> tuple[NotesCheck, ...]:
         row = m.weights[m.words.index("orange")]
         out.append(NotesCheck(how, float(row[m.words.index("orange")]), float(row[m.words.index("apple")])))
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class SymmetricScores:
+    """One projection for queries and keys makes the scores symmetric, s_ij = s_ji; the softmax still normalises
+    each row on its own, so the weights w_ij and w_ji differ wherever rows i and j have different totals."""
+
+    words: tuple[str, ...]
+    scores: np.ndarray  # (n, n): symmetric
+    weights: np.ndarray  # (n, n): each row's softmax; not symmetric
+
+    def pair(self, a: str, b: str) -> tuple[float, float, float]:
+        """The score of a and b (either way), a's weight on b, and b's weight on a."""
+        i, j = self.words.index(a), self.words.index(b)
+        return float(self.scores[i, j]), float(self.weights[i, j]), float(self.weights[j, i])
+
+
+def symmetric_scores(words: tuple[str, ...] = ("orange", "apple", "and", "an")) -> SymmetricScores:
+    """The notes' cosine table (a symmetric score table, as one shared projection would give) and its row softmax."""
+    m = mix(list(words), "softmax")
+    return SymmetricScores(words=m.words, scores=m.scores, weights=m.weights)

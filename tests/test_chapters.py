@@ -209,6 +209,20 @@ def test_5_queries_keys_asymmetric_unless_one_projection(model):
     assert np.allclose(kk, kk.T, atol=1e-4)
 
 
+def test_5_symmetric_scores_give_asymmetric_weights_and_the_notes_12288_is_a_width():
+    at = run_page(page("queries_keys"))
+    scores, weights = z(figure(at, "Scores: symmetric")), z(figure(at, "Softmax of each row"))
+    assert np.allclose(scores, scores.T)
+    e, r = math.e, math.exp(1 / math.sqrt(2))
+    orange_and, and_orange = 1 / (e + r + 2), 1 / (2 + 2 * e)  # by hand: rows orange (1, 1/√2, 0, 0), and (0, 0, 1, 1)
+    assert weights[0, 2] == pytest.approx(orange_and) and weights[2, 0] == pytest.approx(and_orange)
+    text = markdown(at)
+    assert f"{orange_and:.4f}" in text and f"{and_orange:.4f}" in text and "0.1482" in text and "0.1345" in text
+    assert "384 / 12 = 32" in text  # MiniLM: d_model / n_heads = d_head
+    slip = messages(at)
+    assert "12,288 is GPT-3's embedding width" in slip and "50,257" in slip and "2,048" in slip
+
+
 # --- 6. scaling ------------------------------------------------------------------------------------------
 
 

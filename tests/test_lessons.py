@@ -394,3 +394,19 @@ def test_the_additive_mask_is_zero_or_minus_infinity_and_gives_the_masked_softma
     w = attention.ops.softmax(s + m)
     assert w[0].tolist() == [1.0, 0.0, 0.0]
     assert w[1, :2] == pytest.approx([math.exp(0.5) / (math.exp(0.5) + 1), 1 / (math.exp(0.5) + 1)])
+
+
+def test_the_notes_12288_is_gpt3s_width_not_a_number_of_tokens():
+    gpt3 = budget.GPT3
+    assert budget.NOTES_EMBEDDING_WIDTH == gpt3.d_model == 96 * 128
+    assert budget.NOTES_EMBEDDING_WIDTH not in (gpt3.vocab, gpt3.context)
+
+
+def test_one_projection_makes_the_scores_symmetric_but_not_the_weights():
+    sym = attention.similarity.symmetric_scores()
+    assert np.allclose(sym.scores, sym.scores.T)
+    score, orange_and, and_orange = sym.pair("orange", "and")
+    assert score == 0
+    assert orange_and == pytest.approx(1 / (math.e + math.exp(1 / math.sqrt(2)) + 2))  # 0.14823
+    assert and_orange == pytest.approx(1 / (2 + 2 * math.e))  # 0.13447
+    assert np.allclose(sym.weights.sum(axis=1), 1)
