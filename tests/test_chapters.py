@@ -159,6 +159,14 @@ def test_2_a_recurrent_state_keeps_a_fixed_share_of_dont_at_kill():
     chart = figure(at, "How much of a word d tokens back is left")
     assert array(chart["data"][0]["y"])[10] == pytest.approx(0.2 * 0.8**10)
     assert array(chart["data"][1]["y"]).min() > 0.3  # the head that looks back keeps looking, 165 tokens away
+    text = markdown(at)
+    # λ = 0.9 → 0.99 lowers "Don't"'s share, 0.1 × 0.9¹³ = 2.54 % → 0.01 × 0.99¹³ = 0.88 %, because it enters
+    # with 1 − λ (10 % → 1 %) though it keeps far more of it (0.9¹³ = 25.42 % → 0.99¹³ = 87.75 %)
+    for value in (0.1 * 0.9**13, 0.01 * 0.99**13, 0.9**13, 0.99**13):
+        assert f"{value:.2%}" in text
+    # of what the 14 words read put in (1 − λ¹⁴ of the state), "Don't" holds more at 0.99 than at 0.9
+    assert f"{0.1 * 0.9**13 / (1 - 0.9**14):.2%}" in text and f"{0.01 * 0.99**13 / (1 - 0.99**14):.2%}" in text
+    assert "for every } j \\text{ (an encoder" in at.latex[1].value  # MiniLM reads both ways
 
 
 # --- 3. similarity --------------------------------------------------------------------------------------
