@@ -196,6 +196,12 @@ def test_4_context_shows_which_weighting_gives_the_notes_057():
     assert list(table["rounds to the notes' 0.57 / 0.43"]) == ["no", "yes", "no"]
     assert "not a slip" in markdown(at)
     assert list(at.dataframe[2].value["nearer"]) == ["orange", "phone"]
+    assert "softmax over every distinct word" in list(table["weights"])  # the table lists "an" once
+    e, r = math.e, math.exp(s)
+    # over the five tokens, "an" counted twice: e/(e + r + 3), r/(e + r + 3), 2/(e + r + 3)
+    text = " ".join(markdown(at).split())
+    assert f"itself {e / (e + r + 3):.3f}, apple {r / (e + r + 3):.3f}, and the two" in text
+    assert f"{2 / (e + r + 3):.3f} together" in text
     at.radio(key="w:ctx_weights").set_value("normalized").run()
     spec = figure(at, "Weights: divided by the sum")
     words = list(spec["data"][0]["y"])
