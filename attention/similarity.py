@@ -27,6 +27,15 @@ TOY_EMBEDDING = {
 }
 
 
+# The slides' angle examples: cos 14° = 0.97, cos 76° = 0.24, cos 90° = 0, as they round them.
+NOTES_ANGLES = {14: 0.97, 76: 0.24, 90: 0.0}
+
+
+def cosine_of_angle(degrees: float) -> float:
+    """The cosine similarity of two vectors the given angle apart, exactly."""
+    return float(np.cos(np.radians(degrees)))
+
+
 # The notes' scaling slide: "Orange → 0.57 Orange + 0.43 Apple" (and the same for apple and phone).
 NOTES_RELATED_WEIGHTS = (0.57, 0.43)
 # How each way of turning similarities into weights is named on screen.

@@ -15,6 +15,39 @@ st.latex(
     r"\mathcal{L} = -\frac{1}{n-1} \sum_{i=1}^{n-1} \ln p(t_{i+1} \mid t_1 \dots t_i)"
 )
 st.markdown(prose["training"])
+candidates = attention.prediction.candidate_probabilities(attention.prediction.NOTES_CANDIDATES)
+st.markdown(prose["notes"])
+left, right = st.columns([2, 3])
+left.dataframe(
+    {
+        "next word": list(candidates),
+        "score": list(attention.prediction.NOTES_CANDIDATES.values()),
+        "softmax": [f"{p:.4f}" for p in candidates.values()],
+    },
+    hide_index=True,
+)
+with right:
+    widgets.chart(
+        figures.bars(
+            list(candidates),
+            list(candidates.values()),
+            "The notes' candidates after “the fluffy”: softmax of their scores",
+            "probability",
+            highlight=int(np.argmax(list(candidates.values()))),
+            text_fmt=".4f",
+        ),
+        "notes_candidates",
+        key="fig_ch7_notes",
+        text="",
+    )
+st.markdown(
+    chapter.fill(
+        prose["notes_after"],
+        animal=f"{candidates['animal']:.4f}",
+        tie=f"{candidates['bluebird']:.4f}",
+        cat=f"{candidates['cat']:.4f}",
+    )
+)
 view = chapter.sentence_view()
 cfg, layer_i, head_i = view.config, view.layer, view.head
 tr = view.trace()  # the model's own mask: causal for a decoder

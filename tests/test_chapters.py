@@ -181,6 +181,10 @@ def test_3_similarity_toy_cosines_and_measures():
     at.toggle(key="w:sim_double").set_value(True).run()
     assert metric(at, "dot product") == "48.00" and metric(at, "cosine") == "0.9600"
     assert in_link(at, "sim_double") == "1"
+    angles = next(d.value for d in at.dataframe if "cosine, exactly" in d.value)
+    # the slides' cos 14° = 0.97 and cos 76° = 0.24, exactly: 0.970296…, 0.241922…
+    assert list(angles["cosine, exactly"]) == ["0.9703", "0.2419", "0.0000"]
+    assert list(angles["the slides write"]) == ["0.97", "0.24", "0"]
 
 
 # --- 4. context -------------------------------------------------------------------------------------------
@@ -268,7 +272,7 @@ def test_6_every_spread_describes_the_histogram_beside_it():
 def test_7_an_encoder_shows_the_lessons_and_the_mask_and_names_the_decoder():
     at = run_page(page("next_word"))
     assert "is an encoder" in messages(at) and "gpt2" in messages(at)
-    lessons = at.dataframe[0].value
+    lessons = next(d.value for d in at.dataframe if "must predict" in d.value)
     assert list(lessons["must predict"])[:2] == ["fluffy", "blue"] and list(lessons["reads"])[:2] == ["a", "a fluffy"]
     spec = figure(at, "The causal mask M: 0 where a query may look, −∞ where it may not")
     hidden, text = z(spec), np.array(spec["data"][0]["text"])
@@ -280,6 +284,16 @@ def test_7_an_encoder_shows_the_lessons_and_the_mask_and_names_the_decoder():
     assert len({colour for _, colour in spec["data"][0]["colorscale"]}) == 2
 
 
+def test_7_the_notes_candidates_after_the_fluffy_exactly():
+    at = run_page(page("next_word"))
+    scores = [4.1, 3.1, 5.1, 5.1, 5.5]  # dog, cat, bluebird, creature, animal
+    total = sum(math.exp(s) for s in scores)
+    bars = figure(at, "The notes' candidates")
+    assert array(bars["data"][0]["y"]) == pytest.approx([math.exp(s) / total for s in scores])
+    assert f"{math.exp(5.5) / total:.4f}" == "0.3734" and "0.3734" in markdown(at)  # animal
+    assert "0.2503" in markdown(at) and "0.0339" in markdown(at)  # bluebird and creature tie; cat
+
+
 def test_7_a_decoder_predicts_every_next_token_as_transformers_does(gpt2_in_cache, tiny_reference, tiny_folder):
     import torch
 
@@ -287,7 +301,7 @@ def test_7_a_decoder_predicts_every_next_token_as_transformers_does(gpt2_in_cach
     ids = [t.id for t in attention.trace(attention.load_model(str(tiny_folder)), FLUFFY).tokens]
     with torch.no_grad():
         p = torch.softmax(tiny_reference(torch.tensor([ids])).logits[0].double(), -1).numpy()
-    table = at.dataframe[0].value
+    table = next(d.value for d in at.dataframe if "p(answer)" in d.value)
     assert list(table["p(answer)"]) == pytest.approx(list(np.round(p[np.arange(len(ids) - 1), ids[1:]], 3)), abs=1e-3)
     assert list(table["p(best guess)"]) == pytest.approx(list(np.round(p.max(axis=1)[:-1], 3)), abs=1e-3)
     loss = -np.log(p[np.arange(len(ids) - 1), ids[1:]]).mean()
