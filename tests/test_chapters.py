@@ -367,6 +367,14 @@ def test_10_heads_sum_equals_concat():
     assert float(metric(at, "max |Σ")) <= 1e-5
 
 
+def test_10_the_width_is_split_into_one_slice_per_head():
+    at = run_page(page("heads"))
+    assert "384 = 12 \\times 32" in at.latex[1].value  # MiniLM: d_model = n_heads × d_head
+    slices = next(d.value for d in at.dataframe if "its columns of Q, K and V" in d.value)
+    assert list(slices["its columns of Q, K and V"])[:2] == ["1–32", "33–64"] and len(slices["head"]) == 12
+    assert list(slices["its columns of Q, K and V"])[-1] == "353–384"
+
+
 def test_10_the_sentence_carries_into_the_chapters():
     at = run_page(page("heads"), text="the bank by the river bank")
     norms = figure(at, "|Δe⁽ʰ⁾|")
