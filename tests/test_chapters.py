@@ -398,6 +398,15 @@ def test_12_cross_attention_shape(model):
     assert np.allclose(w.sum(axis=1), 1.0, atol=1e-6)
 
 
+def test_12_the_encoder_decoder_picture_sends_the_sources_keys_and_values_to_cross_attention():
+    at = run_page(page("cross_attention"))
+    notes = figure(at, "Encoder and decoder")["layout"]["annotations"]
+    texts = [a["text"] for a in notes]
+    assert "<b>cross-attention</b>" in texts and "masked self-attention" in texts and "keys and values" in texts
+    into_cross = [a for a in notes if a.get("showarrow") and a.get("arrowcolor") == "#D55E00"]
+    assert len(into_cross) == 1 and into_cross[0]["ax"] < 5 < into_cross[0]["x"]  # from the encoder, to the decoder
+
+
 # --- 13. KV cache --------------------------------------------------------------------------------------------
 
 
