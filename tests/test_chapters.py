@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import attention
-from tests.apptest import array, figure, messages, metric, run_page
+from tests.apptest import array, figure, figures, messages, metric, run_page
 from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
 from ui import chapter, engine
 from ui.chapters import CHAPTERS
@@ -387,8 +387,10 @@ def test_11_position_blind_without_position_embeddings():
     assert np.allclose(z(figure(at, "Original order")), z(figure(at, "Shuffled, put back")), atol=1e-5)
     sinusoid = z(figure(at, "Sinusoidal encoding"))
     assert np.allclose(sinusoid[0, 0::2], 0) and np.allclose(sinusoid[0, 1::2], 1)
+    assert figure(at, "Original order, position embeddings off")  # the counterfactual says so in its title
     at.toggle(key="w:pos_embeddings").set_value(True).run()
     assert float(metric(at, "max difference")) > 1e-3
+    assert not any("position embeddings off" in t for t in figures(at))
 
 
 def test_12_cross_attention_shape(model):
