@@ -48,6 +48,10 @@ GPT2_SMALL = DecoderSizes(
 )
 GPT3 = DecoderSizes("GPT-3 175B", n_layers=96, n_heads=96, d_head=128, vocab=50257, context=2048, published="175B")
 PRESETS = {"gpt2": GPT2_SMALL, "gpt3": GPT3}
+# The lesson notes give the embedding's dimension as 12288 and say it "is defined by the number of tokens": the
+# number is right, the reason is not. 12,288 is GPT-3's width d_model (96 heads × 128), a choice of its designers;
+# the number of tokens is another size: its vocabulary (50,257) or its context (2,048 tokens).
+NOTES_EMBEDDING_WIDTH = 12288
 
 
 def short(total: int) -> str:

@@ -44,6 +44,12 @@ def causal_mask_notes(n: int) -> np.ndarray:
     return ops.causal_mask(n).T
 
 
+def additive_mask(n: int) -> np.ndarray:
+    """The mask M that is added to the scores (rows are queries): 0 where a query may look, −∞ at a later key.
+    The same M as in w = softmax(s + M); a 0/1 mask is another object and is never drawn."""
+    return np.where(ops.causal_mask(n), NEG_INF, 0.0)
+
+
 def apply_notes_mask(scores: np.ndarray) -> np.ndarray:
     scores = np.asarray(scores, dtype=float)
     return ops.apply_mask(scores, causal_mask_notes(scores.shape[0]))

@@ -38,6 +38,42 @@ def recurrent_share(distance: np.ndarray, keep: float) -> np.ndarray:
     return (1.0 - keep) * keep ** np.asarray(distance, dtype=float)
 
 
+@dataclass(frozen=True)
+class LeakyMemory:
+    """Where the share (1 − λ) λ^d of the first word read, d steps back, comes from, with the state starting at 0.
+
+    A word enters with the share 1 − λ and keeps λ of it at every later step. The words read so far, d + 1 of
+    them, hold 1 − λ^(d+1) of the state together (a geometric sum); the rest is still the empty start."""
+
+    distance: int
+    keep: float
+
+    @property
+    def entry(self) -> float:
+        """The share a word takes when it is read: 1 − λ."""
+        return 1.0 - self.keep
+
+    @property
+    def kept(self) -> float:
+        """The part of that share left d steps later: λ^d."""
+        return self.keep**self.distance
+
+    @property
+    def share(self) -> float:
+        """(1 − λ) λ^d: the first word's share of the state."""
+        return self.entry * self.kept
+
+    @property
+    def words_total(self) -> float:
+        """1 − λ^(d+1): the share of the state that comes from the d + 1 words read at all."""
+        return 1.0 - self.keep ** (self.distance + 1)
+
+    @property
+    def share_of_words(self) -> float:
+        """The first word's part of what the words contribute: share / words_total."""
+        return self.share / self.words_total
+
+
 def token_at(tr, char_index: int) -> int:
     """The position of the token that covers a character of the text."""
     for t in tr.tokens:

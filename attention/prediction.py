@@ -18,6 +18,8 @@ from .model import Model
 from .tokens import readable
 from .trace import Trace
 
+# The lesson notes' worked scores for the word after "the fluffy": raw scores (logits), before any softmax.
+NOTES_CANDIDATES = {"dog": 4.1, "cat": 3.1, "bluebird": 5.1, "creature": 5.1, "animal": 5.5}
 ROWS_AT_ONCE = 64  # logits for 64 positions × 50,257 tokens at a time: 13 MB, not n × 50,257 at once
 
 
@@ -73,3 +75,9 @@ def every_next_token(model: Model, tr: Trace, top: int = 3) -> EveryNextToken:
 
 def _shown(model: Model, token_id: int) -> str:
     return readable(model.tokenizer, model.vocabulary[token_id], token_id)
+
+
+def candidate_probabilities(scores: dict[str, float]) -> dict[str, float]:
+    """The softmax of a few candidates' scores: each next word's probability among them."""
+    p = ops.softmax(np.array(list(scores.values()), dtype=float))
+    return dict(zip(scores, (float(v) for v in p), strict=True))

@@ -3,7 +3,8 @@
 The notes describe five words with three features (tech, fruitness, other) and build a new
 embedding for each word from its similarities to the others. Their "scaling" slide turns each
 word's similarities into weights with a softmax over the words it is related to (its non-zero
-cosines); their value-matrix slide takes the softmax over every word of the sentence. Dividing by
+cosines); their value-matrix slide takes the softmax over every distinct word of the sentence (its table lists
+"an" once, though the sentence has it twice, and so does `mix`). Dividing by
 the sum is the third way a reader might expect; all three are here.
 """
 
@@ -26,11 +27,20 @@ TOY_EMBEDDING = {
 }
 
 
+# The slides' angle examples: cos 14° = 0.97, cos 76° = 0.24, cos 90° = 0, as they round them.
+NOTES_ANGLES = {14: 0.97, 76: 0.24, 90: 0.0}
+
+
+def cosine_of_angle(degrees: float) -> float:
+    """The cosine similarity of two vectors the given angle apart, exactly."""
+    return float(np.cos(np.radians(degrees)))
+
+
 # The notes' scaling slide: "Orange → 0.57 Orange + 0.43 Apple" (and the same for apple and phone).
 NOTES_RELATED_WEIGHTS = (0.57, 0.43)
 # How each way of turning similarities into weights is named on screen.
 HOW = {
-    "softmax": "softmax over every word",
+    "softmax": "softmax over every distinct word",
     "softmax_related": "softmax over the related words",
     "normalized": "divided by the sum",
 }
@@ -86,7 +96,7 @@ class Mixing:
 def row_weights(scores: np.ndarray, how: str) -> np.ndarray:
     """Each row of similarities turned into weights that sum to 1.
 
-    how: "softmax" over every word; "softmax_related" over the words with a non-zero similarity only
+    how: "softmax" over every (distinct) word; "softmax_related" over the words with a non-zero similarity only
     (the others get exactly 0, as on the notes' scaling slide); "normalized" divides by the row's sum.
     """
     scores = np.asarray(scores, dtype=float)
@@ -129,3 +139,35 @@ def notes_check() -> tuple[NotesCheck, ...]:
         row = m.weights[m.words.index("orange")]
         out.append(NotesCheck(how, float(row[m.words.index("orange")]), float(row[m.words.index("apple")])))
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class SymmetricScores:
+    """One projection for queries and keys makes the scores symmetric, s_ij = s_ji; the softmax still normalises
+    each row on its own, so the weights w_ij and w_ji differ wherever rows i and j have different totals."""
+
+    words: tuple[str, ...]
+    scores: np.ndarray  # (n, n): symmetric
+    weights: np.ndarray  # (n, n): each row's softmax; not symmetric
+
+    def pair(self, a: str, b: str) -> tuple[float, float, float]:
+        """The score of a and b (either way), a's weight on b, and b's weight on a."""
+        i, j = self.words.index(a), self.words.index(b)
+        return float(self.scores[i, j]), float(self.weights[i, j]), float(self.weights[j, i])
+
+
+def symmetric_scores(words: tuple[str, ...] = ("orange", "apple", "and", "an")) -> SymmetricScores:
+    """The notes' cosine table (a symmetric score table, as one shared projection would give) and its row softmax."""
+    m = mix(list(words), "softmax")
+    return SymmetricScores(words=m.words, scores=m.scores, weights=m.weights)
+
+
+def token_softmax_row(words: list[str], word: str) -> dict[str, float]:
+    """One word's softmax weights over every token of the sentence, a repeated word counted at each of its places
+    (as attention over tokens counts it), summed per distinct word."""
+    vectors = toy_vectors(words)
+    row = ops.softmax(ops.cosine_matrix(vectors)[words.index(word)])
+    out: dict[str, float] = {}
+    for w, weight in zip(words, row, strict=True):
+        out[w] = out.get(w, 0.0) + float(weight)
+    return out

@@ -24,7 +24,7 @@ OPENS = {
     "tokens": (None, "1-tokens", "The explorer: tokens"),
     "embedding": (chapter_at("03_similarity.py"), "", ""),
     "norm_attention": (None, "6-updated-embeddings", "The explorer: updated embeddings"),
-    "attention": (chapter_at("05_queries_keys.py"), "", ""),
+    "attention": (chapter_at("10_heads.py"), "", ""),  # the box is multi-head attention: its chapter is many heads
     "add_attention": (None, "6-updated-embeddings", "The explorer: updated embeddings"),
     "norm_mlp": (None, "6-updated-embeddings", "The explorer: updated embeddings"),
     "mlp": (chapter_at("14_parameters.py"), "", ""),

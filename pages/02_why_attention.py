@@ -13,9 +13,12 @@ st.latex(
     r"\text{recurrent: } h_t = \lambda\, h_{t-1} + (1-\lambda)\, x_t \;\Rightarrow\; "
     r"\text{share of } x_{t-d} \text{ in } h_t = (1-\lambda)\lambda^{d}"
 )
-st.latex(
-    r"\text{attention: } w_{tj} = \operatorname{softmax}_j\big(q_t \cdot k_j / \sqrt{d_k}\big) \text{ for every } j \le t"
+reach = (
+    r"\text{ for every } j \le t \text{ (a decoder: the tokens read so far)}"
+    if model.config.is_decoder
+    else r"\text{ for every } j \text{ (an encoder: before and after } t\text{)}"
 )
+st.latex(r"\text{attention: } w_{tj} = \operatorname{softmax}_j\big(q_t \cdot k_j / \sqrt{d_k}\big)" + reach)
 st.markdown(prose["example"])
 st.info(motivation.NOTES_SENTENCE)
 apart = engine.tokens_apart(motivation.NOTES_SENTENCE, "Don't", "kill")
@@ -32,10 +35,32 @@ c1, c2 = st.columns(2)
 c1.metric("tokens from “Don't” to “kill”", apart, help=f"as {model.config.name}'s tokenizer cuts the sentence")
 c2.metric("share of “Don't” left in the state at “kill”", f"{share_at_kill:.2%}", help=f"(1 − λ) λ^{apart}")
 
+memory = {keep: motivation.LeakyMemory(apart, keep) for keep in (0.9, 0.99)}
+st.markdown(
+    chapter.fill(
+        prose["keep"],
+        apart=apart,
+        words=apart + 1,
+        equal=f"{1 / (apart + 1):.2%}",
+        **{
+            f"{name}_{round(keep * 100)}": f"{getattr(m, name):.2%}"
+            for keep, m in memory.items()
+            for name in ("share", "entry", "kept", "words_total", "share_of_words")
+        },
+    )
+)
+
 st.header("Attention looks back directly")
 exp = engine.distance_experiment()
 layer_i, head_i = exp.layer, exp.head
-st.markdown(chapter.fill(prose["attention"], layer=layer_i + 1, head=head_i + 1))
+st.markdown(
+    chapter.fill(
+        prose["attention"],
+        layer=layer_i + 1,
+        head=head_i + 1,
+        reach=prose["reach_decoder" if model.config.is_decoder else "reach_encoder"].strip(),
+    )
+)
 st.caption(
     f"“{motivation.OPENING} …{motivation.CLOSING}”, with {', '.join(map(str, exp.repeats))} times "
     f"“{motivation.FILLER.strip()}” in between: the apples are "

@@ -29,6 +29,15 @@ with controls:
 with picture:
     widgets.chart(figures.two_vectors(a, b), "two_vectors")
 st.markdown(prose["measures"])
+st.markdown(prose["angles"])
+st.dataframe(
+    {
+        "angle": [f"{a}°" for a in similarity.NOTES_ANGLES],
+        "the slides write": [f"{v:g}" for v in similarity.NOTES_ANGLES.values()],
+        "cosine, exactly": [f"{similarity.cosine_of_angle(a):.4f}" for a in similarity.NOTES_ANGLES],
+    },
+    hide_index=True,
+)
 
 st.header("A hand-made embedding")
 words = list(similarity.TOY_EMBEDDING)

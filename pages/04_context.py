@@ -17,6 +17,8 @@ st.latex(
 st.header("By hand")
 checks = {c.how: c for c in similarity.notes_check()}
 orange_row = {f"{how}_{w}": f"{getattr(c, w):.3f}" for how, c in checks.items() for w in ("orange", "apple")}
+every_token = similarity.token_softmax_row(SENTENCES[0].split(), "orange")
+orange_row |= {f"token_{w}": f"{every_token[w]:.3f}" for w in ("orange", "apple", "an")}
 st.markdown(chapter.fill(prose["toy"], **orange_row))
 c1, c2 = st.columns(2)
 sentence = c1.radio("Sentence", SENTENCES, horizontal=True, **chapter.bound("ctx_sentence"))
@@ -24,7 +26,7 @@ how = c2.radio(
     "Weights",
     list(similarity.HOW),
     format_func=similarity.HOW.get,
-    help="Attention uses the softmax over every token.",
+    help="Attention takes the softmax over every token; the notes' table, and this one, list each word once.",
     **chapter.bound("ctx_weights"),
 )
 mixed = similarity.mix(sentence.split(), how=how)

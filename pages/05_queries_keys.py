@@ -1,9 +1,9 @@
-"""Chapter 3: two projections, so that attention need not be symmetric."""
+"""Chapter 5: two projections, so that attention need not be symmetric."""
 
 import streamlit as st
 
-from attention import budget, heads
-from ui import chapter, figures, widgets
+from attention import budget, heads, similarity
+from ui import chapter, figures, theme, widgets
 
 prose = chapter.begin("05_queries_keys.py")
 st.latex(
@@ -38,9 +38,45 @@ with right:
         layer=layer_i,
     )
     st.metric("asymmetry of X Xᵀ", f"{heads.asymmetry(xx):.3f}")
+st.header("Symmetric scores, asymmetric weights")
+sym = similarity.symmetric_scores()
+s_oa, w_oa, w_ao = sym.pair("orange", "and")
+st.markdown(
+    chapter.fill(prose["symmetric"], s_orange_and=f"{s_oa:g}", w_orange_and=f"{w_oa:.4f}", w_and_orange=f"{w_ao:.4f}")
+)
+left, right = st.columns(2)
+with left:
+    widgets.chart(
+        figures.table_heatmap(
+            sym.scores, sym.words, sym.words, "Scores: symmetric", fmt=".4f", scale=theme.SCORES_SCALE, zmin=-1, zmax=1
+        ),
+        "symmetric_scores",
+        key="fig_ch5_sym_scores",
+    )
+with right:
+    widgets.chart(
+        figures.table_heatmap(
+            sym.weights, sym.words, sym.words, "Softmax of each row: not symmetric", fmt=".4f", zmin=0, zmax=1
+        ),
+        "row_softmax",
+        key="fig_ch5_sym_weights",
+    )
+st.metric("asymmetry of these weights, max|W − Wᵀ| / max|W|", f"{heads.asymmetry(sym.weights):.3f}")
+
 st.header("From the model's width to a head's")
-st.markdown(chapter.fill(prose["sizes"], gpt3_d_model=f"{budget.GPT3.d_model:,}", gpt3_d_head=budget.GPT3.d_head))
 gpt3 = budget.GPT3
+sizes = dict(
+    cfg_d_model=f"{cfg.d_model:,}",
+    cfg_n_heads=cfg.n_heads,
+    cfg_d_head=cfg.d_head,
+    gpt3_d_model=f"{gpt3.d_model:,}",
+    gpt3_d_head=gpt3.d_head,
+    gpt3_heads=gpt3.n_heads,
+    gpt3_vocab=f"{gpt3.vocab:,}",
+    gpt3_context=f"{gpt3.context:,}",
+)
+st.markdown(chapter.fill(prose["sizes"], **sizes))
+st.info(chapter.fill(prose["slip"], **sizes))
 widgets.chart(
     figures.bars(
         ["GPT-3 d_model", "GPT-3 d_head", f"{cfg.name} d_model", f"{cfg.name} d_head"],

@@ -9,67 +9,78 @@ st.latex(
     r"\operatorname{Var}(q \cdot k) = d_k \quad\Rightarrow\quad \operatorname{softmax}\!\Big(\frac{q \cdot k}{\sqrt{d_k}}\Big)"
 )
 st.markdown(prose["why"])
-c1, c2, c3 = st.columns(3)
-d_k = c1.select_slider("d_k, the width of queries and keys", state.D_K_WIDTHS, **chapter.bound("sc_dk"))
-n_keys = c2.slider("keys per query", 2, 64, **chapter.bound("sc_keys"))
-scaled = c3.toggle("Divide by √dₖ", help="A counterfactual when off.", **chapter.bound("sc_scaled"))
-exp = engine.scaling_experiment(d_k, n_keys)
-shown = "q·k / √dₖ" if scaled else "q·k"
-m1, m2, m3, m4 = st.columns(4)
-m1.metric("spread (std) of q·k", f"{exp.spread(False):.2f}", help=f"√d_k = {exp.root_d_k:.2f}")
-m2.metric("spread (std) of q·k / √dₖ", f"{exp.spread(True):.2f}", help="about 1 at any width")
-m3.metric("top key's weight, mean", f"{exp.top_weight(scaled):.3f}", help=f"of the softmax of {shown}")
-m4.metric(
-    "entropy, mean (nats)",
-    f"{exp.mean_entropy(scaled):.3f}",
-    help=f"of the softmax of {shown}; at most ln {n_keys} = {exp.max_entropy:.3f}",
-)
-left, right = st.columns(2)
-with left:
-    widgets.chart(
-        figures.histograms(
-            {shown: exp.shown_scores(scaled)},
-            f"{shown}, d_k = {d_k}: spread {exp.spread(scaled):.2f}",
-            "score",
-        ),
-        "score_histogram",
-        key="fig_ch4_hist",
+
+
+@st.fragment
+def experiment() -> None:
+    """Its own fragment: moving d_k or the number of keys redraws the experiment, not the whole page."""
+    c1, c2, c3 = st.columns(3)
+    d_k = c1.select_slider("d_k, the width of queries and keys", state.D_K_WIDTHS, **chapter.bound("sc_dk"))
+    n_keys = c2.slider("keys per query", 2, 64, **chapter.bound("sc_keys"))
+    scaled = c3.toggle("Divide by √dₖ", help="A counterfactual when off.", **chapter.bound("sc_scaled"))
+    exp = engine.scaling_experiment(d_k, n_keys)
+    shown = "q·k / √dₖ" if scaled else "q·k"
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("spread (std) of q·k", f"{exp.spread(False):.2f}", help=f"√d_k = {exp.root_d_k:.2f}")
+    m2.metric("spread (std) of q·k / √dₖ", f"{exp.spread(True):.2f}", help="about 1 at any width")
+    m3.metric("top key's weight, mean", f"{exp.top_weight(scaled):.3f}", help=f"of the softmax of {shown}")
+    m4.metric(
+        "entropy, mean (nats)",
+        f"{exp.mean_entropy(scaled):.3f}",
+        help=f"of the softmax of {shown}; at most ln {n_keys} = {exp.max_entropy:.3f}",
     )
-with right:
+    left, right = st.columns(2)
+    with left:
+        widgets.chart(
+            figures.histograms(
+                {shown: exp.shown_scores(scaled)},
+                f"{shown}, d_k = {d_k}: spread {exp.spread(scaled):.2f}",
+                "score",
+            ),
+            "score_histogram",
+            key="fig_ch4_hist",
+        )
+    with right:
+        widgets.chart(
+            figures.bars(
+                [str(i + 1) for i in range(n_keys)],
+                exp.example_weights(scaled),
+                f"One query's softmax weights ({shown})",
+                "weight",
+                highlight=exp.example_top_key(scaled),
+            ),
+            "example_weights",
+            key="fig_ch4_example",
+        )
+    st.markdown(prose["entropy"])
+    curve = engine.entropy_curve(state.D_K_WIDTHS, n_keys)
     widgets.chart(
-        figures.bars(
-            [str(i + 1) for i in range(n_keys)],
-            exp.example_weights(scaled),
-            f"One query's softmax weights ({shown})",
-            "weight",
-            highlight=exp.example_top_key(scaled),
+        figures.lines(
+            curve.widths,
+            {"unscaled": curve.raw, "divided by √dₖ": curve.scaled, "uniform (ln n)": curve.uniform},
+            "Softmax entropy against d_k",
+            "d_k (log scale)",
+            "mean entropy (nats)",
+            marker_x=d_k,
+            log_x=True,
         ),
-        "example_weights",
-        key="fig_ch4_example",
+        "entropy",
+        key="fig_ch4_entropy",
     )
-st.markdown(prose["entropy"])
-curve = engine.entropy_curve(state.D_K_WIDTHS, n_keys)
-widgets.chart(
-    figures.lines(
-        curve.widths,
-        {"unscaled": curve.raw, "divided by √dₖ": curve.scaled, "uniform (ln n)": curve.uniform},
-        "Softmax entropy against d_k",
-        "d_k (log scale)",
-        "mean entropy (nats)",
-        marker_x=d_k,
-        log_x=True,
-    ),
-    "entropy",
-    key="fig_ch4_entropy",
-)
-wide, narrow = engine.scaling_experiment(512, n_keys), engine.scaling_experiment(2, n_keys)
-chapter.try_this(
-    prose,
-    n_keys=n_keys,
-    top_raw_2=f"{narrow.top_weight(False):.2f}",
-    top_raw_512=f"{wide.top_weight(False):.2f}",
-    top_scaled_2=f"{narrow.top_weight(True):.2f}",
-    top_scaled_512=f"{wide.top_weight(True):.2f}",
-    spread_raw_512=f"{wide.spread(False):.1f}",
-)
+    wide, narrow = engine.scaling_experiment(512, n_keys), engine.scaling_experiment(2, n_keys)
+    chapter.try_this(
+        prose,
+        n_keys=n_keys,
+        top_raw_2=f"{narrow.top_weight(False):.2f}",
+        top_raw_512=f"{wide.top_weight(False):.2f}",
+        top_scaled_2=f"{narrow.top_weight(True):.2f}",
+        top_scaled_512=f"{wide.top_weight(True):.2f}",
+        spread_raw_512=f"{wide.spread(False):.1f}",
+        root_512=f"{wide.root_d_k:.2f}",
+        two_sd=f"{2 * wide.spread(False):.0f}",
+    )
+    state.sync_url()  # a fragment's rerun does not reach the end of app.py
+
+
+experiment()
 chapter.end()

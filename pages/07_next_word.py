@@ -3,7 +3,8 @@
 import numpy as np
 import streamlit as st
 
-from attention import ops
+import attention
+from attention import masking
 from ui import chapter, engine, figures, state, widgets
 
 TOP = 5  # guesses kept at every position
@@ -14,6 +15,39 @@ st.latex(
     r"\mathcal{L} = -\frac{1}{n-1} \sum_{i=1}^{n-1} \ln p(t_{i+1} \mid t_1 \dots t_i)"
 )
 st.markdown(prose["training"])
+candidates = attention.prediction.candidate_probabilities(attention.prediction.NOTES_CANDIDATES)
+st.markdown(prose["notes"])
+left, right = st.columns([2, 3])
+left.dataframe(
+    {
+        "next word": list(candidates),
+        "score": list(attention.prediction.NOTES_CANDIDATES.values()),
+        "softmax": [f"{p:.4f}" for p in candidates.values()],
+    },
+    hide_index=True,
+)
+with right:
+    widgets.chart(
+        figures.bars(
+            list(candidates),
+            list(candidates.values()),
+            "The notes' candidates after “the fluffy”: softmax of their scores",
+            "probability",
+            highlight=int(np.argmax(list(candidates.values()))),
+            text_fmt=".4f",
+        ),
+        "notes_candidates",
+        key="fig_ch7_notes",
+        text="",
+    )
+st.markdown(
+    chapter.fill(
+        prose["notes_after"],
+        animal=f"{candidates['animal']:.4f}",
+        tie=f"{candidates['bluebird']:.4f}",
+        cat=f"{candidates['cat']:.4f}",
+    )
+)
 view = chapter.sentence_view(prefer_decoder=True)
 cfg, layer_i, head_i = view.config, view.layer, view.head
 tr = view.trace()  # the model's own mask: causal for a decoder
@@ -97,13 +131,14 @@ else:
         hide_index=True,
         width="stretch",
     )
-    mask = ops.causal_mask(len(words))
+    word_labels = figures.token_labels([texts[j] for j in words])
     widgets.chart(
-        figures.attention_heatmap(
-            np.where(mask, -np.inf, 1.0),
-            figures.token_labels([texts[j] for j in words]),
-            "The causal mask: 1 where a query may look, −∞ where it may not",
-            half_width=True,
+        figures.mask_matrix(
+            masking.additive_mask(len(words)),
+            word_labels,
+            word_labels,
+            "The causal mask M: 0 where a query may look, −∞ where it may not",
+            numbers=figures.numbers_fit(len(words)),
         ),
         "causal_mask",
         mask="causal",

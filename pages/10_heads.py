@@ -1,4 +1,4 @@
-"""Chapter 7: many heads, each a proposal, summed; Concat(heads)·W_O equals the sum."""
+"""Chapter 10: many heads, each a proposal, summed; Concat(heads)·W_O equals the sum."""
 
 import numpy as np
 import streamlit as st
@@ -17,6 +17,21 @@ tr = view.trace()
 layer = tr.layers[layer_i]
 texts = [t.display for t in tr.tokens]
 labels = figures.token_labels(texts)
+st.markdown(prose["split"])
+st.latex(
+    rf"d_\text{{model}} = n_\text{{heads}} \times d_\text{{head}}: \quad {cfg.d_model} = {cfg.n_heads} \times {cfg.d_head}"
+    rf", \qquad Q = X W_Q \in \mathbb{{R}}^{{{tr.n_tokens} \times {cfg.d_model}}} \;\to\; "
+    rf"Q^{{(h)}} = Q_{{:,\; {cfg.d_head}(h-1) + 1 \,\dots\, {cfg.d_head} h}} \in \mathbb{{R}}^{{{tr.n_tokens} \times {cfg.d_head}}}"
+)
+st.dataframe(
+    {
+        "head": [h + 1 for h in range(cfg.n_heads)],
+        "its columns of Q, K and V": [f"{h * cfg.d_head + 1}–{(h + 1) * cfg.d_head}" for h in range(cfg.n_heads)],
+        "its q, k, v per token": [f"{cfg.d_head} numbers each" for _ in range(cfg.n_heads)],
+    },
+    hide_index=True,
+    height=min(36 * (cfg.n_heads + 1) + 2, 260),
+)
 st.markdown(prose["sum"])
 gap = heads.concat_gap(layer)
 m1, m2, m3 = st.columns(3)

@@ -26,6 +26,7 @@ except ValueError as exc:
     st.info(str(exc))
     engine.stop()
 labels = figures.token_labels([t.display for t in exp.original.tokens])
+positions = "" if with_positions else ", position embeddings off"  # the counterfactual, named in each title
 shuffled = [exp.original.tokens[i].display for i in exp.order]
 st.caption("The shuffled sentence, as tokens:")
 st.code(" · ".join(shuffled), language=None)
@@ -35,7 +36,7 @@ with left:
         figures.attention_heatmap(
             exp.original.layers[layer_i].weights[head_i],
             labels,
-            "Original order",
+            f"Original order{positions}",
             half_width=True,
         ),
         "original",
@@ -48,7 +49,7 @@ with right:
         figures.attention_heatmap(
             exp.unshuffled_weights(layer_i)[head_i],
             labels,
-            "Shuffled, put back",
+            f"Shuffled, put back{positions}",
             half_width=True,
         ),
         "unshuffled",

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from ui import chapter, engine, figures, widgets
+from ui.figures import charts
 
 prose = chapter.begin("12_cross_attention.py")
 st.latex(
@@ -14,6 +15,13 @@ layer_i, head_i = view.layer, view.head
 st.markdown(
     chapter.fill(prose["cross"], model=view.config.name, kind="a decoder" if view.config.is_decoder else "an encoder")
 )
+widgets.chart(
+    charts.encoder_decoder_diagram("Encoder and decoder: where cross-attention reads the source"),
+    "encoder_decoder",
+    key="fig_ch12_stacks",
+    text="",  # a diagram of the architecture, no sentence in it
+)
+st.markdown(prose["stacks"])
 target = view.text
 source = st.text_input("Source sentence (keys and values)", max_chars=2000, **chapter.bound("cr_source"))
 self_only = st.toggle("Self-attention instead (the target answers its own queries)", **chapter.bound("cr_self"))

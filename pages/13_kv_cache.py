@@ -5,6 +5,22 @@ import streamlit as st
 from attention import budget, kv_cache
 from ui import chapter, engine, figures, state, widgets
 
+LENGTHS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)  # the text-length presets, cut at each context
+BYTES = {"float32": 4, "fp16": 2}  # bytes per stored number
+
+
+def lengths_up_to(context: int) -> list[int]:
+    """The presets a model can read: those below its context, and the context itself."""
+    return [n for n in LENGTHS if n < context] + [context]
+
+
+def binary(n_bytes: float) -> str:
+    """A size in MiB (2²⁰ bytes) or, from 1 GiB (2³⁰ bytes) on, in GiB, with the decimal GB beside it."""
+    if n_bytes >= 2**30:
+        return f"{n_bytes / 2**30:,.2f} GiB ({n_bytes / 1e9:,.1f} GB)"
+    return f"{n_bytes / 2**20:,.1f} MiB ({n_bytes / 1e6:,.1f} MB)"
+
+
 prose = chapter.begin("13_kv_cache.py")
 st.latex(
     r"K_{1..t} = [K_{1..t-1};\, k_t], \quad V_{1..t} = [V_{1..t-1};\, v_t], \qquad "
@@ -20,9 +36,6 @@ tr = view.trace("causal")
 run = engine.cached_run(view.text, layer_i, head_i)
 whole = engine.generate_with_cache(view.text)
 labels = figures.token_labels([t.display for t in tr.tokens])
-step = state.clamp("kv_step", 1, tr.n_tokens)  # a step beyond this sentence falls back
-if tr.n_tokens > 1:
-    step = st.slider("Step: tokens written so far", 1, tr.n_tokens, **chapter.bound("kv_step"))
 m1, m2 = st.columns(2)
 m1.metric(f"max difference, head {head_i + 1} step by step vs all at once", f"{run.max_difference:.1e}")
 m2.metric(
@@ -31,78 +44,136 @@ m2.metric(
     help=f"all {cfg.n_layers} layers and {cfg.n_heads} heads compute only the new token's q, k and v, and read the "
     "rest from the cache; compared with the last layer's vectors of one causal pass",
 )
-left, right = st.columns(2)
-with left:
-    chapter.half_chart(
-        figures.bars(
-            labels[:step],
-            run.step_weights[step - 1],
-            f"Step {step}: “{labels[step - 1]}” reads the cache",
-            "weight",
-            highlight=step - 1,
-            text_fmt=".2f",
-        ),
-        "cached_step",
-        key="fig_ch10_step",
-        layer=layer_i,
-        head=head_i,
-        mask="causal",
-    )
-with right:
-    chapter.half_chart(
-        figures.attention_heatmap(
-            run.full_weights,
-            labels,
-            "All at once",
-            half_width=True,
-        ),
-        "full_causal",
-        key="fig_ch10_full",
-        layer=layer_i,
-        head=head_i,
-        mask="causal",
-    )
+
+
+@st.fragment
+def one_step() -> None:
+    """Its own fragment: moving the step redraws only the two pictures it drives."""
+    step = state.clamp("kv_step", 1, tr.n_tokens)  # a step beyond this sentence falls back
+    if tr.n_tokens > 1:
+        step = st.slider("Step: tokens written so far", 1, tr.n_tokens, **chapter.bound("kv_step"))
+    left, right = st.columns(2)
+    with left:
+        chapter.half_chart(
+            figures.bars(
+                labels[:step],
+                run.step_weights[step - 1],
+                f"Step {step}: “{labels[step - 1]}” reads the cache",
+                "weight",
+                highlight=step - 1,
+                text_fmt=".2f",
+            ),
+            "cached_step",
+            key="fig_ch10_step",
+            layer=layer_i,
+            head=head_i,
+            mask="causal",
+        )
+    with right:
+        chapter.half_chart(
+            figures.attention_heatmap(run.full_weights, labels, "All at once", half_width=True),
+            "full_causal",
+            key="fig_ch10_full",
+            layer=layer_i,
+            head=head_i,
+            mask="causal",
+        )
+    state.sync_url()  # a fragment's rerun does not reach the end of app.py
+
+
+one_step()
+st.markdown(prose["queries"])
 
 st.header("What the cache saves, and what it costs")
 st.markdown(prose["cost"])
-c1, c2 = st.columns(2)
 gpt3 = budget.GPT3
-which = c1.radio(
-    "Model",
-    ["loaded", "gpt3"],
-    format_func={"loaded": cfg.name, "gpt3": gpt3.name}.get,
-    horizontal=True,
-    **chapter.bound("kv_model"),
-)
-sizes = cfg if which == "loaded" else gpt3
-n = c2.slider("Length of the text (tokens)", 16, 4096, **chapter.bound("kv_tokens"))
-costs = kv_cache.cache_costs(n, sizes.n_layers, sizes.n_heads, sizes.d_head, sizes.d_model)
-left, right = st.columns(2)
-with left:
-    widgets.chart(
-        figures.lines(
-            costs.tokens,
-            {"with the cache": costs.flops_with_cache, "without (rerun the prefix)": costs.flops_without_cache},
-            "Attention work for one new token",
-            "tokens so far",
-            "multiply-adds (log scale)",
-            log_y=True,
-        ),
-        "cache_flops",
-        key="fig_ch10_flops",
+
+
+@st.fragment
+def costs_section() -> None:
+    """Its own fragment: choosing the model or the length redraws only the costs."""
+    c1, c2 = st.columns(2)
+    which = c1.radio(
+        "Model",
+        ["loaded", "gpt3"],
+        format_func={"loaded": cfg.name, "gpt3": gpt3.name}.get,
+        horizontal=True,
+        **chapter.bound("kv_model"),
     )
-with right:
-    widgets.chart(
-        figures.lines(costs.tokens, {"key/value cache": costs.cache_mb}, "Cache size (float32)", "tokens so far", "MB"),
-        "cache_memory",
-        key="fig_ch10_memory",
+    sizes, context = (cfg, cfg.max_positions or cfg.max_tokens) if which == "loaded" else (gpt3, gpt3.context)
+    kv_heads = getattr(sizes, "n_kv_heads", sizes.n_heads)  # fewer than the query heads: grouped-query attention
+    lengths = lengths_up_to(context)
+    if state.get("kv_tokens") not in lengths:  # another model's length: the nearest this one can read
+        state.put("kv_tokens", max((n for n in lengths if n <= state.get("kv_tokens")), default=lengths[0]))
+    n = c2.select_slider(
+        f"Length of the text (tokens; {sizes.name} reads at most {context:,})", lengths, **chapter.bound("kv_tokens")
     )
-st.metric(f"cache at {n:,} tokens", f"{costs.cache_mb[-1]:,.1f} MB")
-gpt3_2048 = kv_cache.cache_costs(2048, gpt3.n_layers, gpt3.n_heads, gpt3.d_head, gpt3.d_model)
+    per_number = {
+        name: kv_cache.cache_costs(n, sizes.n_layers, sizes.n_heads, sizes.d_head, sizes.d_model, b, kv_heads)
+        for name, b in BYTES.items()
+    }
+    costs = per_number["float32"]
+    giga = costs.cache_bytes[-1] >= 2**30
+    unit, scale = ("GiB", 2**30) if giga else ("MiB", 2**20)
+    left, right = st.columns(2)
+    with left:
+        widgets.chart(
+            figures.lines(
+                costs.tokens,
+                {"with the cache": costs.flops_with_cache, "without (rerun the prefix)": costs.flops_without_cache},
+                "Attention work for one new token",
+                "tokens so far",
+                "multiply-adds (log scale)",
+                log_y=True,
+            ),
+            "cache_flops",
+            key="fig_ch10_flops",
+        )
+    with right:
+        widgets.chart(
+            figures.lines(
+                costs.tokens,
+                {f"{name} ({b} bytes a number)": per_number[name].cache_bytes / scale for name, b in BYTES.items()},
+                "Cache size",
+                "tokens so far",
+                f"{unit} (2{'³⁰' if giga else '²⁰'} bytes)",
+            ),
+            "cache_memory",
+            key="fig_ch10_memory",
+        )
+    m1, m2 = st.columns(2)
+    for column, (name, b) in zip((m1, m2), BYTES.items(), strict=True):
+        column.metric(f"cache at {n:,} tokens, {name} ({b} bytes a number)", binary(per_number[name].cache_bytes[-1]))
+    if kv_heads < sizes.n_heads:  # grouped-query attention: the cache keeps only the shared key/value heads
+        unshared = kv_cache.cache_costs(n, sizes.n_layers, sizes.n_heads, sizes.d_head, sizes.d_model)
+        st.markdown(
+            chapter.fill(
+                prose["grouped"],
+                model=sizes.name,
+                kv_heads=kv_heads,
+                n_heads=sizes.n_heads,
+                layers=sizes.n_layers,
+                d_head=sizes.d_head,
+                per_token=f"{2 * sizes.n_layers * kv_heads * sizes.d_head:,}",
+                per_token_unshared=f"{2 * sizes.n_layers * sizes.n_heads * sizes.d_head:,}",
+                n=f"{n:,}",
+                size=binary(costs.cache_bytes[-1]),
+                size_unshared=binary(unshared.cache_bytes[-1]),
+            )
+        )
+    state.sync_url()
+
+
+costs_section()
+gpt3_full = kv_cache.cache_costs(gpt3.context, gpt3.n_layers, gpt3.n_heads, gpt3.d_head, gpt3.d_model)
+full_bytes = gpt3_full.cache_bytes[-1]
 chapter.try_this(
     prose,
-    step=step,
-    gpt3_mb=f"{gpt3_2048.cache_mb[-1]:,.0f}",
+    context=f"{gpt3.context:,}",
+    gpt3_mib=f"{full_bytes / 2**20:,.0f}",
+    gpt3_gib=f"{full_bytes / 2**30:g}",
+    gpt3_gb=f"{full_bytes / 1e9:.1f}",
+    gpt3_fp16_gb=f"{full_bytes / 2 / 1e9:.2f}",
     layers=gpt3.n_layers,
     width=f"{gpt3.d_model:,}",
 )

@@ -33,6 +33,9 @@ def field_changed(name: str) -> None:
     state.put("bp_preset", match[0] if match else "custom")
 
 
+ROW_PX = 35  # a table row's height in Streamlit's dataframe (the header's too)
+
+
 def show_budget(b: budget.Budget, name: str, key: str) -> None:
     st.dataframe(
         {
@@ -43,7 +46,7 @@ def show_budget(b: budget.Budget, name: str, key: str) -> None:
         },
         hide_index=True,
         width="stretch",
-        height=36 * (len(b.rows) + 1) + 3,  # every row in sight, no scrolling
+        height=ROW_PX * (len(b.rows) + 1) + 3,  # every row in sight, no scrolling, no empty row after the last
     )
     widgets.chart(
         figures.bars(

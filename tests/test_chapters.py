@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import attention
-from tests.apptest import array, figure, messages, metric, run_page
+from tests.apptest import array, figure, figures, messages, metric, run_page
 from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
 from ui import chapter, engine
 from ui.chapters import CHAPTERS
@@ -135,7 +135,7 @@ def test_1_the_big_picture_reads_the_model(st_model):
     assert metric(at, "layers") == "6" and metric(at, "heads per layer") == "12 × 32"
     diagram = figure(at, "all-MiniLM-L6-v2, box by box")
     texts = [a["text"] for a in diagram["layout"]["annotations"]]
-    assert any("Multi-head attention" in t and 'href="queries_keys' in t for t in texts)  # a box opens its chapter
+    assert any("Multi-head attention" in t and 'href="heads' in t for t in texts)  # a box opens its chapter: many heads
     assert any("× 6" in t for t in texts)
     assert any("591,360 parameters per layer" in t for t in texts)  # 4 × (384 × 384 + 384)
 
@@ -159,6 +159,14 @@ def test_2_a_recurrent_state_keeps_a_fixed_share_of_dont_at_kill():
     chart = figure(at, "How much of a word d tokens back is left")
     assert array(chart["data"][0]["y"])[10] == pytest.approx(0.2 * 0.8**10)
     assert array(chart["data"][1]["y"]).min() > 0.3  # the head that looks back keeps looking, 165 tokens away
+    text = markdown(at)
+    # λ = 0.9 → 0.99 lowers "Don't"'s share, 0.1 × 0.9¹³ = 2.54 % → 0.01 × 0.99¹³ = 0.88 %, because it enters
+    # with 1 − λ (10 % → 1 %) though it keeps far more of it (0.9¹³ = 25.42 % → 0.99¹³ = 87.75 %)
+    for value in (0.1 * 0.9**13, 0.01 * 0.99**13, 0.9**13, 0.99**13):
+        assert f"{value:.2%}" in text
+    # of what the 14 words read put in (1 − λ¹⁴ of the state), "Don't" holds more at 0.99 than at 0.9
+    assert f"{0.1 * 0.9**13 / (1 - 0.9**14):.2%}" in text and f"{0.01 * 0.99**13 / (1 - 0.99**14):.2%}" in text
+    assert "for every } j \\text{ (an encoder" in at.latex[1].value  # MiniLM reads both ways
 
 
 # --- 3. similarity --------------------------------------------------------------------------------------
@@ -173,6 +181,10 @@ def test_3_similarity_toy_cosines_and_measures():
     at.toggle(key="w:sim_double").set_value(True).run()
     assert metric(at, "dot product") == "48.00" and metric(at, "cosine") == "0.9600"
     assert in_link(at, "sim_double") == "1"
+    angles = next(d.value for d in at.dataframe if "cosine, exactly" in d.value)
+    # the slides' cos 14° = 0.97 and cos 76° = 0.24, exactly: 0.970296…, 0.241922…
+    assert list(angles["cosine, exactly"]) == ["0.9703", "0.2419", "0.0000"]
+    assert list(angles["the slides write"]) == ["0.97", "0.24", "0"]
 
 
 # --- 4. context -------------------------------------------------------------------------------------------
@@ -188,6 +200,12 @@ def test_4_context_shows_which_weighting_gives_the_notes_057():
     assert list(table["rounds to the notes' 0.57 / 0.43"]) == ["no", "yes", "no"]
     assert "not a slip" in markdown(at)
     assert list(at.dataframe[2].value["nearer"]) == ["orange", "phone"]
+    assert "softmax over every distinct word" in list(table["weights"])  # the table lists "an" once
+    e, r = math.e, math.exp(s)
+    # over the five tokens, "an" counted twice: e/(e + r + 3), r/(e + r + 3), 2/(e + r + 3)
+    text = " ".join(markdown(at).split())
+    assert f"itself {e / (e + r + 3):.3f}, apple {r / (e + r + 3):.3f}, and the two" in text
+    assert f"{2 / (e + r + 3):.3f} together" in text
     at.radio(key="w:ctx_weights").set_value("normalized").run()
     spec = figure(at, "Weights: divided by the sum")
     words = list(spec["data"][0]["y"])
@@ -209,6 +227,20 @@ def test_5_queries_keys_asymmetric_unless_one_projection(model):
     assert np.allclose(kk, kk.T, atol=1e-4)
 
 
+def test_5_symmetric_scores_give_asymmetric_weights_and_the_notes_12288_is_a_width():
+    at = run_page(page("queries_keys"))
+    scores, weights = z(figure(at, "Scores: symmetric")), z(figure(at, "Softmax of each row"))
+    assert np.allclose(scores, scores.T)
+    e, r = math.e, math.exp(1 / math.sqrt(2))
+    orange_and, and_orange = 1 / (e + r + 2), 1 / (2 + 2 * e)  # by hand: rows orange (1, 1/√2, 0, 0), and (0, 0, 1, 1)
+    assert weights[0, 2] == pytest.approx(orange_and) and weights[2, 0] == pytest.approx(and_orange)
+    text = markdown(at)
+    assert f"{orange_and:.4f}" in text and f"{and_orange:.4f}" in text and "0.1482" in text and "0.1345" in text
+    assert "384 / 12 = 32" in text  # MiniLM: d_model / n_heads = d_head
+    slip = messages(at)
+    assert "12,288 is GPT-3's embedding width" in slip and "50,257" in slip and "2,048" in slip
+
+
 # --- 6. scaling ------------------------------------------------------------------------------------------
 
 
@@ -228,6 +260,10 @@ def test_6_every_spread_describes_the_histogram_beside_it():
     assert entropy["layout"]["xaxis"]["tickvals"] == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]  # no "2, 5"
     raw_h, scaled_h = (array(entropy["data"][i]["y"]) for i in (0, 1))
     assert scaled_h[-1] > 1.5 > raw_h[-1]  # at d_k = 1024
+    question = next(r.label for r in at.radio if r.label.startswith("**Question.**"))
+    # the spread is a standard deviation, not a range: √512 = 22.627…
+    assert "standard deviation of about 22." in question and f"= {math.sqrt(512):.2f}" in question
+    assert "±" not in question
 
 
 # --- 7. predicting the next word -----------------------------------------------------------------------
@@ -254,10 +290,26 @@ def test_7_an_encoder_shows_the_lessons_and_the_mask_and_names_the_decoder():
     at = run_page(page("next_word"), model="all-MiniLM-L6-v2")
     assert "is an encoder" in messages(at) and "**SmolLM2-135M**" in messages(at)
     assert "gpt2" not in messages(at)  # unavailable here: never offered as the thing to pick
-    lessons = at.dataframe[0].value
+    lessons = next(d.value for d in at.dataframe if "must predict" in d.value)
     assert list(lessons["must predict"])[:2] == ["fluffy", "blue"] and list(lessons["reads"])[:2] == ["a", "a fluffy"]
-    mask = z(figure(at, "The causal mask"))
-    assert np.isnan(mask[np.triu_indices(11, 1)]).all() and (mask[np.tril_indices(11)] == 1).all()
+    spec = figure(at, "The causal mask M: 0 where a query may look, −∞ where it may not")
+    hidden, text = z(spec), np.array(spec["data"][0]["text"])
+    # the additive mask of chapter 8's softmax(s + M): −∞ above the diagonal (a later key), 0 on and below it
+    assert (text[np.triu_indices(11, 1)] == "−∞").all() and (text[np.tril_indices(11)] == "0").all()
+    assert (hidden[np.triu_indices(11, 1)] == 1).all() and (hidden[np.tril_indices(11)] == 0).all()
+    bar = spec["data"][0]["colorbar"]
+    assert bar["ticktext"] == ["0: may look", "−∞: may not"]  # two states in the legend, no 0-to-1 scale
+    assert len({colour for _, colour in spec["data"][0]["colorscale"]}) == 2
+
+
+def test_7_the_notes_candidates_after_the_fluffy_exactly():
+    at = run_page(page("next_word"))
+    scores = [4.1, 3.1, 5.1, 5.1, 5.5]  # dog, cat, bluebird, creature, animal
+    total = sum(math.exp(s) for s in scores)
+    bars = figure(at, "The notes' candidates")
+    assert array(bars["data"][0]["y"]) == pytest.approx([math.exp(s) / total for s in scores])
+    assert f"{math.exp(5.5) / total:.4f}" == "0.3734" and "0.3734" in markdown(at)  # animal
+    assert "0.2503" in markdown(at) and "0.0339" in markdown(at)  # bluebird and creature tie; cat
 
 
 def test_7_a_decoder_predicts_every_next_token_as_transformers_does(gpt2_in_cache, tiny_reference, tiny_folder):
@@ -267,7 +319,7 @@ def test_7_a_decoder_predicts_every_next_token_as_transformers_does(gpt2_in_cach
     ids = [t.id for t in attention.trace(attention.load_model(str(tiny_folder)), FLUFFY).tokens]
     with torch.no_grad():
         p = torch.softmax(tiny_reference(torch.tensor([ids])).logits[0].double(), -1).numpy()
-    table = at.dataframe[0].value
+    table = next(d.value for d in at.dataframe if "p(answer)" in d.value)
     assert list(table["p(answer)"]) == pytest.approx(list(np.round(p[np.arange(len(ids) - 1), ids[1:]], 3)), abs=1e-3)
     assert list(table["p(best guess)"]) == pytest.approx(list(np.round(p.max(axis=1)[:-1], 3)), abs=1e-3)
     loss = -np.log(p[np.arange(len(ids) - 1), ids[1:]]).mean()
@@ -333,6 +385,14 @@ def test_10_heads_sum_equals_concat():
     assert float(metric(at, "max |Σ")) <= 1e-5
 
 
+def test_10_the_width_is_split_into_one_slice_per_head():
+    at = run_page(page("heads"))
+    assert "384 = 12 \\times 32" in at.latex[1].value  # MiniLM: d_model = n_heads × d_head
+    slices = next(d.value for d in at.dataframe if "its columns of Q, K and V" in d.value)
+    assert list(slices["its columns of Q, K and V"])[:2] == ["1–32", "33–64"] and len(slices["head"]) == 12
+    assert list(slices["its columns of Q, K and V"])[-1] == "353–384"
+
+
 def test_10_the_sentence_carries_into_the_chapters():
     at = run_page(page("heads"), text="the bank by the river bank")
     norms = figure(at, "|Δe⁽ʰ⁾|")
@@ -345,8 +405,10 @@ def test_11_position_blind_without_position_embeddings():
     assert np.allclose(z(figure(at, "Original order")), z(figure(at, "Shuffled, put back")), atol=1e-5)
     sinusoid = z(figure(at, "Sinusoidal encoding"))
     assert np.allclose(sinusoid[0, 0::2], 0) and np.allclose(sinusoid[0, 1::2], 1)
+    assert figure(at, "Original order, position embeddings off")  # the counterfactual says so in its title
     at.toggle(key="w:pos_embeddings").set_value(True).run()
     assert float(metric(at, "max difference")) > 1e-3
+    assert not any("position embeddings off" in t for t in figures(at))
 
 
 def test_12_cross_attention_shape(model):
@@ -354,6 +416,15 @@ def test_12_cross_attention_shape(model):
     w = z(figure(at, "Cross-attention weights"))
     assert w.shape == (13, attention.trace(model, "the cat sat").n_tokens)  # n_target × n_source
     assert np.allclose(w.sum(axis=1), 1.0, atol=1e-6)
+
+
+def test_12_the_encoder_decoder_picture_sends_the_sources_keys_and_values_to_cross_attention():
+    at = run_page(page("cross_attention"))
+    notes = figure(at, "Encoder and decoder")["layout"]["annotations"]
+    texts = [a["text"] for a in notes]
+    assert "<b>cross-attention</b>" in texts and "masked self-attention" in texts and "keys and values" in texts
+    into_cross = [a for a in notes if a.get("showarrow") and a.get("arrowcolor") == "#D55E00"]
+    assert len(into_cross) == 1 and into_cross[0]["ax"] < 5 < into_cross[0]["x"]  # from the encoder, to the decoder
 
 
 # --- 13. KV cache --------------------------------------------------------------------------------------------
@@ -366,7 +437,27 @@ def test_13_kv_cache_equals_full_masked_attention_and_says_it_is_an_illustration
     assert "illustration" in markdown(at)
     step = figure(at, "Step 5")
     assert float(np.sum(array(step["data"][0]["y"]))) == pytest.approx(1.0, abs=1e-5)
-    assert "18,432 MB" in markdown(at)  # GPT-3 at 2,048 tokens: 2 × 96 × 12,288 × 2,048 × 4 bytes
+    # GPT-3 at 2,048 tokens: 2 × 96 × 12,288 × 2,048 × 4 bytes = 19,327,352,832 bytes
+    assert 2 * 96 * 12288 * 2048 * 4 == 19_327_352_832 == 18_432 * 2**20 == 18 * 2**30
+    assert "18,432 MiB = 18 GiB, which is 19.3 GB" in markdown(at) and "9.66 GB" in markdown(at)
+    assert "why keys and values, and not queries" in markdown(at).lower()
+    length = at.select_slider(key="w:kv_tokens")
+    assert length.options[-1] == "512" and length.value == 512  # MiniLM reads 512 tokens: the link's 1,024 stops there
+    at.radio(key="w:kv_model").set_value("gpt3").run()
+    length = at.select_slider(key="w:kv_tokens")
+    assert length.options[-1] == "2048"  # GPT-3's context, not 4,096
+    length.set_value(2048).run()
+    assert metric(at, "cache at 2,048 tokens, float32") == "18.00 GiB (19.3 GB)"
+    assert metric(at, "cache at 2,048 tokens, fp16") == "9.00 GiB (9.7 GB)"
+    memory = figure(at, "Cache size")
+    assert array(memory["data"][0]["y"])[-1] == pytest.approx(18.0) and memory["layout"]["yaxis"]["title"]["text"] == (
+        "GiB (2³⁰ bytes)"
+    )
+    assert in_link(at, "kv_tokens") == "2048"
+    work = figure(at, "Attention work for one new token")
+    low, high = work["layout"]["yaxis"]["range"]  # powers of ten on the logarithmic axis
+    ys = np.log10(np.concatenate([array(work["data"][i]["y"]) for i in (0, 1)]))
+    assert low < ys.min() and ys.max() < high  # both curves inside the chart, none along its edge
 
 
 def test_13_on_a_decoder_the_cached_generation_equals_transformers(gpt2_in_cache):

@@ -385,3 +385,28 @@ def test_shuffling_keeps_special_tokens_only_where_a_model_has_them(tiny):
     assert list(position.shuffled_order(6, 0, keep_first=True, keep_last=True)[[0, -1]]) == [0, 5]
     blind = position.shuffle_experiment(tiny, FLUFFY, seed=2)
     assert sorted(blind.order) == list(range(len(blind.order))) and blind.gap(0) < 1e-5
+
+
+def test_the_additive_mask_is_zero_or_minus_infinity_and_gives_the_masked_softmax():
+    m = attention.masking.additive_mask(3)
+    assert m.tolist() == [[0, -np.inf, -np.inf], [0, 0, -np.inf], [0, 0, 0]]
+    s = np.array([[1.0, 2.0, 3.0], [0.5, 0.0, 9.0], [0.0, 0.0, 0.0]])
+    w = attention.ops.softmax(s + m)
+    assert w[0].tolist() == [1.0, 0.0, 0.0]
+    assert w[1, :2] == pytest.approx([math.exp(0.5) / (math.exp(0.5) + 1), 1 / (math.exp(0.5) + 1)])
+
+
+def test_the_notes_12288_is_gpt3s_width_not_a_number_of_tokens():
+    gpt3 = budget.GPT3
+    assert budget.NOTES_EMBEDDING_WIDTH == gpt3.d_model == 96 * 128
+    assert budget.NOTES_EMBEDDING_WIDTH not in (gpt3.vocab, gpt3.context)
+
+
+def test_one_projection_makes_the_scores_symmetric_but_not_the_weights():
+    sym = attention.similarity.symmetric_scores()
+    assert np.allclose(sym.scores, sym.scores.T)
+    score, orange_and, and_orange = sym.pair("orange", "and")
+    assert score == 0
+    assert orange_and == pytest.approx(1 / (math.e + math.exp(1 / math.sqrt(2)) + 2))  # 0.14823
+    assert and_orange == pytest.approx(1 / (2 + 2 * math.e))  # 0.13447
+    assert np.allclose(sym.weights.sum(axis=1), 1)

@@ -5,7 +5,7 @@ matrices: heatmaps; vectors: 2D pictures of vectors; charts: lines, histograms a
 """
 
 from .base import numbers_fit, plain, token_labels
-from .charts import bars, head_norm_bars, histograms, lines
+from .charts import bars, head_norm_bars, histograms, lines, mask_matrix
 from .matrices import attention_heatmap, big_heatmap, table_heatmap
 from .tokens import token_chips
 from .vectors import arrow_chain, before_after_figure, displacement_figure, two_vectors
@@ -20,6 +20,7 @@ __all__ = [
     "head_norm_bars",
     "histograms",
     "lines",
+    "mask_matrix",
     "numbers_fit",
     "plain",
     "table_heatmap",

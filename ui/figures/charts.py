@@ -58,13 +58,33 @@ def lines(
         title,
         400 + 26 * legend_rows,
         shapes=marker,
-        xaxis=dict(title=dict(text=x_title), **(_log_x(x) if log_x else {}), **GRID),
-        yaxis=dict(title=dict(text=y_title), **(_log_y(list(series.values())) if log_y else {}), **GRID),
+        xaxis=dict(title=dict(text=x_title, standoff=10), **(_log_x(x) if log_x else {}), **GRID),
+        yaxis=dict(
+            title=dict(text=y_title),
+            range=_padded_range(list(series.values()), log_y),
+            **(_log_y(list(series.values())) if log_y else {}),
+            **GRID,
+        ),
         # at the figure's foot, under the x axis's title, in the room the bottom margin keeps for it
         legend=dict(orientation="h", yref="container", y=0.01, yanchor="bottom"),
         margin=dict(b=74 + 26 * legend_rows),
         showlegend=legend_rows > 0,
     )
+
+
+PAD = 0.06  # the share of a y axis's span left free above and below its lines, so that none runs along an edge
+
+
+def _padded_range(values: list[np.ndarray], log_y: bool) -> list[float]:
+    """The y axis's range: every line's lowest and highest point, with PAD of the span free on each side (on a
+    logarithmic axis, in powers of ten, as plotly reads its range)."""
+    flat = np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in values])
+    flat = flat[np.isfinite(flat)]
+    if log_y:
+        flat = np.log10(np.maximum(flat, LOG_FLOOR))
+    low, high = (float(flat.min()), float(flat.max())) if flat.size else (0.0, 1.0)
+    pad = PAD * (high - low) if high > low else 0.5
+    return [low - pad, high + pad]
 
 
 LOG_Y = dict(type="log", dtick=1, exponentformat="power", minor=dict(showgrid=False, ticks=""))
@@ -370,4 +390,131 @@ def value_chain(
         textfont=dict(size=15, color=theme.INK),
         hovertext=[plain(s) for s in step_labels],
         hovertemplate="%{hovertext}<extra></extra>",
+    )
+
+
+MINUS_INFINITY = "−∞"
+SEEN = "#e3eef8"  # a cell the mask lets through: pale, so that the grey −∞ cells and their 0s both read
+
+
+def mask_matrix(
+    mask: np.ndarray,
+    rows: Sequence[str],
+    cols: Sequence[str],
+    title: str,
+    row_title: str = "queries",
+    col_title: str = "keys",
+    numbers: bool = True,
+) -> go.Figure:
+    """The additive mask M of softmax(s + M): two states only, 0 (the key may be seen) and −∞ (it may not),
+    each a colour of its own in a two-entry colour bar; never a 0-to-1 scale, which would read as weights.
+
+    mask: 0 or −∞ in every cell; rows and cols: already escaped labels."""
+    m = np.asarray(mask, dtype=float)
+    if not np.all((m == 0) | np.isneginf(m)):
+        raise ValueError("A mask holds only 0 and −∞.")
+    hidden = np.isneginf(m).astype(float)  # 0: may look, 1: masked
+    two_states = [[0.0, SEEN], [0.5, SEEN], [0.5, theme.MASKED], [1.0, theme.MASKED]]
+    text = [[MINUS_INFINITY if h else "0" for h in row] for row in hidden]
+    heatmap = dict(
+        type="heatmap",
+        z=hidden,
+        x=list(cols),
+        y=list(rows),
+        zmin=0,
+        zmax=1,
+        colorscale=two_states,
+        colorbar=dict(
+            thickness=14, len=0.5, tickvals=[0.25, 0.75], ticktext=["0: may look", "−∞: may not"], outlinewidth=1
+        ),
+        text=text,
+        customdata=text,
+        texttemplate="%{text}" if numbers else None,
+        textfont=dict(size=13),
+        xgap=1,
+        ygap=1,
+        hovertemplate=f"{row_title[:-1]}: %{{y}}<br>{col_title[:-1]}: %{{x}}<br>M = %{{customdata}}<extra></extra>",
+    )
+    slanted = len(cols) > 6
+    top = 80 + (int(label_px(cols) * 0.87) if slanted else 22)
+    return figure(
+        [heatmap],
+        dict(text=title, y=0.995, yanchor="top", yref="container"),
+        max(340, min(860, top + 60 + 34 * len(rows))),
+        xaxis=dict(title=dict(text=col_title), side="top", type="category", tickangle=-60 if slanted else 0),
+        yaxis=dict(title=dict(text=row_title), type="category", autorange="reversed"),
+        plot_bgcolor="white",
+        margin=dict(t=top, l=label_px(rows) + 45, r=20, b=20),
+    )
+
+
+def encoder_decoder_diagram(title: str) -> go.Figure:
+    """The original Transformer as the slides draw it: an encoder stack reading the source, a decoder stack
+    writing the target, and the encoder's last vectors sent to the cross-attention of every decoder block
+    as its keys and values (the decoder's own tokens give the queries). Add & Norm steps are left out."""
+    boxes = [  # (x0, y0, x1, y1, text, highlighted)
+        (0.5, 1.0, 4.0, 1.8, "embedding + positions", False),
+        (0.8, 2.8, 3.7, 3.9, "self-attention<br>(no mask)", False),
+        (0.8, 4.4, 3.7, 5.4, "MLP", False),
+        (6.0, 1.0, 9.5, 1.8, "embedding + positions", False),
+        (6.3, 2.8, 9.2, 3.9, "masked self-attention", False),
+        (6.3, 4.4, 9.2, 5.5, "<b>cross-attention</b>", True),
+        (6.3, 6.0, 9.2, 7.0, "MLP", False),
+        (6.0, 8.0, 9.5, 8.8, "linear + softmax", False),
+    ]
+    frames = [(0.6, 2.5, 3.9, 5.8, "encoder block × N"), (6.1, 2.5, 9.4, 7.4, "decoder block × N")]
+    shapes = [
+        dict(
+            type="rect",
+            x0=x0,
+            y0=y0,
+            x1=x1,
+            y1=y1,
+            line=dict(color=theme.INK, width=1),
+            fillcolor=theme.OKABE_ITO[5] if lit else "#e8f1f8",
+        )
+        for x0, y0, x1, y1, _, lit in boxes
+    ] + [
+        dict(type="rect", x0=x0, y0=y0, x1=x1, y1=y1, line=dict(color=theme.MUTED, dash="dash", width=1.5))
+        for x0, y0, x1, y1, _ in frames
+    ]
+    notes = [dict(x=(x0 + x1) / 2, y=(y0 + y1) / 2, text=text, showarrow=False) for x0, y0, x1, y1, text, _ in boxes]
+    notes += [
+        dict(x=x0 + 0.05, y=y1 + 0.05, text=text, showarrow=False, xanchor="left", yanchor="bottom", font_size=13)
+        for x0, y0, x1, y1, text in frames
+    ]
+    notes += [
+        dict(x=2.25, y=0.45, text="source sentence", showarrow=False),
+        dict(x=7.75, y=0.45, text="target, written so far", showarrow=False),
+        dict(x=7.75, y=9.45, text="next target token", showarrow=False),
+        dict(x=2.25, y=6.75, text="the source's vectors<br>(last encoder layer)", showarrow=False),
+    ]
+
+    def arrow(x0: float, y0: float, x1: float, y1: float, colour: str = theme.INK, width: float = 1.5) -> dict:
+        return dict(
+            x=x1, y=y1, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y", text="", showarrow=True,
+            arrowhead=2, arrowsize=1.2, arrowwidth=width, arrowcolor=colour,
+        )  # fmt: skip
+
+    for x in (2.25, 7.75):
+        notes += [arrow(x, 0.65, x, 1.0), arrow(x, 1.8, x, 2.8), arrow(x, 3.9, x, 4.4)]
+    notes += [arrow(2.25, 5.4, 2.25, 6.35), arrow(7.75, 5.5, 7.75, 6.0), arrow(7.75, 7.0, 7.75, 8.0)]
+    notes += [arrow(7.75, 8.8, 7.75, 9.25)]
+    cross = theme.OKABE_ITO[3]
+    notes += [
+        arrow(3.6, 6.6, 6.3, 5.15, cross, 3),  # keys and values, into every decoder block's cross-attention
+        dict(x=4.9, y=6.25, text="keys and values", showarrow=False, font=dict(color=cross, size=14), textangle=19),
+        dict(x=8.75, y=4.15, text="queries ↑", showarrow=False, font=dict(color=cross, size=13)),
+    ]
+    hidden = dict(visible=False, range=None, fixedrange=True)
+    return figure(
+        [],
+        title,
+        560,
+        shapes=shapes,
+        annotations=notes,
+        xaxis=hidden | dict(range=[0, 10]),
+        yaxis=hidden | dict(range=[0, 9.8]),
+        margin=dict(l=10, r=10, t=50, b=10),
+        plot_bgcolor="white",
     )
