@@ -128,7 +128,7 @@ for col, tr, where in ((left, moved.original, "positions 0…"), (right, moved.s
             head=head_i,
         )
 st.metric(
-    f"max difference of layer 1's scores, all {cfg.n_heads} heads, shifted by {moved.shift}",
+    f"change in layer 1's scores, all {cfg.n_heads} heads, shifted by {moved.shift}",
     f"{moved.gap(0):.1e}",
     help="Layer 1 reads the embeddings directly, so this compares what positions alone do to q·k.",
 )

@@ -498,3 +498,32 @@ def test_user_text_in_a_chapters_titles_is_escaped_never_read_as_html():
     at = run_page(page("values"), text="<i>bold</i> move", token="1")  # token 1: "<"
     chain = figure(at, "“")
     assert "&lt;" in chain["layout"]["title"]["text"] and "<i>" not in chain["layout"]["title"]["text"]
+
+
+def test_11_rotary_positions_score_by_distance_and_learned_ones_do_not(model):
+    """Shift the whole sentence 100 places along: SmolLM2's rotary positions leave the first layer's scores as
+    they were (q at m and k at n score q·R_{n−m}k), BERT's learned position vectors change them."""
+    at = run_page(page("position"), model="smollm2")
+    assert "Rotary positions (the loaded model)" in [h.value for h in at.header]
+    assert float(metric(at, "change in layer 1's scores")) < 1e-3  # rounding, on scores of size ~10
+    turn = figure(at, "smollm2: cos(position × θᵢ)")
+    angles = z(turn)
+    assert angles.shape == (64, 32) and np.allclose(angles[0], 1.0)  # position 0 does not turn
+    assert angles[1, 0] == pytest.approx(np.cos(1.0), abs=1e-6)  # pair 0 turns 1 radian a position (θ₀ = 1)
+    at = run_page(page("position"), model="all-MiniLM-L6-v2")
+    assert float(metric(at, "change in layer 1's scores")) > 1.0
+
+
+def test_10_and_13_grouped_query_attention_on_smollm2():
+    """SmolLM2: 9 query heads share 3 key/value heads; a token's cache is 2 × 30 layers × 3 × 64 = 11,520 numbers,
+    where a key and a value per query head would be 2 × 30 × 9 × 64 = 34,560."""
+    assert (2 * 30 * 3 * 64, 2 * 30 * 9 * 64) == (11_520, 34_560)
+    at = run_page(page("heads"), model="smollm2", head="5")
+    text = markdown(at)
+    assert "key/value head 2 → query heads 4, 5, 6" in text and "11,520" in text and "34,560" in text
+    assert [f for f in figures(at) if f.startswith("Query head")] == [
+        f"Query head {h}, keys of head 2<br>layer 1" for h in (4, 5, 6)
+    ]
+    assert "checked: identical" in "\n".join(c.value for c in at.caption)
+    at = run_page(page("kv_cache"), model="smollm2")
+    assert "**11,520** numbers per token instead of 34,560" in markdown(at)
