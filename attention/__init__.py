@@ -24,12 +24,13 @@ from .model import (
     UnsupportedModelError,
 )
 from .tokens import Token, read_prefix
-from .trace import MASKS, LayerTrace, Prediction, Trace, trace
+from .trace import MASKS, Knockout, LayerTrace, Prediction, Trace, trace
 
 __all__ = [
     "DEFAULT_MODEL",
     "LAYOUTS",
     "MASKS",
+    "Knockout",
     "LayerTrace",
     "Model",
     "ModelChoice",

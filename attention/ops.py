@@ -134,6 +134,12 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return e / e.sum(axis=axis, keepdims=True)
 
 
+def uniform_weights(mask: np.ndarray) -> np.ndarray:
+    """(n_queries, n_keys): each query's weight spread equally over the keys the mask lets it see (1 / count)."""
+    visible = (~mask).astype(np.float32)
+    return visible / visible.sum(axis=-1, keepdims=True)
+
+
 def attend(weights: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Each query's weighted sum of the values: (..., n_queries, n_keys) @ (..., n_keys, d_head)."""
     return weights @ v

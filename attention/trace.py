@@ -242,6 +242,17 @@ def mlp(x: np.ndarray, w: LayerWeights, cfg: ModelConfig) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class Knockout:
+    """One head taken out of a run, to see what the model loses without it (a counterfactual):
+    "zero" removes its proposal (Δe⁽ʰ⁾ = 0); "uniform" replaces its pattern by equal weights over the keys it
+    may see (what a head that looks at nothing in particular would add)."""
+
+    layer: int
+    head: int
+    kind: Literal["zero", "uniform"] = "zero"
+
+
+@dataclass(frozen=True)
 class Attention:
     """What the attention sub-layer computed, before the residual and the norm."""
 
@@ -261,11 +272,13 @@ def attention(
     mask: np.ndarray,
     positions: np.ndarray,
     past: tuple[np.ndarray, np.ndarray] | None = None,
+    knockout: Knockout | None = None,
 ) -> Attention:
     """MultiHead(x) = Concat(head_1 … head_h) W_O + b_O, head_h = softmax(mask(q kᵀ / √d_head)) v.
 
     positions: (n_queries,) the tokens' places, which rotary positions turn q and k by.
     past: a KV cache's earlier keys and values, (n_kv_heads, t, d_head) each, read before the new ones.
+    knockout: a head of this layer to take out (its layer is not checked here: the caller passes it or None).
     """
     q = ops.split_heads(ops.linear(x, w.w_q, w.b_q), cfg.n_heads)  # (n_heads, n_tokens, d_head)
     k = ops.split_heads(ops.linear(x, w.w_k, w.b_k), cfg.n_kv_heads)  # (n_kv_heads, n_tokens, d_head)
@@ -277,7 +290,12 @@ def attention(
         k, v = np.concatenate([past[0], k], axis=1), np.concatenate([past[1], v], axis=1)
     s = ops.scores(q, ops.share_kv(k, cfg.n_heads))  # (n_heads, n_queries, n_keys)
     weights = ops.softmax(ops.apply_mask(ops.scale(s, cfg.d_head), mask))
+    if knockout is not None and knockout.kind == "uniform":
+        weights = weights.copy()
+        weights[knockout.head] = ops.uniform_weights(mask)  # equal weights over the keys the mask lets it see
     head_outputs = ops.attend(weights, ops.share_kv(v, cfg.n_heads))  # (n_heads, n_queries, d_head)
+    if knockout is not None and knockout.kind == "zero":
+        head_outputs[knockout.head] = 0.0  # its proposal removed: Δe⁽ʰ⁾ = 0
     output = ops.linear(ops.merge_heads(head_outputs), w.w_o, w.b_o)  # (n_queries, d_model)
     return Attention(q, k, v, s, weights, head_outputs, output)
 
@@ -300,25 +318,30 @@ def block(
     mask: np.ndarray,
     positions: np.ndarray,
     past: tuple[np.ndarray, np.ndarray] | None = None,
+    knockout: Knockout | None = None,
 ) -> Block:
     """One transformer block. Norm after each sub-layer (the original Transformer, BERT), or before it, on a
     residual stream that is itself never normalized (GPT-2, Llama)."""
     if cfg.norm_position == "post":
-        att = attention(x, w, cfg, mask, positions, past)
+        att = attention(x, w, cfg, mask, positions, past, knockout)
         updated = norm(x + att.output, w.norm_attention, cfg)
         ffn_output = mlp(updated, w, cfg)
         return Block(x, att, updated, ffn_output, norm(updated + ffn_output, w.norm_ffn, cfg))
     attention_input = norm(x, w.norm_attention, cfg)
-    att = attention(attention_input, w, cfg, mask, positions, past)
+    att = attention(attention_input, w, cfg, mask, positions, past, knockout)
     updated = x + att.output
     ffn_output = mlp(norm(updated, w.norm_ffn, cfg), w, cfg)
     return Block(attention_input, att, updated, ffn_output, updated + ffn_output)
 
 
-def layer_forward(index: int, x: np.ndarray, model: Model, mask: np.ndarray, positions: np.ndarray) -> LayerTrace:
+def layer_forward(
+    index: int, x: np.ndarray, model: Model, mask: np.ndarray, positions: np.ndarray, knockout: Knockout | None = None
+) -> LayerTrace:
     """One block of the model, every intermediate kept (read-only)."""
     w = model.layers[index]
-    out = block(x, w, model.config, mask, positions)
+    out = block(
+        x, w, model.config, mask, positions, knockout=knockout if knockout and knockout.layer == index else None
+    )
     att = out.attention
     return LayerTrace(
         index=index,
@@ -347,7 +370,12 @@ def final_logits(model: Model, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def trace(
-    model: Model, text: str, mask: MaskKind | None = None, max_tokens: int | None = None, positions: bool = True
+    model: Model,
+    text: str,
+    mask: MaskKind | None = None,
+    max_tokens: int | None = None,
+    positions: bool = True,
+    knockout: Knockout | None = None,
 ) -> Trace:
     """Run `text` through every layer, keeping every intermediate.
 
@@ -355,6 +383,7 @@ def trace(
     counterfactual, and the trace says so (`mask_is_real`).
     max_tokens: cut the text to at most this many tokens; at most the model's own limit.
     positions: False leaves out the position embeddings (a counterfactual; the model was trained with them).
+    knockout: a head taken out of the run (a counterfactual; see Knockout).
     Raises ValueError for empty text or an unknown mask, with a message the UI can show.
     """
     mask = model.config.native_mask if mask is None else mask
@@ -363,7 +392,9 @@ def trace(
     cfg = model.config
     limit = cfg.max_tokens if max_tokens is None else max(2, min(int(max_tokens), cfg.max_tokens))
     toks = tokenize(model.tokenizer, text, limit)
-    return trace_tokens(model, toks.tokens, text, mask, positions, toks.n_dropped, toks.chars_dropped)
+    return trace_tokens(
+        model, toks.tokens, text, mask, positions, toks.n_dropped, toks.chars_dropped, knockout=knockout
+    )
 
 
 def trace_tokens(
@@ -375,10 +406,12 @@ def trace_tokens(
     n_dropped: int = 0,
     chars_dropped: int = 0,
     first_position: int = 0,
+    knockout: Knockout | None = None,
 ) -> Trace:
     """Run already tokenized input (in the order given) through every layer.
 
-    first_position: the place of the first token (0; more to shift the whole text along, as if it came later)."""
+    first_position: the place of the first token (0; more to shift the whole text along, as if it came later).
+    knockout: a head taken out of the run (a counterfactual, to see what the model loses without it)."""
     cfg = model.config
     mask = cfg.native_mask if mask is None else mask
     mask_matrix = make_mask(mask, len(tokens))
@@ -387,7 +420,7 @@ def trace_tokens(
     places = first_position + np.arange(len(tokens)) if positions else np.zeros(len(tokens), dtype=int)
     layers = []
     for i in range(cfg.n_layers):
-        layers.append(layer_forward(i, x, model, mask_matrix, places))
+        layers.append(layer_forward(i, x, model, mask_matrix, places, knockout))
         x = layers[-1].output
     final = next_logits = vocabulary = None
     if cfg.predicts_next_token:  # a decoder: its final norm, then the output head
