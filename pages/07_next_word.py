@@ -31,7 +31,7 @@ with right:
         figures.bars(
             list(candidates),
             list(candidates.values()),
-            "The notes' candidates after “the fluffy”: softmax of their scores",
+            "After “the fluffy”: the notes' scores, softmaxed",
             "probability",
             highlight=int(np.argmax(list(candidates.values()))),
             text_fmt=".4f",
