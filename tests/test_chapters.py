@@ -306,7 +306,7 @@ def test_7_the_notes_candidates_after_the_fluffy_exactly():
     at = run_page(page("next_word"))
     scores = [4.1, 3.1, 5.1, 5.1, 5.5]  # dog, cat, bluebird, creature, animal
     total = sum(math.exp(s) for s in scores)
-    bars = figure(at, "The notes' candidates")
+    bars = figure(at, "After “the fluffy”: the notes' scores")
     assert array(bars["data"][0]["y"]) == pytest.approx([math.exp(s) / total for s in scores])
     assert f"{math.exp(5.5) / total:.4f}" == "0.3734" and "0.3734" in markdown(at)  # animal
     assert "0.2503" in markdown(at) and "0.0339" in markdown(at)  # bluebird and creature tie; cat
