@@ -234,20 +234,27 @@ def classify(shares: dict[str, np.ndarray], normalized: np.ndarray, induction: n
 def head_roles(tr: Trace, induction: np.ndarray | None = None) -> HeadRoles:
     """Every head's measures on this trace, and its role. induction: (n_layers, n_heads) from induction_scores
     (it needs its own run over random tokens); without it no head is called "induction"."""
-    w, mask, sep = tr.weights, tr.layers[0].mask, sep_position(tr.tokens)
+    return roles_of(tr.weights, tr.layers[0].mask, sep_position(tr.tokens), induction)
+
+
+def roles_of(
+    weights: np.ndarray, mask: np.ndarray | None = None, sep: int | None = None, induction: np.ndarray | None = None
+) -> HeadRoles:
+    """head_roles from the weights themselves, (n_layers, n_heads, n_tokens, n_tokens): mask (n_tokens, n_tokens)
+    True where a query may not see a key (None: all visible); sep the position of [SEP], if there is one."""
     shares = {
-        "previous token": previous_token_share(w, mask),
-        "first token": first_token_share(w, mask),
-        "[SEP]": sep_share(w, sep, mask),
-        "self": self_share(w, sep),
+        "previous token": previous_token_share(weights, mask),
+        "first token": first_token_share(weights, mask),
+        "[SEP]": sep_share(weights, sep, mask),
+        "self": self_share(weights, sep),
     }
-    normalized = normalized_entropy(w, mask)
+    normalized = normalized_entropy(weights, mask)
     return HeadRoles(
         previous_token_share=shares["previous token"],
         first_token_share=shares["first token"],
         sep_share=shares["[SEP]"],
         self_share=shares["self"],
-        entropy=entropy(w, mask),
+        entropy=entropy(weights, mask),
         normalized_entropy=normalized,
         induction_score=induction,
         roles=classify(shares, normalized, induction),
