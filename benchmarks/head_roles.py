@@ -26,14 +26,21 @@ MODELS = (  # (name, sentence, knocked-out head, target for the role map in seco
 )
 
 
-def median_seconds(run, repeats: int) -> float:
+def median_seconds(run, repeats: int) -> tuple[float, float]:
+    """(the median wall-clock time of `run`, the median CPU time of this process): on a shared machine the wall
+    clock also counts the other processes' turns, the CPU time only ours (numpy's threads added up)."""
     run()  # warm: first-call costs (caches of unpacked weights, imports) are not the page's
-    times = []
+    wall, cpu = [], []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         run()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return statistics.median(wall), statistics.median(cpu)
+
+
+def row(what: str, seconds: tuple[float, float], note: str = "") -> str:
+    return f"  {what:<38} {seconds[0] * 1000:8.1f} ms   cpu {seconds[1] * 1000:8.1f} ms   {note}"
 
 
 def main() -> None:
@@ -45,22 +52,20 @@ def main() -> None:
         model = attention.load_model(name)
         cached = attention.trace(model, text)
         label = model.config.name
-        measures = median_seconds(lambda: head_roles(cached), args.repeats)  # noqa: B023
+        n = model.config.n_layers * model.config.n_heads
+        print(f"{label} ({n} heads, {cached.n_tokens} tokens), median of {args.repeats}, wall clock and CPU:")
+        print(row("measures on the cached trace", median_seconds(lambda: head_roles(cached), args.repeats)))  # noqa: B023
         role_map = median_seconds(lambda: head_roles(cached, induction_scores(model)), args.repeats)  # noqa: B023
+        verdict = "within" if role_map[0] <= target else "OVER"
+        print(row("role map, induction run included", role_map, f"({verdict} the {target} s target)"))
         one_trace = median_seconds(lambda: attention.trace(model, text), args.repeats)  # noqa: B023
+        print(row("one trace", one_trace))
         knockout = median_seconds(
             lambda: knockout_effect(model, text, layer, head, "zero", before=cached),  # noqa: B023
             args.repeats,
         )
-        n = model.config.n_layers * model.config.n_heads
-        print(f"{label} ({n} heads, {cached.n_tokens} tokens), median of {args.repeats}:")
-        print(f"  measures on the cached trace           {measures * 1000:8.1f} ms")
-        verdict = "within" if role_map <= target else "OVER"
-        print(f"  role map, induction run included       {role_map * 1000:8.1f} ms   ({verdict} the {target} s target)")
-        print(f"  one trace                              {one_trace * 1000:8.1f} ms")
-        print(
-            f"  one knock-out (layer {layer}, head {head})      {knockout * 1000:8.1f} ms   ({knockout / one_trace:.2f}× a trace)"
-        )
+        ratio = f"({knockout[0] / one_trace[0]:.2f}× a trace, cpu {knockout[1] / one_trace[1]:.2f}×)"
+        print(row(f"one knock-out (layer {layer}, head {head})", knockout, ratio))
         counts[label] = head_roles(cached, induction_scores(model)).counts
     print("\nHeads in each role:")
     roles = list(next(iter(counts.values())))
