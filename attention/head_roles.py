@@ -13,6 +13,10 @@ rules pick the same key are left out of both, so that a head that does one thing
     entropy          −Σ_j w_ij log w_ij, in nats; normalized by log(visible keys), the uniform row's
     induction        Olsson et al. 2022: on N random tokens seen twice, the weight a token of the second copy
                      puts on the token that followed its first occurrence
+
+A head's role (classify): "induction" if its induction score is above INDUCTION, else the largest share above its
+threshold, else "broad" if its normalized entropy is above BROAD, else "mixed". The induction score is measured on
+its own run (induction_scores(model): fixed for a model, worth caching), passed to head_roles beside the trace.
 """
 
 from __future__ import annotations
