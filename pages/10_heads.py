@@ -3,8 +3,10 @@
 import numpy as np
 import streamlit as st
 
+import attention
+import attention.tokens
 from attention import budget, heads
-from ui import chapter, engine, figures, widgets
+from ui import chapter, engine, figures, state, widgets
 
 prose = chapter.begin("10_heads.py")
 st.latex(
@@ -135,6 +137,115 @@ else:
             d_head=cfg.d_head,
         )
     )
+st.header("What each head does, and whether it matters")
+found = engine.roles(view.text, None)
+st.markdown(chapter.fill(prose["roles"], model=cfg.name, n_layers=cfg.n_layers, n_heads=cfg.n_heads))
+measures = {
+    "previous token": found.previous_token_share,
+    "first token": found.first_token_share,
+    "[SEP]": found.sep_share,
+    "self": found.self_share,
+    "entropy (normalized)": found.normalized_entropy,
+    "induction": found.induction_score,
+}
+picked = st.plotly_chart(
+    figures.role_map(found.roles, measures, f"{cfg.name}: the role of every head", chosen=(layer_i, head_i)),
+    key="fig_ch10_roles",
+    on_select="rerun",
+    selection_mode="points",
+    theme=None,
+    config={"displayModeBar": False},
+)
+points = (picked or {}).get("selection", {}).get("points", [])
+if points and points[0].get("customdata"):
+    chosen_layer, chosen_head = (int(v) for v in points[0]["customdata"])
+    state.put("layer", chosen_layer + 1)
+    state.put("head", chosen_head + 1)
+    st.switch_page(chapter.ROOT / "pages" / "00_explorer.py")
+counts = found.counts
+st.caption(
+    " · ".join(f"{role}: {n}" for role, n in counts.items() if n)
+    + f" (of {cfg.n_layers * cfg.n_heads} heads). Click a head to open it in the explorer."
+)
+first_last = float(found.first_token_share.mean())
+if cfg.predicts_next_token:
+    last_row_sink = float(view.trace().weights[:, :, -1, 0].mean())
+    st.markdown(
+        chapter.fill(
+            prose["sink"],
+            model=cfg.name,
+            share=f"{last_row_sink:.3f}",
+            mean=f"{first_last:.2f}",
+            n=len(view.trace().tokens),
+        )
+    )
+    shares, y_title = found.first_token_share, "weight on the first token"
+    shares_title = f"{cfg.name}: attention on the first token, by layer"
+else:
+    sep_layers = np.nanmean(found.sep_share, axis=1)
+    st.markdown(
+        chapter.fill(
+            prose["sep"],
+            model=cfg.name,
+            top=f"{np.nanmax(sep_layers):.2f}",
+            first=f"{first_last:.2f}",
+        )
+    )
+    shares, y_title = found.sep_share, "weight on [SEP]"
+    shares_title = f"{cfg.name}: attention on [SEP], by layer"
+widgets.chart(figures.share_by_layer(shares, shares_title, y_title), "share_by_layer", key="fig_ch10_share")
+
+st.subheader(f"Remove head {head_i + 1} of layer {layer_i + 1}")
+kind = st.radio(
+    "How",
+    ["zero", "uniform"],
+    format_func={"zero": "remove its proposal (Δe = 0)", "uniform": "make its pattern uniform"}.get,
+    horizontal=True,
+    key="w:ko_kind",
+)
+gone = engine.removed(view.text, layer_i, head_i, kind)
+
+
+def shown(p: attention.Prediction) -> str:
+    """A predicted token as a person reads it (a byte-level "Ġforest" as "␣forest")."""
+    return attention.tokens.readable(view.model.tokenizer, p.token, p.id)
+
+
+if gone.kl_divergence is not None:
+    st.markdown(chapter.fill(prose["removed_decoder"], kl=f"{gone.kl_divergence:.4f}"))
+    st.dataframe(
+        {
+            "next token, with every head": [shown(p) for p in gone.top_before],
+            "probability": [f"{p.probability:.3f}" for p in gone.top_before],
+            "without the head": [f"{q:.3f}" for q in gone.top_before_after],
+            "next token, without the head": [shown(p) for p in gone.top_after],
+            "its probability": [f"{p.probability:.3f}" for p in gone.top_after],
+        },
+        hide_index=True,
+    )
+else:
+    st.markdown(
+        chapter.fill(
+            prose["removed_encoder"],
+            sentence=f"{gone.sentence_cosine:.4f}",
+            lowest=f"{gone.token_cosines.min():.4f}",
+            token=texts[int(gone.token_cosines.argmin())],
+        )
+    )
+    widgets.chart(
+        figures.bars(
+            labels,
+            gone.token_cosines,
+            "Each token's final vector: cosine, with and without the head",
+            "cosine",
+            text_fmt=".3f",
+        ),
+        "removed_cosines",
+        key="fig_ch10_removed",
+        layer=layer_i,
+        head=head_i,
+    )
+
 norms = heads.displacement_norms(layer)
 chapter.try_this(
     prose,

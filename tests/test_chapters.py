@@ -527,3 +527,18 @@ def test_10_and_13_grouped_query_attention_on_smollm2():
     assert "checked: identical" in "\n".join(c.value for c in at.caption)
     at = run_page(page("kv_cache"), model="smollm2")
     assert "= **11,520** numbers per token instead of\n34,560" in markdown(at)
+
+
+def test_10_head_roles_and_a_removed_head_on_both_models():
+    at = run_page(page("heads"), model="smollm2", text="The capital of France is", layer="18", head="7")
+    counts = next(c.value for c in at.caption if "(of 270 heads)" in c.value)
+    assert "first token:" in counts and "induction:" in counts  # the sink, and the heads the repeat probe finds
+    roles = figure(at, "smollm2: the role of every head")
+    assert sum(len(array(t["x"])) for t in roles["data"] if t.get("showlegend") is not False) == 270
+    assert "KL =" in markdown(at)
+    table = next(d.value for d in at.dataframe if "next token, with every head" in d.value)
+    assert table["next token, with every head"].iloc[0] == "␣Paris"
+    assert float(table["probability"].iloc[0]) == pytest.approx(0.773, abs=1e-3)  # transformers gives 0.773
+    at = run_page(page("heads"), model="all-MiniLM-L6-v2")
+    cosines = array(figure(at, "Each token's final vector")["data"][0]["y"])
+    assert (cosines <= 1 + 1e-6).all() and cosines.min() < 1  # something moved, nothing beyond a cosine's range

@@ -25,7 +25,20 @@ import streamlit as st
 import attention
 import attention.loading
 import attention.tokens
-from attention import budget, context, cross, geometry, heads, kv_cache, motivation, position, prediction, scaling
+from attention import (
+    budget,
+    context,
+    cross,
+    geometry,
+    head_roles,
+    heads,
+    knockouts,
+    kv_cache,
+    motivation,
+    position,
+    prediction,
+    scaling,
+)
 
 from . import state
 
@@ -379,3 +392,49 @@ def distance_experiment(name: str) -> motivation.DistanceExperiment:
 @st.cache_resource(show_spinner=False, max_entries=4)
 def tokens_apart(name: str, text: str, first: str, second: str) -> int:
     return motivation.tokens_apart(model(name), text, first, second)
+
+
+# --- what each head does ----------------------------------------------------------------------------------
+
+
+@per_model
+@st.cache_resource(show_spinner=False, max_entries=4)
+def induction_scores(name: str) -> np.ndarray:
+    """(n_layers, n_heads): each head's induction score, on the fixed repeated random tokens (once per model)."""
+    return head_roles.induction_scores(model(name))
+
+
+@per_model
+@st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
+def roles(name: str, text: str, mask: str | None) -> head_roles.HeadRoles:
+    """Every head's measures on this text and its role, the induction run included: once per sentence."""
+    return head_roles.head_roles(trace(text, mask, name), induction_scores.cached(name))
+
+
+@dataclass(frozen=True)
+class Removed:
+    """What one head's knock-out changed, without the two traces (a cache entry stays small)."""
+
+    kind: str
+    token_cosines: np.ndarray
+    sentence_cosine: float | None
+    top_before: tuple[attention.Prediction, ...]
+    top_after: tuple[attention.Prediction, ...]
+    top_before_after: tuple[float, ...]
+    kl_divergence: float | None
+
+
+@per_model
+@st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
+def removed(name: str, text: str, layer_i: int, head: int, kind: str) -> Removed:
+    """The model run again without one head (its Δe zeroed, or its pattern made uniform), beside its own run."""
+    e = knockouts.knockout_effect(model(name), text, layer_i, head, kind, before=trace(text, None, name))
+    return Removed(
+        e.knockout.kind,
+        e.token_cosines,
+        e.sentence_cosine,
+        e.top_before,
+        e.top_after,
+        e.top_before_after,
+        e.kl_divergence,
+    )

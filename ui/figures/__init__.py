@@ -1,12 +1,13 @@
 """Figure builders: plain arrays and token labels in, a plotly Figure out. No Streamlit here.
 
 base: what they share (escaped labels, margins, the figure in one step); tokens: the token chips;
-matrices: heatmaps; vectors: 2D pictures of vectors; charts: lines, histograms and bars.
+matrices: heatmaps; vectors: 2D pictures of vectors; charts: lines, histograms and bars; roles: the map of what each head does.
 """
 
 from .base import numbers_fit, plain, token_labels
 from .charts import bars, head_norm_bars, histograms, lines, mask_matrix
 from .matrices import attention_heatmap, big_heatmap, table_heatmap
+from .roles import role_map, share_by_layer
 from .tokens import token_chips
 from .vectors import arrow_chain, before_after_figure, displacement_figure, two_vectors
 
@@ -23,6 +24,8 @@ __all__ = [
     "mask_matrix",
     "numbers_fit",
     "plain",
+    "role_map",
+    "share_by_layer",
     "table_heatmap",
     "token_chips",
     "token_labels",

@@ -1,0 +1,115 @@
+"""What each head does, for the whole model: a map of layers × heads, each head a square coloured by its role."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .. import theme
+from .base import plain
+
+# one colour per role, from the palette every figure uses; "mixed" in grey: no single behaviour to name
+ROLE_COLOURS = {
+    "first token": theme.OKABE_ITO[0],
+    "previous token": theme.OKABE_ITO[1],
+    "[SEP]": theme.OKABE_ITO[2],
+    "self": theme.OKABE_ITO[3],
+    "induction": theme.OKABE_ITO[4],
+    "broad": theme.OKABE_ITO[5],
+    "mixed": theme.MASKED,
+}
+
+
+def role_map(
+    roles: np.ndarray, measures: dict[str, np.ndarray], title: str, chosen: tuple[int, int] | None = None
+) -> go.Figure:
+    """(n_layers, n_heads) roles as squares, layer 1 at the top, one trace per role (its legend entry, and a click
+    on a square selects that head: customdata holds its 0-based layer and head). measures: name → (n_layers,
+    n_heads), shown on hover. chosen: the (layer, head) the page shows, outlined."""
+    n_layers, n_heads = roles.shape
+    fig = go.Figure()
+    for role, colour in ROLE_COLOURS.items():
+        layers, heads = np.nonzero(roles == role)
+        if not len(layers):
+            continue
+        hover = [
+            f"layer {li + 1}, head {h + 1}: {role}<br>"
+            + "<br>".join(f"{plain(n)} {v[li, h]:.2f}" for n, v in measures.items() if np.isfinite(v[li, h]))
+            for li, h in zip(layers, heads, strict=True)
+        ]
+        fig.add_trace(
+            go.Scatter(
+                x=heads + 1,
+                y=layers + 1,
+                mode="markers",
+                name=f"{role} ({len(layers)})",
+                marker=dict(symbol="square", size=_square(n_layers, n_heads), color=colour, line=dict(width=0)),
+                customdata=np.stack([layers, heads], axis=1),
+                hovertext=hover,
+                hoverinfo="text",
+            )
+        )
+    if chosen is not None:
+        fig.add_trace(
+            go.Scatter(
+                x=[chosen[1] + 1],
+                y=[chosen[0] + 1],
+                mode="markers",
+                name="shown",
+                marker=dict(
+                    symbol="square-open", size=_square(n_layers, n_heads) + 6, color=theme.INK, line=dict(width=3)
+                ),
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
+    height = min(760, 120 + n_layers * (_square(n_layers, n_heads) + 4))
+    fig.update_layout(
+        title=title,
+        height=height,
+        xaxis=dict(
+            title="head",
+            tickmode="array",
+            tickvals=list(range(1, n_heads + 1)),
+            range=[0.3, n_heads + 0.7],
+            showgrid=False,
+        ),
+        yaxis=dict(
+            title="layer",
+            tickmode="array",
+            tickvals=list(range(1, n_layers + 1)) if n_layers <= 12 else list(range(1, n_layers + 1, 2)),
+            range=[n_layers + 0.7, 0.3],
+            showgrid=False,
+        ),
+        legend=dict(orientation="v", x=1.02, y=1, title="role (heads)"),
+        clickmode="event+select",
+        dragmode=False,
+    )
+    return fig
+
+
+def _square(n_layers: int, n_heads: int) -> int:
+    """Marker size in pixels, so that a map of 30 layers still fits a 1280×720 screen."""
+    return 26 if n_layers <= 12 else 17
+
+
+def share_by_layer(shares: np.ndarray, title: str, y_title: str) -> go.Figure:
+    """Each layer's mean share (over its heads), as bars, on a 0–1 axis."""
+    means = np.nanmean(shares, axis=1)
+    fig = go.Figure(
+        go.Bar(
+            x=np.arange(1, len(means) + 1),
+            y=means,
+            text=[f"{m:.2f}" for m in means],
+            textposition="outside",
+            marker_color=theme.OKABE_ITO[0],
+        )
+    )
+    fig.update_layout(
+        title=title,
+        xaxis=dict(title="layer", tickmode="array", tickvals=list(range(1, len(means) + 1))),
+        yaxis=dict(title=y_title, range=[0, 1.08]),
+        height=330,
+        showlegend=False,
+    )
+    return fig
