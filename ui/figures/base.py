@@ -59,6 +59,25 @@ def label_px(labels: Sequence[str], font_px: int = 15) -> int:
     return int(0.62 * font_px * longest) + 8
 
 
+TICK_PX = 15  # token labels on an axis: the template's type, when each has the room
+SMALLEST_TICK_PX = 8  # smaller labels cannot be read: below it every k-th token is labelled instead
+TICK_ROOM = 0.8  # a label's size per pixel of its cell: a line of text is about 1.1 times its size tall, and a
+# label slanted at 60° (or a row's label) is given sin 60° ≈ 0.87 of the cell's width across its line
+
+
+def tick_px(cell_px: float, largest: int = TICK_PX) -> int:
+    """The largest label size, up to `largest`, at which one label fits each cell of an axis."""
+    return max(SMALLEST_TICK_PX, min(largest, int(cell_px * TICK_ROOM)))
+
+
+def token_ticks(labels: Sequence[str], cell_px: float, size: int) -> dict:
+    """Axis settings that label every token at `size` px, with explicit ticks: plotly's own would skip every
+    other label on a short axis. Only where even the smallest type overlaps is every k-th token labelled."""
+    step = max(1, int(np.ceil(size / (cell_px * TICK_ROOM)))) if size <= SMALLEST_TICK_PX else 1
+    shown = list(labels)[::step]
+    return dict(tickmode="array", tickvals=shown, ticktext=shown, tickfont=dict(size=size))
+
+
 def figure(traces: Sequence[dict], title: str | dict, height: int, **layout) -> go.Figure:
     """The figure in one step, with our template. Plotly checks a figure given whole several times faster
     than one updated property by property, and every chart is rebuilt on every change of the view.

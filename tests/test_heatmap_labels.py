@@ -1,0 +1,40 @@
+"""Heatmaps of real sentences label every token: plotly's own ticks skipped every other one on a short axis."""
+
+import numpy as np
+import pytest
+
+from ui import figures
+from ui.figures.base import NUMBERS_UP_TO, SMALLEST_TICK_PX, TICK_ROOM
+
+SENTENCE = ["a", "fluffy", "blue", "creature", "roamed", "the", "verdant", "forest"]
+
+
+def words(n: int) -> list[str]:
+    return figures.token_labels([SENTENCE[i % len(SENTENCE)] for i in range(n)])
+
+
+@pytest.mark.parametrize("half_width", [True, False])
+@pytest.mark.parametrize("n", [4, 7, 13, NUMBERS_UP_TO])
+def test_every_token_is_labelled_up_to_the_numbers_limit(n: int, half_width: bool) -> None:
+    labels = words(n)
+    fig = figures.attention_heatmap(np.full((n, n), 1 / n), labels, "weights", half_width=half_width)
+    for axis in (fig.layout.xaxis, fig.layout.yaxis):
+        assert axis.tickmode == "array"
+        assert list(axis.tickvals) == labels and list(axis.ticktext) == labels
+        assert axis.tickfont.size >= SMALLEST_TICK_PX
+
+
+def test_labels_shrink_to_fit_their_cells_before_any_is_skipped() -> None:
+    small, large = (figures.attention_heatmap(np.eye(n), words(n), "t", half_width=True) for n in (16, 6))
+    assert small.layout.xaxis.tickfont.size < large.layout.xaxis.tickfont.size
+    # a half-width figure on a 1280 px screen: about 400 px, less the labels, the margins and the colour bar
+    plot_px = (820 - 16) / 2 - small.layout.margin.l - small.layout.margin.r - 70
+    assert small.layout.xaxis.tickfont.size <= TICK_ROOM * plot_px / 16 + 1
+
+
+def test_a_long_sentence_labels_every_kth_token_at_the_smallest_size() -> None:
+    n = 120
+    fig = figures.attention_heatmap(np.eye(n), words(n), "t", half_width=True)
+    ticks = list(fig.layout.xaxis.tickvals)
+    assert fig.layout.xaxis.tickfont.size == SMALLEST_TICK_PX
+    assert 1 < len(ticks) < n and ticks[0] == words(n)[0]
