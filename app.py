@@ -19,7 +19,8 @@ st.set_page_config(page_title="Attention, step by step", page_icon=str(ROOT / "a
 
 home = st.Page(ROOT / "pages" / "00_explorer.py", title="Explorer", icon=":material/search:", default=True)
 lesson = [st.Page(ROOT / "pages" / c.file, title=c.title) for c in chapters.CHAPTERS]
+pages = {"Explore": [home], "The lesson": lesson} if lesson else [home]
 try:
-    st.navigation({"Explore": [home], "The lesson": lesson} if lesson else [home]).run()
+    st.navigation(pages, expanded=True).run()  # every chapter listed: by default ten, then "View 5 more"
 finally:
     state.sync_url()  # the URL always holds what is on screen (after st.stop(), see state.init)
