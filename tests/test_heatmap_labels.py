@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from ui import figures
+from ui.figures import head_view
 from ui.figures.base import NUMBERS_UP_TO, SMALLEST_TICK_PX, TICK_ROOM
 
 SENTENCE = ["a", "fluffy", "blue", "creature", "roamed", "the", "verdant", "forest"]
@@ -38,3 +39,11 @@ def test_a_long_sentence_labels_every_kth_token_at_the_smallest_size() -> None:
     ticks = list(fig.layout.xaxis.tickvals)
     assert fig.layout.xaxis.tickfont.size == SMALLEST_TICK_PX
     assert 1 < len(ticks) < n and ticks[0] == words(n)[0]
+
+
+@pytest.mark.parametrize(("layout", "corner"), [("paper", "keys →<br>queries ↓"), ("notes", "queries →<br>keys ↓")])
+def test_the_steps_corner_names_what_the_rows_and_columns_are(layout: str, corner: str) -> None:
+    n = 5
+    steps = [np.zeros((1, n, n))] * 4
+    fig = head_view.steps_figure(steps, words(n), 0, [0], "Layer 1 · head 1", layout=layout)
+    assert corner in [a.text for a in fig.layout.annotations]

@@ -467,7 +467,8 @@ def steps_figure(
         )
         title_top = y0 - (panels.x_band if panels.x_labels[k] else 0)
         notes_on_figure.append(_panel_name(titles[k], x0 / W, _fy(title_top, H), ty.base, align="left"))
-    corner = f"{col_name}s →<br>{'queries' if row_name == 'query' else 'keys'} ↓"
+    plural = {"query": "queries", "key": "keys"}
+    corner = f"{plural[col_name]} →<br>{plural[row_name]} ↓"  # what the columns and the rows are
     notes_on_figure.append(
         dict(
             text=corner,
