@@ -9,6 +9,7 @@ column's width and the window's height, which the head buttons report.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import streamlit as st
@@ -193,7 +194,7 @@ class HeadView:
         if not self.presenter:
             st.markdown(prose["qkv"])
         st.latex(r"q_i = W_Q\,e_i + b_Q \qquad k_j = W_K\,e_j + b_K \qquad v_j = W_V\,e_j + b_V")
-        head_switch.head_switch(self.n_heads, key="heads_qkv", measure=True)
+        head_switch.head_switch(self.n_heads, key="heads_qkv", measure=True, presenter=self.presenter)
         q, k, v = (a[self.heads][:, keep] for a in (layer.q, layer.k, layer.v))
         title = self.title("queries, keys and values", f" ({len(keep)} tokens × {layer.d_head})")
         fig = head_view.qkv_figure(q, k, v, self.labels, h, self.heads, title, head_switch.canvas(self.type))
@@ -201,6 +202,9 @@ class HeadView:
 
     def steps(self) -> None:
         ix = np.ix_(self.keep, self.keep)
+        canvas = head_switch.canvas(self.type)
+        if self.presenter:  # on a projector each row of two steps fills the screen, read one after the other
+            canvas = replace(canvas, height=2 * canvas.height)
         fig = head_view.steps_figure(
             [m[self.heads][(slice(None), *ix)] for m in self.layer.score_steps()],
             self.labels,
@@ -211,7 +215,7 @@ class HeadView:
             layout=state.get("layout"),
             weight_colours=state.get("colours"),
             numbers=bool(state.get("numbers")),
-            canvas=head_switch.canvas(self.type),
+            canvas=canvas,
         )
         widgets.chart(fig, "steps", key="fig_steps", **self.at)
 

@@ -160,6 +160,12 @@ def _colourbar_px(size: int) -> int:
     return 6 + COLOURBAR + 4 + int(text_px("−150", size)) + 4
 
 
+def _weights_bar_extra(size: int) -> int:
+    """How much wider the weights' colour bar is than _colourbar_px: its "½ max" (3.5 em in DejaVu Sans) is
+    wider than "−150", and plotly pushes the whole figure narrower for a bar that would pass its right edge."""
+    return int(size * 3.5 - text_px("−150", size)) + 10
+
+
 def _x_band(labels: Sequence[str], cell: float, size: int) -> tuple[int, int]:
     """(tick angle, height) of the token labels above a panel: level while each fits its cell, else slanted."""
     widest = label_px(labels, size) - 8
@@ -361,7 +367,8 @@ def _panel_layout(
     side, tick = 0, ty.base
     for _ in range(3):  # label sizes follow the cells, which follow the room the labels leave
         y_labels = label_px(labels, tick)
-        from_width = (canvas.width - y_labels - cols * bar - (cols - 1) * PANEL_GAP - 4) // cols
+        extra = _weights_bar_extra(ty.small)  # the last column's bar: the weights'
+        from_width = (canvas.width - y_labels - cols * bar - extra - (cols - 1) * PANEL_GAP - 4) // cols
         angle, x_band = _x_band(labels, (side or from_width) / n, tick)
         bands = top_band + sum(row_title) + x_band * (rows if every_row else 1) + ROW_GAP * (rows - 1) + 8
         from_height = (canvas.height - bands) // rows
