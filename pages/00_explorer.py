@@ -18,7 +18,7 @@ import attention
 from ui import engine, figures, head_switch, state, theme, widgets
 from ui.explorer_sections import displacement_section, next_word_section, updated_section
 from ui.figures import head_view
-from ui.figures.base import Canvas
+from ui.figures.base import Canvas, isolated
 from ui.prose import sections
 
 # While a sentence has at most this many tokens, the q/k/v and step figures carry every head's matrices (0.2 MB
@@ -27,6 +27,7 @@ ALL_HEADS_UP_TO = 32
 WIDE_PX = 1200  # a page column at least this wide (a 1920 px screen) gets larger type
 NARROW_PX = 500  # a page column narrower than this (a phone) gets shorter figure titles
 
+UNKNOWN = "[UNK]"  # what a WordPiece tokenizer writes for a word its vocabulary has no pieces for
 MASK_HELP = "none: every token sees every other (how an encoder runs). causal: a token sees only itself and the ones before it (how a decoder runs)."
 LAYOUT_NAMES = {
     "paper": "paper (rows are queries)",
@@ -164,6 +165,14 @@ def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[
         canvas=Canvas(width=head_switch.size()["width"], type=view.type),
     )
     widgets.chart(chips, "tokens", key="fig_tokens")
+    unknown = sorted({tr.text[t.start : t.end] for t in tr.tokens if t.text == UNKNOWN and t.end > t.start})
+    if unknown:
+        st.caption(
+            f"**{UNKNOWN}** is the unknown token: the model's {cfg.vocab_size:,} pieces hold nothing for "
+            + ", ".join(f"“{isolated(w)}”" for w in unknown)
+            + ", so the tokenizer put this one token in its place, and the model reads only that something it "
+            "does not know stood there (emoji, for one, are unknown to this encoder)."
+        )
 
 
 class HeadView:

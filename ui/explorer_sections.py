@@ -11,6 +11,7 @@ from attention.geometry import AFTER
 from attention.tokens import readable
 
 from . import downloads, engine, figures, state, widgets
+from .figures.base import isolated
 from .figures.charts import next_token_bars
 from .figures.vectors import after_heads_figure, heads_summed_figure
 from .prose import sections
@@ -42,7 +43,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
         "Token to follow",
         range(tr.n_tokens),
         key="w:token_follow",
-        format_func=lambda i: f"{i} · {texts[i]}",
+        format_func=lambda i: f"{i} · {isolated(texts[i])}",
         on_change=state.copy_back("token", key="w:token_follow"),
     )
     pic = engine.displacement_picture(tr.text, tr.mask_kind, layer_i, token)
@@ -174,8 +175,8 @@ def updated_section(
     )
     table(
         {
-            "token": [f"{keep[m.token]} · {texts[m.token]}" for m in moves],
-            "moved most toward": [f"{keep[m.toward]} · {texts[m.toward]}" for m in moves],
+            "token": [f"{keep[m.token]} · {isolated(texts[m.token])}" for m in moves],
+            "moved most toward": [f"{keep[m.toward]} · {isolated(texts[m.toward])}" for m in moves],
             "cosine before": [m.cos_before for m in moves],
             "cosine after": [m.cos_after for m in moves],
             "change": [m.cos_after - m.cos_before for m in moves],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -33,6 +34,19 @@ class Canvas:
     type: theme.FigureType = field(default_factory=theme.figure_type)
 
 
+RIGHT_TO_LEFT = ("R", "AL")  # bidirectional classes of Arabic and Hebrew letters
+LEFT_TO_RIGHT_ISOLATE, POP_ISOLATE = "\u2066", "\u2069"
+
+
+def isolated(text: str) -> str:
+    """The text as one left-to-right unit where it holds right-to-left letters: the browser then keeps a piece's
+    "##" before its letters and a label's "(14)" after them, while the letters keep their own order. Other text
+    is returned as it is."""
+    if any(unicodedata.bidirectional(c) in RIGHT_TO_LEFT for c in text):
+        return LEFT_TO_RIGHT_ISOLATE + text + POP_ISOLATE
+    return text
+
+
 def plain(text: str) -> str:
     """Text that plotly shows literally: its HTML-like tags and entities are escaped."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -44,7 +58,7 @@ def token_labels(texts: Sequence[str], positions: Sequence[int] | None = None) -
     counts: dict[str, int] = {}
     for t in texts:
         counts[t] = counts.get(t, 0) + 1
-    return [plain(t) + (f" ({p})" if counts[t] > 1 else "") for t, p in zip(texts, positions, strict=True)]
+    return [isolated(plain(t)) + (f" ({p})" if counts[t] > 1 else "") for t, p in zip(texts, positions, strict=True)]
 
 
 def numbers_fit(n_cells: int, half_width: bool = False) -> bool:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from .. import theme
-from .base import Canvas, figure, plain
+from .base import Canvas, figure, isolated, plain
 
 CHIP_TEXT = 16  # px: a chip's text on screen; one unit of the chips' x axis is this many pixels
 MARGIN = 10  # px, left and right
@@ -77,7 +77,7 @@ def token_chips(
             x=centres,
             y=ys,
             mode="text",
-            text=[plain(t) for t in texts],
+            text=[isolated(plain(t)) for t in texts],
             textfont=dict(size=chip_px, color=theme.INK),
             showlegend=False,
             hovertext=[f"position {i}" for i in range(len(texts))],
