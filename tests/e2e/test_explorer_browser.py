@@ -6,6 +6,7 @@ import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.driver import SCREENSHOTS, screenshot, url_mark, wait_complete
 
@@ -369,3 +370,25 @@ def test_empty_and_huge_input(server, page):
     assert state["exceptions"] == 0
     assert page.get_by_text("left out").first.is_visible()
     screenshot(page, "explorer-long")
+
+
+@pytest.mark.parametrize("viewport", [PROJECTOR, {"width": 1366, "height": 768}], ids=["1280", "1366"])
+def test_the_head_box_opens_at_the_first_click_after_a_new_sentence(server, browser, viewport):
+    """Open the page, type a sentence at once, Ctrl+Enter, click the sidebar's Head box once: its list opens and
+    stays open. A box the sidebar must first scroll to closes again when that scroll lands after the click, as
+    it can while the browser still draws the new figures: with the chapters listed above it in the sidebar,
+    two clicks of four at 1366×768."""
+    for text in ("the cat sat on the mat", "a dog barked at the moon all night", "the bank by the river"):
+        page = browser.new_page(viewport=viewport)
+        try:
+            page.goto(server)
+            wait_complete(page, shows="All heads at a glance")
+            submit(page, text)
+            wait_complete(page, shows=text.split()[-1])
+            page.get_by_test_id("stSidebar").get_by_role("combobox", name="Head").click()
+            options = page.get_by_role("listbox")
+            expect(options).to_be_visible(timeout=1_500)
+            page.wait_for_timeout(500)
+            expect(options).to_be_visible(timeout=100)  # still open: nothing closed it again
+        finally:
+            page.close()
