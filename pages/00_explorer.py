@@ -164,7 +164,7 @@ def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[
         [t.is_continuation for t in tr.tokens],
         canvas=Canvas(width=head_switch.size()["width"], type=view.type),
     )
-    widgets.chart(chips, "tokens", key="fig_tokens")
+    widgets.chart(chips, "tokens", key="fig_tokens", text=tr.text)  # the sentence under its title, and in its file name
     unknown = sorted({tr.text[t.start : t.end] for t in tr.tokens if t.text == UNKNOWN and t.end > t.start})
     if unknown:
         st.caption(
