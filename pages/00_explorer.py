@@ -164,7 +164,9 @@ def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[
         [t.is_continuation for t in tr.tokens],
         canvas=Canvas(width=head_switch.size()["width"], type=view.type),
     )
-    widgets.chart(chips, "tokens", key="fig_tokens", text=tr.text)  # the sentence under its title, and in its file name
+    screen = head_switch.canvas(view.type).height
+    with st.container(height=screen) if chips.layout.height > screen else st.container():  # a long text scrolls
+        widgets.chart(chips, "tokens", key="fig_tokens", text=tr.text)  # the sentence under its title and in its file
     unknown = sorted({tr.text[t.start : t.end] for t in tr.tokens if t.text == UNKNOWN and t.end > t.start})
     if unknown:
         st.caption(
@@ -208,6 +210,12 @@ class HeadView:
         title = self.title("queries, keys and values", f" ({len(keep)} tokens × {layer.d_head})")
         fig = head_view.qkv_figure(q, k, v, self.labels, h, self.heads, title, head_switch.canvas(self.type))
         widgets.chart(fig, "qkv", key="fig_qkv", **self.at)
+        labelled = len(fig.layout.yaxis.tickvals)
+        if labelled < len(keep):
+            st.caption(
+                f"{len(keep)} tokens in one screen: each is a thin row, and one row in {-(-len(keep) // labelled)} "
+                "is named; hover a row for its token."
+            )
 
     def steps(self) -> None:
         ix = np.ix_(self.keep, self.keep)

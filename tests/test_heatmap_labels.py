@@ -5,7 +5,7 @@ import pytest
 
 from ui import figures
 from ui.figures import head_view
-from ui.figures.base import NUMBERS_UP_TO, SMALLEST_TICK_PX, TICK_ROOM
+from ui.figures.base import NUMBERS_UP_TO, SMALLEST_TICK_PX, TICK_ROOM, Canvas
 
 SENTENCE = ["a", "fluffy", "blue", "creature", "roamed", "the", "verdant", "forest"]
 
@@ -47,3 +47,14 @@ def test_the_steps_corner_names_what_the_rows_and_columns_are(layout: str, corne
     steps = [np.zeros((1, n, n))] * 4
     fig = head_view.steps_figure(steps, words(n), 0, [0], "Layer 1 · head 1", layout=layout)
     assert corner in [a.text for a in fig.layout.annotations]
+
+
+@pytest.mark.parametrize("width", [820, 390])
+def test_the_queries_keys_and_values_of_a_long_text_stay_one_screen_tall(width: int) -> None:
+    """A pasted page of text (256 tokens): a compact map of thin rows, every k-th named, no taller than a screen."""
+    n, d = 256, 32
+    canvas = Canvas(width=width, height=600)
+    q = np.random.default_rng(0).normal(size=(1, n, d))
+    fig = head_view.qkv_figure(q, q, q, words(n), 0, [0], "Layer 1 · head 1", canvas)
+    assert fig.layout.height <= canvas.height
+    assert 1 < len(fig.layout.yaxis.tickvals) < n

@@ -602,7 +602,7 @@ def qkv_figure(
     x_band = int(ty.small * LINE) + 10
     per_row = 1 if cols == 3 else 3
     room = (canvas.height - top_band - per_row * (name_band + x_band) - 8) / (n * per_row)
-    row = float(np.clip(room, 3, 26))
+    row = float(np.clip(room, 0.25, 26))  # one screen tall: a long text's rows are a pixel or less, a compact map
     panel_h = int(row * n)
     W = canvas.width
     H = top_band + per_row * (name_band + panel_h + x_band) + 8
