@@ -19,7 +19,11 @@ st.set_page_config(page_title="Attention, step by step", page_icon=str(ROOT / "a
 
 home = st.Page(ROOT / "pages" / "00_explorer.py", title="Explorer", icon=":material/search:", default=True)
 lesson = [st.Page(ROOT / "pages" / c.file, title=c.title) for c in chapters.CHAPTERS]
+# The chapters in a menu at the top (on a phone, in the sidebar), every one listed and the open one marked: in
+# the sidebar, fourteen of them pushed its controls (sentence, layer, head) below a 1280×720 screen, and a
+# select box opened there closed again as the sidebar scrolled to it.
+pages = {"": [home], "The lesson": lesson} if lesson else [home]
 try:
-    st.navigation({"Explore": [home], "The lesson": lesson} if lesson else [home]).run()
+    st.navigation(pages, position="top").run()
 finally:
     state.sync_url()  # the URL always holds what is on screen (after st.stop(), see state.init)

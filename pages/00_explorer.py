@@ -9,6 +9,7 @@ column's width and the window's height, which the head buttons report.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import streamlit as st
@@ -17,7 +18,7 @@ import attention
 from ui import engine, figures, head_switch, state, theme, widgets
 from ui.explorer_sections import displacement_section, next_word_section, updated_section
 from ui.figures import head_view
-from ui.figures.base import Canvas
+from ui.figures.base import Canvas, isolated
 from ui.prose import sections
 
 # While a sentence has at most this many tokens, the q/k/v and step figures carry every head's matrices (0.2 MB
@@ -26,6 +27,7 @@ ALL_HEADS_UP_TO = 32
 WIDE_PX = 1200  # a page column at least this wide (a 1920 px screen) gets larger type
 NARROW_PX = 500  # a page column narrower than this (a phone) gets shorter figure titles
 
+UNKNOWN = "[UNK]"  # what a WordPiece tokenizer writes for a word its vocabulary has no pieces for
 MASK_HELP = "none: every token sees every other (how an encoder runs). causal: a token sees only itself and the ones before it (how a decoder runs)."
 LAYOUT_NAMES = {
     "paper": "paper (rows are queries)",
@@ -162,7 +164,17 @@ def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[
         [t.is_continuation for t in tr.tokens],
         canvas=Canvas(width=head_switch.size()["width"], type=view.type),
     )
-    widgets.chart(chips, "tokens", key="fig_tokens")
+    screen = head_switch.canvas(view.type).height
+    with st.container(height=screen) if chips.layout.height > screen else st.container():  # a long text scrolls
+        widgets.chart(chips, "tokens", key="fig_tokens", text=tr.text)  # the sentence under its title and in its file
+    unknown = sorted({tr.text[t.start : t.end] for t in tr.tokens if t.text == UNKNOWN and t.end > t.start})
+    if unknown:
+        st.caption(
+            f"**{UNKNOWN}** is the unknown token: the model's {cfg.vocab_size:,} pieces hold nothing for "
+            + ", ".join(f"“{isolated(w)}”" for w in unknown)
+            + ", so the tokenizer put this one token in its place, and the model reads only that something it "
+            "does not know stood there (emoji, for one, are unknown to this encoder)."
+        )
 
 
 class HeadView:
@@ -193,14 +205,23 @@ class HeadView:
         if not self.presenter:
             st.markdown(prose["qkv"])
         st.latex(r"q_i = W_Q\,e_i + b_Q \qquad k_j = W_K\,e_j + b_K \qquad v_j = W_V\,e_j + b_V")
-        head_switch.head_switch(self.n_heads, key="heads_qkv", measure=True)
+        head_switch.head_switch(self.n_heads, key="heads_qkv", measure=True, presenter=self.presenter)
         q, k, v = (a[self.heads][:, keep] for a in (layer.q, layer.k, layer.v))
         title = self.title("queries, keys and values", f" ({len(keep)} tokens × {layer.d_head})")
         fig = head_view.qkv_figure(q, k, v, self.labels, h, self.heads, title, head_switch.canvas(self.type))
         widgets.chart(fig, "qkv", key="fig_qkv", **self.at)
+        labelled = len(fig.layout.yaxis.tickvals)
+        if labelled < len(keep):
+            st.caption(
+                f"{len(keep)} tokens in one screen: each is a thin row, and one row in {-(-len(keep) // labelled)} "
+                "is named; hover a row for its token."
+            )
 
     def steps(self) -> None:
         ix = np.ix_(self.keep, self.keep)
+        canvas = head_switch.canvas(self.type)
+        if self.presenter:  # on a projector each row of two steps fills the screen, read one after the other
+            canvas = replace(canvas, height=2 * canvas.height)
         fig = head_view.steps_figure(
             [m[self.heads][(slice(None), *ix)] for m in self.layer.score_steps()],
             self.labels,
@@ -211,7 +232,7 @@ class HeadView:
             layout=state.get("layout"),
             weight_colours=state.get("colours"),
             numbers=bool(state.get("numbers")),
-            canvas=head_switch.canvas(self.type),
+            canvas=canvas,
         )
         widgets.chart(fig, "steps", key="fig_steps", **self.at)
 

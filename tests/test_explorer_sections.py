@@ -16,6 +16,8 @@ from attention.tokens import readable
 from tests.apptest import array, figure, figures, run_page, table
 from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
 from ui import engine
+from ui import figures as figures_
+from ui.explorer_sections import SPECIALS_HERE
 
 FLUFFY = "a fluffy blue creature roamed the verdant forest"
 
@@ -57,16 +59,22 @@ def labels(spec: dict) -> list[str]:
 # --- before → after ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("specials", ["0", "1"])
-def test_cls_and_sep_count_in_before_after_only_when_shown(specials, model):
+@pytest.mark.parametrize(("specials", "here"), [("0", False), ("1", False), ("1", True)])
+def test_cls_and_sep_count_in_before_after_only_when_shown_there_too(specials, here, model):
+    """[CLS] and [SEP] lie far from the words after a layer: the section leaves them out unless asked."""
     at = run_page(specials=specials)
+    if here:
+        at.toggle(key=SPECIALS_HERE).set_value(True).run()
     assert not at.exception
+    shown = specials == "1" and here
     tr = attention.trace(model, FLUFFY)
     layer = tr.layers[0]
-    keep = [t.position for t in tr.tokens if specials == "1" or not t.is_special]
+    keep = [t.position for t in tr.tokens if shown or not t.is_special]
     spec = figure(at, "Every token, before → after")
     before, after = projected(layer.x[keep], layer.updated[keep])
     assert same_up_to_sign(points(spec, "before"), before) and same_up_to_sign(points(spec, "after"), after)
+    named = {a.get("text") for a in spec["layout"]["annotations"]}
+    assert set(figures_.token_labels([tr.tokens[i].display for i in keep], keep)) <= named  # every token named
 
     moved = table(at, "moved_toward")
     names = [tr.tokens[i].display for i in keep]
@@ -79,7 +87,7 @@ def test_cls_and_sep_count_in_before_after_only_when_shown(specials, model):
     assert np.allclose(moved["cosine before"], before_cos, atol=1e-5)
     assert np.allclose(np.subtract(moved["cosine after"], moved["cosine before"]), moved["change"])
     shown_specials = any("[CLS]" in t or "[SEP]" in t for t in [*moved["token"], *moved["moved most toward"]])
-    assert shown_specials == (specials == "1")
+    assert shown_specials == shown
 
 
 def test_the_after_choice_is_in_the_link_and_a_link_reopens_it(model):

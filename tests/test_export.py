@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 import pytest
 
 import attention
+from tests.apptest import figures as drawn_figures
 from tests.apptest import run_page
 from ui import downloads, figures, theme
 from ui.chapters import CHAPTERS
@@ -163,10 +164,13 @@ def test_an_explorer_link_in_svg_names_head_and_sentence_in_text(tmp_path):
     assert len(files) == charts_drawn("app.py", **VIEW)
     of_the_head = [f for f in files if "_L2_H3_the-old-lighthouse" in f.name]
     assert of_the_head, [f.name for f in files]
-    for f in of_the_head:  # text stays text: the title names the head, the subtitle the sentence
+    for f in files:  # text stays text: the subtitle names the sentence, the title the layer and head
         texts = svg_texts(f)
-        assert any("head 3" in t for t in texts), (f.name, texts[:3])
         assert any(LIGHTHOUSE in t for t in texts), (f.name, texts[:3])
+        if "_L2_" in f.name:
+            assert any("layer 2" in t.lower() for t in texts), (f.name, texts[:3])
+        if f in of_the_head:
+            assert any("head 3" in t for t in texts), (f.name, texts[:3])
 
 
 def test_a_chapter_link_gives_its_figures_as_svg(tmp_path):
@@ -204,3 +208,21 @@ def test_a_link_that_cannot_be_read_stops_with_a_message(tmp_path, link, says):
     assert done.returncode == 2
     assert says in done.stderr, done.stderr
     assert not (tmp_path / "out").exists()
+
+
+# which explorer figures show one head (the others show a whole layer, or the tokens before any layer)
+ONE_HEAD = ("queries, keys and values", "from scores to weights", "How the heads move", "The heads added up", "How far")
+OF_A_LAYER = (*ONE_HEAD, "All 12 heads", "Then + b_O", "Every token")
+
+
+def test_every_explorer_figure_names_its_sentence_and_its_layer_and_head_where_they_apply():
+    """Read away from the page (on a slide, in a file), a figure says which sentence, layer and head it shows."""
+    at = run_page(**VIEW, layernorm="1")
+    assert not at.exception
+    drawn = {title: spec["layout"]["title"] for title, spec in drawn_figures(at).items()}
+    assert len(drawn) == 9
+    for title, spec in drawn.items():
+        assert LIGHTHOUSE in spec.get("subtitle", {}).get("text", ""), title
+        text = title.lower()
+        assert ("layer 2" in text) == any(k in title for k in OF_A_LAYER), title
+        assert ("head 3" in text) == any(k in title for k in ONE_HEAD), title

@@ -36,7 +36,7 @@ LESSON = (
     ("11_position.py", "Position"),
     ("12_cross_attention.py", "Self- and cross-attention"),
     ("13_kv_cache.py", "The KV cache"),
-    ("14_parameters.py", "The block and the parameter budget"),
+    ("14_parameters.py", "The block and its parameters"),
 )
 CHAPTERS: list[Chapter] = [Chapter(file, name, i + 1) for i, (file, name) in enumerate(LESSON)]
 

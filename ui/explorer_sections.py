@@ -11,6 +11,7 @@ from attention.geometry import AFTER
 from attention.tokens import readable
 
 from . import downloads, engine, figures, state, widgets
+from .figures.base import isolated
 from .figures.charts import next_token_bars
 from .figures.vectors import after_heads_figure, heads_summed_figure
 from .prose import sections
@@ -42,7 +43,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
         "Token to follow",
         range(tr.n_tokens),
         key="w:token_follow",
-        format_func=lambda i: f"{i} · {texts[i]}",
+        format_func=lambda i: f"{i} · {isolated(texts[i])}",
         on_change=state.copy_back("token", key="w:token_follow"),
     )
     pic = engine.displacement_picture(tr.text, tr.mask_kind, layer_i, token)
@@ -149,6 +150,7 @@ def updated_section(
         format_func=names.get,
     )
     which = state.get("after")
+    keep = _without_specials(tr, keep)
     ba = engine.before_after(tr.text, tr.mask_kind, layer.index, which, tuple(keep))
     texts = [tr.tokens[i].display for i in keep]
     labels = figures.token_labels(texts, keep)
@@ -166,15 +168,15 @@ def updated_section(
         mask=tr.mask_kind,
     )
     moves = attention.moved_toward(ba)
-    hidden = "" if len(keep) == tr.n_tokens else " [CLS] and [SEP] are hidden, so they are left out of both."
+    hidden = "" if len(keep) == tr.n_tokens else " [CLS] and [SEP] are left out of both."
     st.caption(
         "The picture is fitted to the tokens shown. **Moved most toward**: the other token whose cosine "
         "similarity with it rose the most through this step." + hidden
     )
     table(
         {
-            "token": [f"{keep[m.token]} · {texts[m.token]}" for m in moves],
-            "moved most toward": [f"{keep[m.toward]} · {texts[m.toward]}" for m in moves],
+            "token": [f"{keep[m.token]} · {isolated(texts[m.token])}" for m in moves],
+            "moved most toward": [f"{keep[m.toward]} · {isolated(texts[m.toward])}" for m in moves],
             "cosine before": [m.cos_before for m in moves],
             "cosine after": [m.cos_after for m in moves],
             "change": [m.cos_after - m.cos_before for m in moves],
@@ -183,6 +185,26 @@ def updated_section(
         label="Which token each token moved most toward",
     )
     state.sync_url()
+
+
+SPECIALS_HERE = "_updated_specials"  # session key of the section's own [CLS]/[SEP] toggle
+
+
+def _without_specials(tr: attention.Trace, keep: Sequence[int]) -> list[int]:
+    """The tokens the picture and the table show: [CLS] and [SEP] only when asked for here too. Their updated
+    embeddings lie far from the words' (every head's attention pools in them): shown, they squeeze the words
+    into a corner of the picture, and half the words "move most toward [SEP]"."""
+    specials = [i for i in keep if tr.tokens[i].is_special]
+    if not specials:
+        return list(keep)
+    shown = st.toggle(
+        "Show [CLS] and [SEP] here",
+        key=SPECIALS_HERE,
+        help="After a layer they lie far from the words: shown, they crowd the words into a corner of the "
+        "picture, and many words' largest move is toward [SEP].",
+    )
+    words = [i for i in keep if not tr.tokens[i].is_special]
+    return list(keep) if shown or not words else words
 
 
 @st.fragment

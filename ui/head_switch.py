@@ -51,8 +51,9 @@ def canvas(type_: theme.FigureType, below: int = SWITCH_PX) -> Canvas:
     return Canvas(width=int(s["width"]), height=int(s["height"]) - HEADER_PX - below, type=type_)
 
 
-def head_switch(n_heads: int, key: str, label: str = "Head", measure: bool = False) -> None:
-    """Head buttons 1…n_heads bound to the shared head; `measure`: this one reports the page's size."""
+def head_switch(n_heads: int, key: str, label: str = "Head", measure: bool = False, presenter: bool = False) -> None:
+    """Head buttons 1…n_heads bound to the shared head; `measure`: this one reports the page's size, and in
+    presenter mode folds the sidebar away once (the figures then fill the window's width)."""
     s = size()
     _component(
         key=key,
@@ -61,6 +62,7 @@ def head_switch(n_heads: int, key: str, label: str = "Head", measure: bool = Fal
             "head": state.get("head"),
             "label": label,
             "measure": measure,
+            "presenter": presenter,
             "width": s["width"],
             "height": s["height"],
             "tolerance": TOLERANCE,

@@ -182,3 +182,26 @@ def screenshot(page, name: str) -> Path:
     page.screenshot(path=str(path), full_page=True)
     page.set_viewport_size(size)
     return path
+
+
+LESSON_MENU = "The lesson"  # the chapters' menu in the bar at the top (app.py)
+
+
+def menu_links(page) -> list[tuple[str, str]]:
+    """Every page of the menu at the top, in order, as (title, address): the chapters' menu is opened to read it."""
+    page.get_by_test_id("stTopNavSection").filter(has_text=LESSON_MENU).click()
+    page.get_by_test_id("stTopNavDropdownLink").first.wait_for()
+    links = page.locator("[data-testid=stTopNavLink], [data-testid=stTopNavDropdownLink]")
+    found = [(a.inner_text().strip(), a.get_attribute("href")) for a in links.all()]
+    page.keyboard.press("Escape")
+    return found
+
+
+def open_from_menu(page, title: str) -> None:
+    """Click a page's link in the menu at the top: the explorer's in the bar, a chapter's in the lesson's menu."""
+    top = page.get_by_test_id("stTopNavLink").filter(has_text=title)
+    if top.count():
+        top.click()
+        return
+    page.get_by_test_id("stTopNavSection").filter(has_text=LESSON_MENU).click()
+    page.get_by_test_id("stTopNavDropdownLink").filter(has_text=title).click()

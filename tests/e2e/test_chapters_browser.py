@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlparse
 
 from playwright.sync_api import expect
 
-from tests.e2e.driver import screenshot, url_mark, wait_complete
+from tests.e2e.driver import open_from_menu, screenshot, url_mark, wait_complete
 from ui.chapter import url_path
 from ui.chapters import CHAPTERS
 
@@ -16,11 +16,9 @@ SENTENCE = "the bank by the river bank"
 
 
 def open_chapter(page, title: str) -> dict:
-    """Open a chapter from the sidebar and wait until it is drawn to the end ("Try this" closes every chapter)."""
-    nav = page.locator('[data-testid="stSidebarNav"]')
-    if not nav.locator("a", has_text=title).count():
-        nav.get_by_text("View ").first.click()  # the list is folded after ten pages
-    nav.locator("a", has_text=title).click()
+    """Open a chapter from the menu at the top and wait until it is drawn to the end ("Try this" closes every
+    chapter)."""
+    open_from_menu(page, title)
     return wait_drawn(page, title)
 
 
@@ -62,7 +60,7 @@ def test_a_sentence_typed_in_a_chapter_comes_back_to_the_explorer(server, page):
     box.press("Control+Enter")
     wait_complete(page, url_has=url_mark(text="an apple phone"))
     assert query(page)["text"] == ["an apple phone"]
-    page.locator('[data-testid="stSidebarNav"] a', has_text="Explorer").click()
+    open_from_menu(page, "Explorer")
     state = wait_complete(page, url_has=url_mark(text="an apple phone"), shows="phone")
     assert state["exceptions"] == 0
     # the explorer's box can show empty for a moment after the page is otherwise complete, then the sentence

@@ -6,6 +6,7 @@ import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.driver import SCREENSHOTS, screenshot, url_mark, wait_complete
 
@@ -101,17 +102,13 @@ def test_typed_sentence_shows_tokens_and_heatmaps(server, page):
     screenshot(page, "explorer-bank")
 
 
-@pytest.mark.parametrize(
-    ("viewport", "query"),
-    [(PROJECTOR, ""), (PROJECTOR, "?presenter=1"), (WIDE, ""), (WIDE, "?presenter=1")],
-    ids=["1280", "1280-presenter", "1920", "1920-presenter"],
-)
-def test_the_four_steps_share_one_screen(server, browser, viewport, query):
+@pytest.mark.parametrize(("viewport"), [PROJECTOR, WIDE], ids=["1280", "1920"])
+def test_the_four_steps_share_one_screen(server, browser, viewport):
     """Raw, scaled, masked and softmax of one head, each at least 180 px square, all inside the window below
     Streamlit's header at one scroll position, with the sidebar open."""
     page = browser.new_page(viewport=viewport)
     try:
-        page.goto(server + "/" + query)
+        page.goto(server)
         sized(page)
         assert page.get_by_test_id("stSidebar").get_attribute("data-collapsed") == "false"
         page.evaluate(f"() => {STEPS}.scrollIntoView({{block: 'end'}})")
@@ -124,16 +121,49 @@ def test_the_four_steps_share_one_screen(server, browser, viewport, query):
             assert abs(width - height) <= 2  # square cells
             assert left >= 0 and left + width <= viewport["width"]
             assert y >= top and y + height <= viewport["height"]
-        # presenter mode: projector type, at least 14 px for every text of the figure
-        smallest = page.evaluate(
-            f"() => Math.min(...Array.from({STEPS}.querySelectorAll('text')).filter(t => t.textContent.trim())"
-            ".map(t => parseFloat(getComputedStyle(t).fontSize)))"
-        )
-        assert smallest >= (14 if "presenter" in query else 11)
-        name = f"explorer-steps-{viewport['width']}" + ("-presenter" if query else "")
-        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+        assert smallest_text(page) >= 11
+        page.screenshot(path=str(SCREENSHOTS / f"explorer-steps-{viewport['width']}.png"))
     finally:
         page.close()
+
+
+@pytest.mark.parametrize(("viewport"), [PROJECTOR, WIDE], ids=["1280", "1920"])
+def test_presenter_mode_folds_the_sidebar_and_each_row_of_steps_fills_the_screen(server, browser, viewport):
+    """On a projector: the sidebar folded away, each row of two steps as large as one screen holds (panels of
+    at least 400 px at 1280×720, their values printed), projector type (14 px at the smallest)."""
+    page = browser.new_page(viewport=viewport)
+    try:
+        page.goto(server + "/?presenter=1")
+        page.wait_for_function(
+            "() => document.querySelector('[data-testid=\"stSidebar\"]')?.getAttribute('data-collapsed') === 'true'",
+            timeout=60_000,
+        )
+        wide = viewport["width"] - 200  # the page column, with the sidebar away
+        page.wait_for_function(f"() => {STEPS}?.layout.meta.canvas.width >= {wide}", timeout=60_000)
+        sized(page)
+        top = header_bottom(page)
+        for row, names in ((0, ["xy", "x2y2"]), (1, ["x3y3", "x4y4"])):
+            page.evaluate(f"() => {STEPS}.querySelectorAll('.nsewdrag')[{2 * row}].scrollIntoView({{block: 'end'}})")
+            page.wait_for_timeout(300)
+            panels = page.evaluate(PANELS)[2 * row : 2 * row + 2]
+            assert [p[0] for p in panels] == names
+            for _, left, y, w, h in panels:
+                assert w >= 400 and abs(w - h) <= 2
+                assert left >= 0 and left + w <= viewport["width"]
+                assert y >= top and y + h <= viewport["height"]
+        assert smallest_text(page) >= 14
+        assert len(page.evaluate(CELL_TEXTS)) >= 4 * 13 * 13  # every value of the four steps printed
+        page.screenshot(path=str(SCREENSHOTS / f"explorer-steps-{viewport['width']}-presenter.png"))
+    finally:
+        page.close()
+
+
+def smallest_text(page) -> float:
+    """The smallest type of the steps figure, as drawn."""
+    return page.evaluate(
+        f"() => Math.min(...Array.from({STEPS}.querySelectorAll('text')).filter(t => t.textContent.trim())"
+        ".map(t => parseFloat(getComputedStyle(t).fontSize)))"
+    )
 
 
 @pytest.mark.parametrize(
@@ -225,7 +255,8 @@ def test_the_moved_toward_table_shows_tokens_as_typed_and_sorts(server, browser)
         table = page.get_by_role("table", name="Which token each token moved most toward")
         table.scroll_into_view_if_needed()
         tokens = table.locator("tbody td:first-child").all_inner_texts()
-        assert tokens[:5] == ["0 · [CLS]", "1 · a", "2 · <", "3 · b", "4 · >"]  # the tag as text, not as bold
+        # the tag as text, not as bold; [CLS] and [SEP] left out until shown in this section too
+        assert tokens[:4] == ["1 · a", "2 · <", "3 · b", "4 · >"] and not any("[CLS]" in t for t in tokens)
         assert table.locator("b").count() == 0
 
         def changes() -> list[float]:
@@ -340,3 +371,25 @@ def test_empty_and_huge_input(server, page):
     assert state["exceptions"] == 0
     assert page.get_by_text("left out").first.is_visible()
     screenshot(page, "explorer-long")
+
+
+@pytest.mark.parametrize("viewport", [PROJECTOR, {"width": 1366, "height": 768}], ids=["1280", "1366"])
+def test_the_head_box_opens_at_the_first_click_after_a_new_sentence(server, browser, viewport):
+    """Open the page, type a sentence at once, Ctrl+Enter, click the sidebar's Head box once: its list opens and
+    stays open. A box the sidebar must first scroll to closes again when that scroll lands after the click, as
+    it can while the browser still draws the new figures: with the chapters listed above it in the sidebar,
+    two clicks of four at 1366×768."""
+    for text in ("the cat sat on the mat", "a dog barked at the moon all night", "the bank by the river"):
+        page = browser.new_page(viewport=viewport)
+        try:
+            page.goto(server)
+            wait_complete(page, shows="All heads at a glance")
+            submit(page, text)
+            wait_complete(page, shows=text.split()[-1])
+            page.get_by_test_id("stSidebar").get_by_role("combobox", name="Head").click()
+            options = page.get_by_role("listbox")
+            expect(options).to_be_visible(timeout=1_500)
+            page.wait_for_timeout(500)
+            expect(options).to_be_visible(timeout=100)  # still open: nothing closed it again
+        finally:
+            page.close()

@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.e2e.driver import screenshot, streamlit_server, wait_complete
+from tests.e2e.driver import menu_links, screenshot, streamlit_server, wait_complete
 from tests.test_reliability import ARABIC, URL_OPENS
 from ui.chapters import CHAPTERS
 
@@ -77,11 +77,7 @@ def test_no_page_makes_a_request_outside_the_apps_own_server(app_url, page):
     page.on("websocket", lambda ws: seen.append(ws.url))
     page.goto(app_url)
     wait_complete(page, "13 tokens")
-    more = page.get_by_test_id("stSidebarNavViewButton")  # Streamlit folds a long list of pages
-    if more.count():
-        more.click()
-    nav = page.locator('[data-testid="stSidebarNav"] a')
-    chapters = [(a.inner_text().strip(), a.get_attribute("href")) for a in nav.all()][1:]  # after the explorer
+    chapters = menu_links(page)[1:]  # after the explorer
     assert len(chapters) == len(CHAPTERS)  # every chapter, none folded away
     for title, href in chapters:
         page.goto(href)  # a whole page load, favicon and fonts included
@@ -106,9 +102,7 @@ def test_a_chapter_link_as_a_fresh_servers_first_request_runs_through_app_py(bro
         try:
             page.goto(url + "/kv_cache?layer=2&head=3")
             wait_complete(page, shows="Try this", timeout=240)
-            nav = page.evaluate(
-                "() => Array.from(document.querySelectorAll('[data-testid=stSidebarNav] a'), a => a.textContent)"
-            )
+            nav = [title for title, _ in menu_links(page)]
             assert any(n.endswith("Explorer") for n in nav) and "1 · The big picture" in nav
             assert (
                 page.evaluate("() => document.querySelector('[data-testid=stMain] h1').textContent")

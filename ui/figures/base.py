@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -33,6 +34,19 @@ class Canvas:
     type: theme.FigureType = field(default_factory=theme.figure_type)
 
 
+RIGHT_TO_LEFT = ("R", "AL")  # bidirectional classes of Arabic and Hebrew letters
+LEFT_TO_RIGHT_ISOLATE, POP_ISOLATE = "\u2066", "\u2069"
+
+
+def isolated(text: str) -> str:
+    """The text as one left-to-right unit where it holds right-to-left letters: the browser then keeps a piece's
+    "##" before its letters and a label's "(14)" after them, while the letters keep their own order. Other text
+    is returned as it is."""
+    if any(unicodedata.bidirectional(c) in RIGHT_TO_LEFT for c in text):
+        return LEFT_TO_RIGHT_ISOLATE + text + POP_ISOLATE
+    return text
+
+
 def plain(text: str) -> str:
     """Text that plotly shows literally: its HTML-like tags and entities are escaped."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -44,7 +58,7 @@ def token_labels(texts: Sequence[str], positions: Sequence[int] | None = None) -
     counts: dict[str, int] = {}
     for t in texts:
         counts[t] = counts.get(t, 0) + 1
-    return [plain(t) + (f" ({p})" if counts[t] > 1 else "") for t, p in zip(texts, positions, strict=True)]
+    return [isolated(plain(t)) + (f" ({p})" if counts[t] > 1 else "") for t, p in zip(texts, positions, strict=True)]
 
 
 def numbers_fit(n_cells: int, half_width: bool = False) -> bool:
@@ -57,6 +71,25 @@ def label_px(labels: Sequence[str], font_px: int = 15) -> int:
     plotly's automargin, which redraws a figure again to measure it and made every update slower."""
     longest = max((len(html.unescape(lbl)) for lbl in labels), default=1)
     return int(0.62 * font_px * longest) + 8
+
+
+TICK_PX = 15  # token labels on an axis: the template's type, when each has the room
+SMALLEST_TICK_PX = 8  # smaller labels cannot be read: below it every k-th token is labelled instead
+TICK_ROOM = 0.8  # a label's size per pixel of its cell: a line of text is about 1.1 times its size tall, and a
+# label slanted at 60° (or a row's label) is given sin 60° ≈ 0.87 of the cell's width across its line
+
+
+def tick_px(cell_px: float, largest: int = TICK_PX) -> int:
+    """The largest label size, up to `largest`, at which one label fits each cell of an axis."""
+    return max(SMALLEST_TICK_PX, min(largest, int(cell_px * TICK_ROOM)))
+
+
+def token_ticks(labels: Sequence[str], cell_px: float, size: int) -> dict:
+    """Axis settings that label every token at `size` px, with explicit ticks: plotly's own would skip every
+    other label on a short axis. Only where even the smallest type overlaps is every k-th token labelled."""
+    step = max(1, int(np.ceil(size / (cell_px * TICK_ROOM)))) if size <= SMALLEST_TICK_PX else 1
+    shown = list(labels)[::step]
+    return dict(tickmode="array", tickvals=shown, ticktext=shown, tickfont=dict(size=size))
 
 
 def figure(traces: Sequence[dict], title: str | dict, height: int, **layout) -> go.Figure:

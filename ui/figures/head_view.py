@@ -160,6 +160,12 @@ def _colourbar_px(size: int) -> int:
     return 6 + COLOURBAR + 4 + int(text_px("−150", size)) + 4
 
 
+def _weights_bar_extra(size: int) -> int:
+    """How much wider the weights' colour bar is than _colourbar_px: its "½ max" (3.5 em in DejaVu Sans) is
+    wider than "−150", and plotly pushes the whole figure narrower for a bar that would pass its right edge."""
+    return int(size * 3.5 - text_px("−150", size)) + 10
+
+
 def _x_band(labels: Sequence[str], cell: float, size: int) -> tuple[int, int]:
     """(tick angle, height) of the token labels above a panel: level while each fits its cell, else slanted."""
     widest = label_px(labels, size) - 8
@@ -361,7 +367,8 @@ def _panel_layout(
     side, tick = 0, ty.base
     for _ in range(3):  # label sizes follow the cells, which follow the room the labels leave
         y_labels = label_px(labels, tick)
-        from_width = (canvas.width - y_labels - cols * bar - (cols - 1) * PANEL_GAP - 4) // cols
+        extra = _weights_bar_extra(ty.small)  # the last column's bar: the weights'
+        from_width = (canvas.width - y_labels - cols * bar - extra - (cols - 1) * PANEL_GAP - 4) // cols
         angle, x_band = _x_band(labels, (side or from_width) / n, tick)
         bands = top_band + sum(row_title) + x_band * (rows if every_row else 1) + ROW_GAP * (rows - 1) + 8
         from_height = (canvas.height - bands) // rows
@@ -467,7 +474,8 @@ def steps_figure(
         )
         title_top = y0 - (panels.x_band if panels.x_labels[k] else 0)
         notes_on_figure.append(_panel_name(titles[k], x0 / W, _fy(title_top, H), ty.base, align="left"))
-    corner = f"{col_name}s →<br>{'queries' if row_name == 'query' else 'keys'} ↓"
+    plural = {"query": "queries", "key": "keys"}
+    corner = f"{plural[col_name]} →<br>{plural[row_name]} ↓"  # what the columns and the rows are
     notes_on_figure.append(
         dict(
             text=corner,
@@ -594,7 +602,7 @@ def qkv_figure(
     x_band = int(ty.small * LINE) + 10
     per_row = 1 if cols == 3 else 3
     room = (canvas.height - top_band - per_row * (name_band + x_band) - 8) / (n * per_row)
-    row = float(np.clip(room, 3, 26))
+    row = float(np.clip(room, 0.25, 26))  # one screen tall: a long text's rows are a pixel or less, a compact map
     panel_h = int(row * n)
     W = canvas.width
     H = top_band + per_row * (name_band + panel_h + x_band) + 8

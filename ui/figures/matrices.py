@@ -10,9 +10,11 @@ import plotly.graph_objects as go
 from attention.layout import in_layout
 
 from .. import theme
-from .base import figure, label_px, numbers_fit, plain
+from .base import TICK_PX, Canvas, figure, label_px, numbers_fit, plain, tick_px, token_ticks
 
 MINUS_INFINITY = "−∞"
+COLUMN_GAP = 16  # px between st.columns(2), Streamlit's default gap
+COLOURBAR_PX = 70  # the colour bar beside a heatmap, its numbers and its padding
 
 
 def _masked_as_gaps(m: np.ndarray) -> tuple[np.ndarray, str]:
@@ -36,6 +38,7 @@ def attention_heatmap(
     layout: str = "paper",
     half_width: bool = False,
     key_labels: Sequence[str] | None = None,
+    canvas: Canvas | None = None,
 ) -> go.Figure:
     """One (n_queries, n_keys) matrix from the trace, drawn in `layout` (paper: rows are queries;
     notes: columns are queries). −∞ cells are drawn grey and labelled −∞, never as 0.
@@ -43,6 +46,8 @@ def attention_heatmap(
     kind: "scores" (diverging scale around 0) or "weights" (0 to 1).
     half_width: the figure gets half the page, so values are printed only in a smaller matrix.
     key_labels: when keys are other tokens than queries (cross-attention); `labels` then names the queries.
+    canvas: the page column it is drawn in (by default a 1280×720 screen's); every token is labelled, the
+    labels as large as the cells leave room for.
     """
     query_labels = list(labels)
     key_labels = query_labels if key_labels is None else list(key_labels)
@@ -80,15 +85,39 @@ def attention_heatmap(
         **cells,
     )
     plural = {"query": "queries", "key": "keys"}
-    top = 80 + (int(label_px(col_labels) * 0.87) if n_cols > 6 else 22)  # title, axis title, slanted labels
+    width = (canvas or Canvas()).width
+    width = (width - COLUMN_GAP) // 2 if half_width else width
+
+    def room(size: int) -> tuple[int, int, int, float, float]:
+        """Left and top margins, height and a cell's width and height, with the token labels at `size` px."""
+        left = label_px(row_labels, size) + 45
+        top = 80 + (int(label_px(col_labels, size) * 0.87) if n_cols > 6 else 22)  # title, axis title, labels
+        height = max(340, min(860, top + 60 + 34 * n_rows))
+        return left, top, height, (width - left - 20 - COLOURBAR_PX) / n_cols, (height - top - 20) / n_rows
+
+    size = TICK_PX
+    for _ in range(3):  # the labels' size sets the margins, which set the cells the labels must fit
+        size = tick_px(min(room(size)[3:]))
+    left, top, height, cell_w, cell_h = room(size)
     return figure(
         [heatmap],
         dict(text=title, y=0.995, yanchor="top", yref="container"),
-        max(340, min(860, top + 60 + 34 * n_rows)),
-        xaxis=dict(title=dict(text=plural[col_name]), side="top", type="category", tickangle=-60 if n_cols > 6 else 0),
-        yaxis=dict(title=dict(text=plural[row_name]), type="category", autorange="reversed"),
+        height,
+        xaxis=dict(
+            title=dict(text=plural[col_name]),
+            side="top",
+            type="category",
+            tickangle=-60 if n_cols > 6 else 0,
+            **token_ticks(col_labels, cell_w, size),
+        ),
+        yaxis=dict(
+            title=dict(text=plural[row_name]),
+            type="category",
+            autorange="reversed",
+            **token_ticks(row_labels, cell_h, size),
+        ),
         plot_bgcolor=background,
-        margin=dict(t=top, l=label_px(row_labels) + 45, r=20, b=20),
+        margin=dict(t=top, l=left, r=20, b=20),
     )
 
 

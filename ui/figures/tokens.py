@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from .. import theme
-from .base import Canvas, figure, plain
+from .base import SUBTITLE_PX, Canvas, figure, isolated, plain
 
 CHIP_TEXT = 16  # px: a chip's text on screen; one unit of the chips' x axis is this many pixels
 MARGIN = 10  # px, left and right
@@ -77,7 +77,7 @@ def token_chips(
             x=centres,
             y=ys,
             mode="text",
-            text=[plain(t) for t in texts],
+            text=[isolated(plain(t)) for t in texts],
             textfont=dict(size=chip_px, color=theme.INK),
             showlegend=False,
             hovertext=[f"position {i}" for i in range(len(texts))],
@@ -100,7 +100,7 @@ def token_chips(
     return figure(
         traces,
         f"{len(texts)} tokens",
-        int(90 * chip_px / CHIP_TEXT + row_px * n_rows),
+        int(90 * chip_px / CHIP_TEXT + row_px * n_rows) + SUBTITLE_PX,  # and the line chart() adds: the sentence
         xaxis=dict(visible=False, range=[-0.5, width + 0.5]),
         yaxis=dict(visible=False, range=[-(n_rows - 1) * 1.6 - 0.8, 1.3]),
         legend=dict(orientation="h", y=-0.02, yanchor="top", x=0, font=dict(size=legend)),

@@ -217,16 +217,19 @@ def text_px(text: str, size: int) -> tuple[float, float]:
 
 TURNS = np.array([0, *[s * k for k in range(1, 9) for s in (1, -1)]][:RING]) * np.pi / 8  # nearest turn first
 DISTANCES = (0, 10, 24, 44, 70)  # pixels further out than beside the point, one ring each
+FAR = (100, 140, 190, 250)  # further still, on a leader line, for a label with no room nearer: every token named
 
 
-def _candidates(toward: np.ndarray, size: tuple[float, float], gap: float) -> list[tuple[np.ndarray, bool]]:
+def _candidates(
+    toward: np.ndarray, size: tuple[float, float], gap: float, distances: Sequence[int] = DISTANCES
+) -> list[tuple[np.ndarray, bool]]:
     """Offsets of a label's centre from its point, and whether a leader line must join them: beside the point
     in the preferred direction first, then turning away from it, then a little further out; last, further
     still on a leader line."""
     angle = math.atan2(toward[1], toward[0]) if np.any(toward) else math.pi / 2
     u = np.column_stack([np.cos(angle + TURNS), np.sin(angle + TURNS)])  # (RING, 2)
     beside = gap + np.abs(u) @ (np.array(size) / 2)  # from the point to the centre of a box just clear of it
-    return [(u[i] * (beside[i] + extra), extra > LEADER_FROM) for extra in DISTANCES for i in range(len(u))]
+    return [(u[i] * (beside[i] + extra), extra > LEADER_FROM) for extra in distances for i in range(len(u))]
 
 
 def _hits(centre: np.ndarray, half: np.ndarray, points: np.ndarray, reach: np.ndarray) -> bool:
@@ -306,14 +309,21 @@ def place_labels(
         size = text_px(label.text, label.size)
         half = np.array(size) / 2 + LABEL_GAP / 2
         anchor = frame.px(label.at)
-        candidates = _candidates(np.asarray(label.toward, dtype=float), size, label.gap)
-        reach = max(float(np.abs(o).max()) for o, _ in candidates) + float(half.max()) + 1
-        local = [s.around(anchor * s.k, reach) for s in sheets]
         chosen = None
-        for n in range(len(local), 0, -1):
-            chosen = _first_free(candidates, anchor, half, frame, sorted(local[:n], key=lambda s: s.k))
+        for distances in (DISTANCES, FAR):  # near the point first; far out only where nothing near is free
+            candidates = _candidates(np.asarray(label.toward, dtype=float), size, label.gap, distances)
+            reach = max(float(np.abs(o).max()) for o, _ in candidates) + float(half.max()) + 1
+            local = [s.around(anchor * s.k, reach) for s in sheets]
+            for n in range(len(local), 0, -1):
+                chosen = _first_free(candidates, anchor, half, frame, sorted(local[:n], key=lambda s: s.k))
+                if chosen:
+                    break
             if chosen:
                 break
+        if chosen is None:  # last, where no place is clear of every arrow: one that covers arrows, but no label
+            bare = [_Sheet(s.k, np.zeros((0, 2)), np.zeros(0), s.boxes) for s in local[:1]]
+            near = _candidates(np.asarray(label.toward, dtype=float), size, label.gap)
+            chosen = _first_free(near + candidates, anchor, half, frame, bare)
         if chosen is None:
             continue
         offset, leader = chosen
