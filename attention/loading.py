@@ -419,6 +419,7 @@ def llama_config(cfg: dict, name: str, weights_note: str = "") -> ModelConfig:
         mlp="swiglu",
         native_mask="causal",
         predicts_next_token=True,
+        bias=False,
         rope_base=float(cfg.get("rope_theta") or rope.get("rope_theta") or 10_000.0),
         weights_note=weights_note,
     )

@@ -60,6 +60,7 @@ class ModelConfig:
     mlp: Literal["gelu", "gelu_tanh", "swiglu"]  # GELU (exact or its tanh form) between two layers, or gated SiLU
     native_mask: Literal["none", "causal"]  # the mask the model was trained with
     predicts_next_token: bool  # it has an output head over the vocabulary
+    bias: bool = True  # its linear layers add a bias (BERT, GPT-2), or not (Llama), as nanoGPT's GPTConfig.bias
     max_positions: int = 0  # rows of the learned position table (0 with rotary positions)
     rope_base: float = 10_000.0  # rotary positions: the base of the frequencies θ_i = base^(−2i/d_head)
     pooling: str = "mean"  # how sentence-transformers pools an encoder's tokens into one sentence vector

@@ -157,7 +157,7 @@ def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[
     st.header("1 · Tokens")
     if not view.presenter:
         st.markdown(prose["tokens"].replace("{vocab:,}", f"{cfg.vocab_size:,}"))
-    st.latex(r"e_i = W_E[t_i] + P_i" if cfg.is_decoder else r"e_i = \mathrm{LayerNorm}\big(W_E[t_i] + P_i + T_0\big)")
+    st.latex(embedding_equation(cfg))
     chips = figures.token_chips(
         [t.display for t in tr.tokens],
         [t.is_special for t in tr.tokens],
@@ -204,12 +204,25 @@ class HeadView:
         st.header("2 · Queries, keys and values")
         if not self.presenter:
             st.markdown(prose["qkv"])
-        st.latex(r"q_i = W_Q\,e_i + b_Q \qquad k_j = W_K\,e_j + b_K \qquad v_j = W_V\,e_j + b_V")
+        st.latex(qkv_equation(self.tr.config))
         head_switch.head_switch(self.n_heads, key="heads_qkv", measure=True, presenter=self.presenter)
         q, k, v = (a[self.heads][:, keep] for a in (layer.q, layer.k, layer.v))
         title = self.title("queries, keys and values", f" ({len(keep)} tokens × {layer.d_head})")
         fig = head_view.qkv_figure(q, k, v, self.labels, h, self.heads, title, head_switch.canvas(self.type))
         widgets.chart(fig, "qkv", key="fig_qkv", **self.at)
+        cfg = self.tr.config
+        if cfg.n_kv_heads < cfg.n_heads:  # grouped-query attention: say whose keys and values each head reads
+            groups = "; ".join(
+                f"heads {g * cfg.group_size + 1}–{(g + 1) * cfg.group_size} read key/value head {g + 1}"
+                for g in range(cfg.n_kv_heads)
+            )
+            st.caption(
+                f"{cfg.name} computes {cfg.n_kv_heads} sets of keys and values per layer for its {cfg.n_heads} query "
+                f"heads (grouped-query attention): {groups}. Heads of one group show the same k and v, each its "
+                "own q; k (and q) are shown after their rotation by position."
+                if cfg.positions == "rotary"
+                else f"{cfg.name}: {groups}."
+            )
         labelled = len(fig.layout.yaxis.tickvals)
         if labelled < len(keep):
             st.caption(
@@ -242,6 +255,7 @@ class HeadView:
         if not self.presenter:
             st.markdown(prose["heads"])
         st.latex(r"\mathrm{head}_h = \mathrm{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}} + M\Big) V_h")
+        roles = engine.roles(self.tr.text, self.tr.mask_kind).roles[layer.index]
         grid = head_view.heads_grid(
             layer.weights[(slice(None), *np.ix_(self.keep, self.keep))],
             self.labels,
@@ -250,9 +264,43 @@ class HeadView:
             layout=state.get("layout"),
             weight_colours=state.get("colours"),
             canvas=head_switch.canvas(self.type, below=0),
+            roles=[ROLE_WORDS.get(r, "") for r in roles],
         )
         at = dict(layer=layer.index, mask=self.tr.mask_kind)
         widgets.chart(grid, "all_heads", key="fig_heads", **at)  # a click on a panel: see ui/head_switch.js
+
+
+ROLE_WORDS = {  # a head's role as its panel in the grid names it (ui/figures/roles.py draws the whole model's)
+    "first token": "first token",
+    "previous token": "previous",
+    "[SEP]": "[SEP]",
+    "self": "itself",
+    "broad": "broad",
+    "induction": "induction",
+}
+
+
+def embedding_equation(cfg: attention.ModelConfig) -> str:
+    """What the first layer receives, as this model builds it."""
+    if cfg.positions == "rotary":
+        return r"e_i = W_E[t_i] \qquad \text{(positions: } q \text{ and } k \text{ rotated in every head)}"
+    if cfg.norm_position == "pre":
+        return r"e_i = W_E[t_i] + P_i"
+    return r"e_i = \mathrm{LayerNorm}\big(W_E[t_i] + P_i + T_0\big)"
+
+
+def qkv_equation(cfg: attention.ModelConfig) -> str:
+    """q, k and v as this model computes them: from e or its norm, with or without biases, rotated or not."""
+    x = "e" if cfg.norm_position == "post" else r"\hat e"
+    q, k, v = (rf"W_{m}\,{x}_{i}" + (rf" + b_{m}" if cfg.bias else "") for m, i in (("Q", "i"), ("K", "j"), ("V", "j")))
+    if cfg.positions == "rotary":
+        q, k = rf"R_i\,W_Q\,{x}_i", rf"R_j\,W_K\,{x}_j"
+    norm = (
+        ""
+        if cfg.norm_position == "post"
+        else rf"\qquad \hat e = \mathrm{{{'RMSNorm' if cfg.norm == 'rms' else 'LayerNorm'}}}(e)"
+    )
+    return rf"q_i = {q} \qquad k_j = {k} \qquad v_j = {v}{norm}"
 
 
 def steps_text(layer: attention.LayerTrace, prose: dict[str, str], presenter: bool, hidden: bool) -> None:

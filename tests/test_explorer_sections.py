@@ -131,7 +131,9 @@ def test_displacement_draws_each_head_and_their_sum_and_the_layer_norm_step_on_d
 def test_the_next_word_panel_needs_a_decoder():
     at = run_page()
     assert not [t for t in figures(at) if t.startswith("The next token")]
-    assert any("needs a decoder" in c.value for c in at.caption)
+    assert any(
+        "is an encoder: it has no head that predicts a next word. Pick **SmolLM2-135M**" in c.value for c in at.caption
+    )
 
 
 @pytest.fixture(scope="module")
@@ -192,3 +194,18 @@ def test_a_decoders_displacement_says_there_is_no_layer_norm(gpt2_in_cache):
     summed = figure(at, "The heads added up")
     assert any("no LayerNorm" in a["text"] for a in summed["layout"]["annotations"])
     assert figure(at, "Then + b_O: no LayerNorm here")
+
+
+def test_the_explorer_writes_each_models_own_equations_and_names_shared_heads():
+    """Equations read from the config: BERT adds positions and biases; SmolLM2 rotates q and k, has no biases,
+    normalizes with RMSNorm before attention and shares 3 key/value heads among 9 query heads."""
+    encoder = "\n".join(e.value for e in run_page().get("latex"))
+    assert r"P_i + T_0" in encoder and "b_Q" in encoder and "R_i" not in encoder
+    at = run_page(model="smollm2")
+    decoder = "\n".join(e.value for e in at.get("latex"))
+    assert r"R_i\,W_Q\,\hat e_i" in decoder and "b_Q" not in decoder and "P_i" not in decoder
+    assert r"\mathrm{RMSNorm}(e)" in decoder and r"\mathrm{RMSNorm}_f" in decoder
+    assert any("heads 4–6 read key/value head 2" in c.value for c in at.caption)
+    grid = figures(at)[next(t for t in figures(at) if t.startswith("All 9 heads"))]
+    names = [a["text"] for a in grid["layout"]["annotations"] if a["text"].startswith("head ")]
+    assert len(names) == 9 and any(" · " in n for n in names)  # the heads that have a role name it

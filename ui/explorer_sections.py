@@ -167,6 +167,8 @@ def updated_section(
         layer=layer.index,
         mask=tr.mask_kind,
     )
+    if not tr.config.predicts_next_token:
+        removed_head(tr)
     moves = attention.moved_toward(ba)
     hidden = "" if len(keep) == tr.n_tokens else " [CLS] and [SEP] are left out of both."
     st.caption(
@@ -214,18 +216,18 @@ def next_word_section(tr: attention.Trace) -> None:
     Its own fragment: moving the temperature redraws only this section."""
     if tr.next_logits is None:
         st.caption(
-            f"{tr.model_name} is an encoder: the next-word panel needs a decoder, such as gpt2 or distilgpt2 "
-            "in the sidebar's **Model** choice."
+            f"{tr.model_name} is an encoder: it has no head that predicts a next word. {widgets.decoders_here()}"
         )
         return
-    st.latex(r"p = \mathrm{softmax}\Big(\mathrm{LayerNorm}_f\big(e'_n\big)\, W_E^{\top} \,/\, T\Big)")
+    norm = "RMSNorm" if tr.config.norm == "rms" else "LayerNorm"
+    st.latex(rf"p = \mathrm{{softmax}}\Big(\mathrm{{{norm}}}_f\big(e'_n\big)\, W_E^{{\top}} \,/\, T\Big)")
     vocabulary = len(tr.next_logits)
     words, picture = st.columns([2, 3])
     with words:
         if not state.get("presenter"):
             st.markdown(
                 f"What the model would write next: the last token's updated embedding $e'_n$, as the last layer "
-                f"leaves it, through the final LayerNorm, times the token embedding matrix $W_E$ (one score for "
+                f"leaves it, through the final {norm}, times the token embedding matrix $W_E$ (one score for "
                 f"each of the {vocabulary:,} tokens in its vocabulary), divided by the temperature $T$ and "
                 f"softmaxed. Below 1, $T$ sharpens the guess; above 1, it flattens it."
             )
@@ -260,7 +262,33 @@ def next_word_section(tr: attention.Trace) -> None:
             key="fig_next",
             mask=tr.mask_kind,
         )
+    removed_head(tr)
     state.sync_url()
+
+
+def removed_head(tr: attention.Trace) -> None:
+    """ "Remove this head": the model run again without the chosen head, and what its output loses."""
+    layer_i, h = min(state.get("layer"), len(tr.layers)) - 1, state.get("head") - 1
+    if not st.toggle(f"Remove head {h + 1} of layer {layer_i + 1}", key=f"w:remove_{tr.config.is_decoder}"):
+        return
+    gone = engine.removed(tr.text, layer_i, h, "zero")
+    tokenizer = engine.model(tr.model_name).tokenizer
+    if gone.kl_divergence is not None:
+        st.caption(
+            f"Without it (its Δe set to 0), the next token's distribution moves by KL = {gone.kl_divergence:.4f} nats: "
+            + "; ".join(
+                f"{readable(tokenizer, p.token, p.id)} {p.probability:.1%} → {q:.1%}"
+                for p, q in zip(gone.top_before, gone.top_before_after, strict=True)
+            )
+            + "."
+        )
+    else:
+        worst = int(gone.token_cosines.argmin())
+        st.caption(
+            f"Without it (its Δe set to 0), the sentence embedding keeps a cosine of {gone.sentence_cosine:.4f} with "
+            f"the one it had, and the token that changes most, {figures.plain(tr.tokens[worst].display)}, keeps "
+            f"{gone.token_cosines[worst]:.4f}. The chapter **Many heads** maps every head's role."
+        )
 
 
 def _temperature() -> None:

@@ -688,9 +688,10 @@ def heads_grid(
     layout: str = "paper",
     weight_colours: str = "row",
     canvas: Canvas | None = None,
+    roles: Sequence[str] | None = None,
 ) -> go.Figure:
     """Every head's weights (n_heads, n_tokens, n_tokens), rows are queries, as small multiples; the chosen head
-    (0-based) framed. Each panel's heatmap names its head in its trace's meta, which the head switch reads from a
+    (0-based) framed; roles: a word per head naming what it does ("" for none), after its name. Each panel's heatmap names its head in its trace's meta, which the head switch reads from a
     click on it (ui/head_switch.js); hover names the two tokens and the weight."""
     canvas = canvas or Canvas()
     ty = canvas.type
@@ -733,7 +734,8 @@ def heads_grid(
             range=[n - 0.5, -0.5],
             fixedrange=True,
         )
-        annotations.append(_panel_name(f"head {h + 1}", (x0 + side / 2) / W, _fy(y0, H), ty.base, xanchor="center"))
+        name = f"head {h + 1}" + (f" · {roles[h]}" if roles and roles[h] and side >= 110 else "")
+        annotations.append(_panel_name(name, (x0 + side / 2) / W, _fy(y0, H), ty.base, xanchor="center"))
         frames[h] = {
             "shapes[0].x0": (x0 - 4) / W,
             "shapes[0].x1": (x0 + side + 4) / W,
