@@ -17,7 +17,6 @@ from tests.apptest import array, figure, figures, run_page, table
 from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
 from ui import engine
 from ui import figures as figures_
-from ui.explorer_sections import SPECIALS_HERE
 
 FLUFFY = "a fluffy blue creature roamed the verdant forest"
 
@@ -64,7 +63,7 @@ def test_cls_and_sep_count_in_before_after_only_when_shown_there_too(specials, h
     """[CLS] and [SEP] lie far from the words after a layer: the section leaves them out unless asked."""
     at = run_page(specials=specials)
     if here:
-        at.toggle(key=SPECIALS_HERE).set_value(True).run()
+        at.toggle(key="w:ba_specials").set_value(True).run()
     assert not at.exception
     shown = specials == "1" and here
     tr = attention.trace(model, FLUFFY)

@@ -189,9 +189,6 @@ def updated_section(
     state.sync_url()
 
 
-SPECIALS_HERE = "_updated_specials"  # session key of the section's own [CLS]/[SEP] toggle
-
-
 def _without_specials(tr: attention.Trace, keep: Sequence[int]) -> list[int]:
     """The tokens the picture and the table show: [CLS] and [SEP] only when asked for here too. Their updated
     embeddings lie far from the words' (every head's attention pools in them): shown, they squeeze the words
@@ -201,7 +198,8 @@ def _without_specials(tr: attention.Trace, keep: Sequence[int]) -> list[int]:
         return list(keep)
     shown = st.toggle(
         "Show [CLS] and [SEP] here",
-        key=SPECIALS_HERE,
+        key=state.widget_key("ba_specials"),
+        on_change=state.copy_back("ba_specials"),
         help="After a layer they lie far from the words: shown, they crowd the words into a corner of the "
         "picture, and many words' largest move is toward [SEP].",
     )

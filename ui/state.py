@@ -151,6 +151,7 @@ PARAMS: dict[str, Param] = {
     "token": Param(-1, _position),  # a position; -1: the example's token or the last word
     "layernorm": Param(True, _bool, lambda v: "1" if v else "0"),  # the displacement's step after the heads
     "after": Param("attention", _one_of(*attention.geometry.AFTER)),  # before → after: which step
+    "ba_specials": _flag_param(False),  # before → after: [CLS] and [SEP] shown there too
     "temperature": Param(1.0, _float_in(*TEMPERATURES), lambda v: f"{v:g}"),  # the next-word panel's
     "model": Param(attention.DEFAULT_MODEL, _one_of(attention.DEFAULT_MODEL, *attention.loading.DECODERS)),
     "export": Param(DEFAULT_EXPORT, _one_of(*EXPORT_FORMATS)),
