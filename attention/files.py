@@ -142,14 +142,30 @@ class GGUF:
 
 def dequantize(blocks: np.ndarray, kind: int) -> np.ndarray:
     """(n_blocks, bytes per block) uint8 -> (n_blocks × 32,) float32."""
-    d = blocks[:, :2].copy().view("<f2").astype(np.float32)  # (n_blocks, 1): each block's scale
+    return unpack(*split_blocks(blocks, kind))
+
+
+def split_blocks(blocks: np.ndarray, kind: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """A block's parts: its scale d and, for Q4_1, its minimum m, as float32 (n_blocks, 1) each, and its numbers
+    as stored (Q8_0: 32 signed bytes; Q4_1: 16 bytes of two 4-bit numbers)."""
+    d = blocks[:, :2].copy().view("<f2").astype(np.float32)
     if kind == Q8_0:
-        q = blocks[:, 2:].copy().view(np.int8).astype(np.float32)  # (n_blocks, 32)
-        return (d * q).reshape(-1)
-    m = blocks[:, 2:4].copy().view("<f2").astype(np.float32)  # (n_blocks, 1): each block's minimum
-    packed = blocks[:, 4:]  # (n_blocks, 16): two 4-bit numbers a byte
-    q = np.concatenate([packed & 0x0F, packed >> 4], axis=1).astype(np.float32)  # (n_blocks, 32)
-    return (d * q + m).reshape(-1)
+        return d, None, blocks[:, 2:].copy().view(np.int8)
+    return d, blocks[:, 2:4].copy().view("<f2").astype(np.float32), np.ascontiguousarray(blocks[:, 4:])
+
+
+def unpack(d: np.ndarray, m: np.ndarray | None, q: np.ndarray) -> np.ndarray:
+    """x = d · q (+ m): (n_blocks × 32,) float32, computed in place in one array (the hot path of a 4-bit model)."""
+    if m is None:  # Q8_0
+        out = q.astype(np.float32)
+        out *= d
+        return out.reshape(-1)
+    out = np.empty((q.shape[0], 32), dtype=np.float32)
+    np.bitwise_and(q, 0x0F, out=out[:, :16], casting="unsafe")  # the low halves: the block's first 16 numbers
+    np.right_shift(q, 4, out=out[:, 16:], casting="unsafe")  # the high halves: its last 16
+    out *= d
+    out += m
+    return out.reshape(-1)
 
 
 def read_gguf(path: Path) -> GGUF:
@@ -225,12 +241,14 @@ class QuantizedMatrix:
     KEEP: ClassVar[int] = 3
 
     def __init__(self, blocks: np.ndarray, kind: int, stored_shape: tuple[int, int]):
-        self.blocks, self.kind = blocks, kind  # (n_blocks, bytes per block), the rows of the stored (d_out, d_in)
+        # the blocks of the stored (d_out, d_in) rows, split once into their scales, minimums and numbers
+        self.parts = split_blocks(blocks, kind)
+        self.kind = kind
         self.stored_shape = stored_shape
         self.shape = (stored_shape[1], stored_shape[0])
         self.size = stored_shape[0] * stored_shape[1]
         self.dtype = np.dtype(np.float32)
-        self.nbytes = blocks.nbytes
+        self.nbytes = sum(a.nbytes for a in self.parts if a is not None)
 
     def unpacked(self) -> np.ndarray:
         """The matrix as float32, (d_in, d_out) (a read-only transposed view of the stored rows)."""
@@ -239,7 +257,7 @@ class QuantizedMatrix:
             if key in self._recent:
                 self._recent.move_to_end(key)
                 return self._recent[key]
-        out = dequantize(self.blocks, self.kind).reshape(self.stored_shape).T
+        out = unpack(*self.parts).reshape(self.stored_shape).T
         out.setflags(write=False)
         with self._lock:
             self._recent[key] = out
