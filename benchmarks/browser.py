@@ -8,7 +8,8 @@ In Debian's Chromium at 1280×720, prints:
   state; the ratio is taken per pair and its median reported with its spread. Both pages are polled inside the
   page every 10 ms.
 - then, in one app session: a new sentence at 13 and 128 tokens; a head switch with the head buttons (in the
-  browser), with the sidebar's Head box and with a click on the all-heads grid; the server's resident memory. For
+  browser), with the sidebar's Head box and with a click on the all-heads grid; a new sentence on SmolLM2; the
+  server's resident memory. For
   calibration, the same timing on the bare page of 1 and 10 small line charts, in the same run.
 
 Each of the latter is measured inside the page: from the key press or click event to the first animation frame at
@@ -294,6 +295,11 @@ def warm_runs(browser, repeats: int) -> None:
         rows.append(("head switch, buttons", [head_button(page, h) for h in heads[0]]))
         rows.append(("head switch, sidebar box", [head_box(page, h) for h in heads[1]]))
         rows.append(("head switch, grid click", [grid_click(page, h) for h in heads[2]]))
+        # the bundled decoder: SmolLM2's 30 layers of 9 heads, its MLP unpacked from 4 bits on every trace
+        page.goto(f"{url}/?model=smollm2")
+        wait_complete(page, shows="All heads at a glance", timeout=300)
+        submit(page, sentence_13(repeats))  # warm-up
+        rows.append(("sentence update, SmolLM2 (same texts)", [submit(page, sentence_13(i)) for i in range(repeats)]))
         rss, peak = rss_mb(proc.pid)
 
     calibration = statistics.median(r.whole for r in bare[10])
