@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import attention
+import attention.loading
 from attention import ModelUnavailableError, UnsupportedModelError, load_model
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -140,3 +141,21 @@ def test_another_layout_without_sentence_transformers_says_how_to_install_it(tmp
     env = os.environ | {"PYTHONPATH": f"{hide}{os.pathsep}{ROOT}"}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
     assert "needs sentence-transformers" in out.stdout and "requirements-reference.txt" in out.stdout, out.stderr
+
+
+@pytest.mark.parametrize("name", [None, "smollm2"])
+def test_one_count_of_parameters_whatever_the_family(name):
+    """The model's own count, the budget table and the architecture diagram agree, on an encoder and on a
+    Llama decoder (no biases, a gated MLP, no position table); MiniLM's is sentence-transformers' published
+    22.7M, SmolLM2's its 135M."""
+    from attention import budget
+
+    if name == "smollm2":
+        try:
+            attention.loading.smollm2_file()
+        except attention.ModelUnavailableError as exc:
+            pytest.skip(str(exc))
+    model = attention.load_model(name)
+    total = model.n_parameters
+    assert budget.model_budget(model).total == total == budget.architecture(model).total
+    assert total == {None: 22_565_376, "smollm2": 134_515_008}[name]
