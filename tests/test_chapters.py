@@ -380,6 +380,33 @@ def test_9_values_low_rank_and_displacement(model):
     assert sv["exponentformat"] == "power" and sv["dtick"] >= 1  # 10⁻⁴, not "100µ"
 
 
+def test_9_every_name_on_the_chain_of_values_is_clear_of_the_others():
+    """The chain's names are placed in pixels (vectors.place_labels): measured back from the figure at the
+    page's plot size, no two overlap, and "e", "e + Δe" and the longest steps are among them."""
+    from ui.figures.vectors import CHAIN_PLOT, text_px
+
+    at = run_page(page("values"))
+    chain = figure(at, "“creature”")
+    layout = chain["layout"]
+    names = [a for a in layout["annotations"] if a.get("text")]
+    assert {"e", "e + Δe"} <= {a["text"] for a in names} and len(names) >= 4
+    assert all("text" not in trace.get("mode", "") for trace in chain["data"])  # no plotly-placed text
+    (x0, x1), (y0, y1) = layout["xaxis"]["range"], layout["yaxis"]["range"]
+    scale = CHAIN_PLOT[1] / (y1 - y0)
+    assert scale == pytest.approx(CHAIN_PLOT[0] / (x1 - x0))  # one scale in both axes
+    boxes = []
+    for a in names:
+        if a.get("showarrow"):  # on a leader line: ax, ay are the label's offset in pixels, ay counting down
+            dx, dy = a["ax"], -a["ay"]
+        else:
+            dx, dy = a.get("xshift", 0), a.get("yshift", 0)
+        centre = np.array([(a["x"] - x0) * scale + dx, (a["y"] - y0) * scale + dy])
+        boxes.append((centre, np.array(text_px(a["text"], a["font"]["size"])) / 2))
+    for i, (c, h) in enumerate(boxes):
+        for c2, h2 in boxes[i + 1 :]:
+            assert not np.all(np.abs(c - c2) < h + h2), "two names of the chain overlap"
+
+
 def test_10_heads_sum_equals_concat():
     at = run_page(page("heads"))
     assert float(metric(at, "max |Σ")) <= 1e-5
