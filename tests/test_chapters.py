@@ -407,6 +407,13 @@ def test_9_every_name_on_the_chain_of_values_is_clear_of_the_others():
             assert not np.all(np.abs(c - c2) < h + h2), "two names of the chain overlap"
 
 
+def test_9_the_singular_values_fill_the_chart_with_the_rank_and_as_many_zeros():
+    at = run_page(page("values"))
+    sv = figure(at, "Singular values")
+    assert len(array(sv["data"][0]["x"])) == 64 and array(sv["data"][0]["x"])[-1] == 64  # 2 × d_head of 384
+    assert "64 of 384" in sv["layout"]["xaxis"]["title"]["text"]
+
+
 def test_10_heads_sum_equals_concat():
     at = run_page(page("heads"))
     assert float(metric(at, "max |Σ")) <= 1e-5
