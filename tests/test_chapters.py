@@ -414,6 +414,26 @@ def test_9_the_singular_values_fill_the_chart_with_the_rank_and_as_many_zeros():
     assert "64 of 384" in sv["layout"]["xaxis"]["title"]["text"]
 
 
+def test_10_the_moves_are_what_the_picture_shows(model):
+    """Each arrow is a token's ΣΔe projected onto the two directions that keep the most of the moves (an SVD of
+    the Δe, computed here), drawn from one start: its length is that projected |ΣΔe|, and the longest spans over
+    half the picture's shorter side."""
+    at = run_page(page("heads"))
+    moves = figure(at, "Where the heads move")
+    layer = attention.trace(model, FLUFFY).layers[0]
+    delta = layer.delta_sum.astype(np.float64)
+    top_two = np.linalg.svd(delta, full_matrices=False)[2][:2]  # (2, d_model)
+    expected = np.linalg.norm(delta @ top_two.T, axis=1)
+    arrows = [a for a in moves["layout"]["annotations"] if a.get("showarrow") and a.get("axref") == "x"]
+    assert len(arrows) == len(delta)
+    assert {(a["ax"], a["ay"]) for a in arrows} == {(0.0, 0.0)}  # one common start
+    lengths = np.array([math.hypot(a["x"] - a["ax"], a["y"] - a["ay"]) for a in arrows])
+    assert np.allclose(lengths, expected, rtol=1e-4)
+    (x0, x1), (y0, y1) = moves["layout"]["xaxis"]["range"], moves["layout"]["yaxis"]["range"]
+    assert lengths.max() > 0.5 * min(x1 - x0, y1 - y0)  # fitted to the embeddings, it was 4% of the picture
+    assert "fitted to the moves themselves" in " ".join(c.value for c in at.caption)
+
+
 def test_10_heads_sum_equals_concat():
     at = run_page(page("heads"))
     assert float(metric(at, "max |Σ")) <= 1e-5

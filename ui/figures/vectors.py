@@ -120,10 +120,12 @@ class Frame:
         """Data → pixels from the plot's centre, y up."""
         return (np.asarray(points, dtype=float) - self.centre) * self.scale
 
-    def axes(self, explained: np.ndarray) -> dict:
-        """Both axes with these ranges, titled with the variance each principal direction keeps."""
+    def axes(self, explained: np.ndarray, names: tuple[str, str] | None = None) -> dict:
+        """Both axes with these ranges, titled with the variance each principal direction keeps, or with names."""
         half = np.array([self.width, self.height]) / (2 * self.scale)
         titles = axis_titles(explained)
+        if names is not None:
+            titles = {axis: t | dict(title=dict(text=n)) for (axis, t), n in zip(titles.items(), names, strict=True)}
         return dict(
             xaxis=dict(titles["xaxis"], range=[self.centre[0] - half[0], self.centre[0] + half[0]]),
             yaxis=dict(titles["yaxis"], range=[self.centre[1] - half[1], self.centre[1] + half[1]]),
@@ -593,10 +595,13 @@ def before_after_figure(
     labels: Sequence[str],
     after_name: str = "after",
     title: str = "Every token, before → after",
+    before_name: str = "before",
+    axis_names: tuple[str, str] | None = None,
 ) -> go.Figure:
     """Every token before → after a step, in one 2D projection, with an arrow each; each token named at its
     after point where the name touches no other name or arrow (else on hover), in the page's width and on a
-    phone. The legend sits under the plot, clear of a subtitle. title: may run over lines (<br>)."""
+    phone. The legend sits under the plot, clear of a subtitle. title: may run over lines (<br>).
+    axis_names: the axes' titles, where they are not the principal directions of the points drawn."""
     labels = list(labels)
     width, height = BEFORE_AFTER_PLOT
     frame = Frame.around(np.vstack([before, after]), width, height, margin=30)
@@ -609,10 +614,10 @@ def before_after_figure(
             x=before[:, 0],
             y=before[:, 1],
             mode="markers",
-            name="before",
+            name=before_name,
             marker=dict(size=10, color="white", line=dict(color=theme.OKABE_ITO[0], width=2)),
             text=labels,
-            hovertemplate="%{text}<extra>before</extra>",
+            hovertemplate="%{text}<extra>" + before_name + "</extra>",
         ),
         dict(
             type="scatter",
@@ -634,5 +639,29 @@ def before_after_figure(
         + place_labels(names, frame, obstacles, scales=(1.0, 0.7, WIDE_PHONE_SCALE)),
         legend=dict(orientation="h", x=0, xanchor="left", y=-(AXIS_BOTTOM + 6) / height, yanchor="top"),
         margin=dict(l=PLOT_LEFT, r=PLOT_RIGHT, b=bottom, autoexpand=False),  # the plot keeps its size
-        **frame.axes(explained),
+        **frame.axes(explained, axis_names),
+    )
+
+
+def moves_figure(
+    moves: np.ndarray, explained: np.ndarray, labels: Sequence[str], moved_by: str, title: str
+) -> go.Figure:
+    """Every token's displacement Δe as an arrow from one common start, so that their lengths and directions
+    compare, in a projection fitted to the Δe (geometry.displacement_directions): each axis titled with its
+    share of Σ|Δe|². A token's after point is its before point plus its arrow.
+
+    moves: (n_tokens, 2); moved_by: what moved them, for the arrows' tips ("ΣΔe", "Δe⁽³⁾")."""
+    moves = np.asarray(moves, dtype=float)
+    return before_after_figure(
+        np.zeros_like(moves),
+        moves,
+        explained,
+        labels,
+        after_name=f"e + {moved_by}",
+        title=title,
+        before_name="each token's e, drawn at one start",
+        axis_names=(
+            f"direction 1 of the moves ({explained[0]:.0%} of Σ|Δe|²)",
+            f"direction 2 ({explained[1]:.0%} of Σ|Δe|²)",
+        ),
     )
