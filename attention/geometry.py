@@ -26,12 +26,15 @@ class Projection:
         return (x - self.mean) @ self.components.T
 
 
-def fit_projection(points: np.ndarray, dims: int = 2) -> Projection:
-    """PCA with numpy's SVD on (n_points, d_model); each direction's sign fixed so its largest loading is positive."""
+def fit_projection(points: np.ndarray, dims: int = 2, about_origin: bool = False) -> Projection:
+    """PCA with numpy's SVD on (n_points, d_model); each direction's sign fixed so its largest loading is positive.
+
+    about_origin: fit the points as they are, not their spread about their mean: for vectors that all start at
+    one point (displacements), the directions that keep the most of their squared lengths."""
     if dims not in (2, 3):
         raise ValueError("A projection is drawn in 2 or 3 dimensions.")
     points = np.asarray(points, dtype=np.float64)
-    mean = points.mean(axis=0)
+    mean = np.zeros(points.shape[1]) if about_origin else points.mean(axis=0)
     centred = points - mean
     _, s, vt = np.linalg.svd(centred, full_matrices=False)
     var = s**2
@@ -141,6 +144,24 @@ def before_after(before: np.ndarray, after: np.ndarray, dims: int = 2) -> Before
         cos_before=ops.cosine_matrix(before),
         cos_after=ops.cosine_matrix(after),
     )
+
+
+@dataclass(frozen=True)
+class Moves:
+    """Every token's displacement Δe, projected onto the directions along which the tokens are moved the most."""
+
+    projection: Projection  # fitted to the Δe alone, about the origin: explained is each direction's share of Σ|Δe|²
+    moves: np.ndarray  # (n_tokens, dims): each Δe, projected
+    lengths: np.ndarray  # (n_tokens,): |Δe| in all d_model dimensions
+
+
+def displacement_directions(displacement: np.ndarray, dims: int = 2) -> Moves:
+    """Each token's Δe in the plane that keeps the most of them. A plane fitted to the embeddings shows their
+    spread, often a hundred times the moves', and every arrow shrinks to a dot; fitted to the Δe, the arrows
+    are what the axes measure."""
+    displacement = np.asarray(displacement, dtype=np.float64)  # (n_tokens, d_model)
+    proj = fit_projection(displacement, dims, about_origin=True)
+    return Moves(projection=proj, moves=proj(displacement), lengths=np.linalg.norm(displacement, axis=-1))
 
 
 AFTER = ("attention", "layer")  # after the attention sub-layer, or after the whole layer (feed-forward too)

@@ -102,9 +102,9 @@ def displacement_norms(layer: LayerTrace) -> np.ndarray:
     return np.linalg.norm(layer.displacement, axis=-1)
 
 
-def moved(layer: LayerTrace, head: int | None = None) -> np.ndarray:
-    """(n_tokens, d_model): e + Δe^(h) for one head, or e + Σ_h Δe^(h) for all (head=None)."""
-    return layer.x + (layer.displacement[head] if head is not None else layer.delta_sum)
+def proposed(layer: LayerTrace, head: int | None = None) -> np.ndarray:
+    """(n_tokens, d_model): Δe^(h), one head's proposal for every token, or Σ_h Δe^(h) for all (head=None)."""
+    return layer.displacement[head] if head is not None else layer.delta_sum
 
 
 @dataclass(frozen=True)

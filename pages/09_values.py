@@ -46,13 +46,14 @@ m3.metric(
     f"{gpt3_full / 1e6:.1f} M vs {gpt3_low_rank / 1e6:.2f} M",
     help=f"{gpt3_full:,} vs {gpt3_low_rank:,} per head",
 )
+shown = min(len(vm.singular_values), 2 * cfg.d_head)  # the rank's worth, then as many zeros: the drop fills the width
 widgets.chart(
     figures.lines(
-        vm.indices,
-        {"singular value": vm.singular_values},
+        vm.indices[:shown],
+        {"singular value": vm.singular_values[:shown]},
         f"Singular values of W_O⁽ʰ⁾ W_V⁽ʰ⁾, layer {layer_i + 1}, head {head_i + 1}: "
         f"{vm.rank} of {len(vm.singular_values)} are not zero",
-        "index",
+        f"index (the first {shown} of {len(vm.singular_values)})",
         "singular value (log scale)",
         marker_x=cfg.d_head,
         log_y=True,

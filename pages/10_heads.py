@@ -75,15 +75,24 @@ only = st.toggle(
     help="A counterfactual: the other heads switched off.",
     **chapter.bound("hd_only"),
 )
-ba = engine.heads_move(view.text, layer_i, head_i if only else None)
+mv = engine.heads_move(view.text, layer_i, head_i if only else None)
+moved_by = f"Δe⁽{head_i + 1}⁾" if only else "ΣΔe"
 widgets.chart(
-    figures.before_after_figure(
-        ba.before, ba.after, ba.projection.explained, labels, after_name=f"e + Δe⁽{head_i + 1}⁾" if only else "e + ΣΔe"
+    figures.moves_figure(
+        mv.moves, mv.projection.explained, labels, moved_by, f"Where the heads move every token: its {moved_by}"
     ),
     "heads_move",
     key="fig_ch7_move",
     layer=layer_i,
     head=head_i if only else None,
+)
+st.caption(
+    f"Each arrow is one token's {moved_by}, its after point minus its before point, drawn from one common start "
+    "so that the moves compare. The picture is fitted to the moves themselves, not to the embeddings: its two "
+    f"axes are the directions along which the heads move these tokens most, and keep "
+    f"{mv.projection.explained_total:.0%} of their squared length. A picture fitted to the embeddings shows their "
+    f"spread instead, which can dwarf the moves: here a token's |e| is about "
+    f"{np.median(np.linalg.norm(layer.x, axis=-1)):.0f} and its |{moved_by}| about {np.median(mv.lengths):.1f}."
 )
 st.header("Heads that share their keys and values")
 sharing = heads.key_value_sharing(cfg)

@@ -380,6 +380,60 @@ def test_9_values_low_rank_and_displacement(model):
     assert sv["exponentformat"] == "power" and sv["dtick"] >= 1  # 10⁻⁴, not "100µ"
 
 
+def test_9_every_name_on_the_chain_of_values_is_clear_of_the_others():
+    """The chain's names are placed in pixels (vectors.place_labels): measured back from the figure at the
+    page's plot size, no two overlap, and "e", "e + Δe" and the longest steps are among them."""
+    from ui.figures.vectors import CHAIN_PLOT, text_px
+
+    at = run_page(page("values"))
+    chain = figure(at, "“creature”")
+    layout = chain["layout"]
+    names = [a for a in layout["annotations"] if a.get("text")]
+    assert {"e", "e + Δe"} <= {a["text"] for a in names} and len(names) >= 4
+    assert all("text" not in trace.get("mode", "") for trace in chain["data"])  # no plotly-placed text
+    (x0, x1), (y0, y1) = layout["xaxis"]["range"], layout["yaxis"]["range"]
+    scale = CHAIN_PLOT[1] / (y1 - y0)
+    assert scale == pytest.approx(CHAIN_PLOT[0] / (x1 - x0))  # one scale in both axes
+    boxes = []
+    for a in names:
+        if a.get("showarrow"):  # on a leader line: ax, ay are the label's offset in pixels, ay counting down
+            dx, dy = a["ax"], -a["ay"]
+        else:
+            dx, dy = a.get("xshift", 0), a.get("yshift", 0)
+        centre = np.array([(a["x"] - x0) * scale + dx, (a["y"] - y0) * scale + dy])
+        boxes.append((centre, np.array(text_px(a["text"], a["font"]["size"])) / 2))
+    for i, (c, h) in enumerate(boxes):
+        for c2, h2 in boxes[i + 1 :]:
+            assert not np.all(np.abs(c - c2) < h + h2), "two names of the chain overlap"
+
+
+def test_9_the_singular_values_fill_the_chart_with_the_rank_and_as_many_zeros():
+    at = run_page(page("values"))
+    sv = figure(at, "Singular values")
+    assert len(array(sv["data"][0]["x"])) == 64 and array(sv["data"][0]["x"])[-1] == 64  # 2 × d_head of 384
+    assert "64 of 384" in sv["layout"]["xaxis"]["title"]["text"]
+
+
+def test_10_the_moves_are_what_the_picture_shows(model):
+    """Each arrow is a token's ΣΔe projected onto the two directions that keep the most of the moves (an SVD of
+    the Δe, computed here), drawn from one start: its length is that projected |ΣΔe|, and the longest spans over
+    half the picture's shorter side."""
+    at = run_page(page("heads"))
+    moves = figure(at, "Where the heads move")
+    layer = attention.trace(model, FLUFFY).layers[0]
+    delta = layer.delta_sum.astype(np.float64)
+    top_two = np.linalg.svd(delta, full_matrices=False)[2][:2]  # (2, d_model)
+    expected = np.linalg.norm(delta @ top_two.T, axis=1)
+    arrows = [a for a in moves["layout"]["annotations"] if a.get("showarrow") and a.get("axref") == "x"]
+    assert len(arrows) == len(delta)
+    assert {(a["ax"], a["ay"]) for a in arrows} == {(0.0, 0.0)}  # one common start
+    lengths = np.array([math.hypot(a["x"] - a["ax"], a["y"] - a["ay"]) for a in arrows])
+    assert np.allclose(lengths, expected, rtol=1e-4)
+    (x0, x1), (y0, y1) = moves["layout"]["xaxis"]["range"], moves["layout"]["yaxis"]["range"]
+    assert lengths.max() > 0.5 * min(x1 - x0, y1 - y0)  # fitted to the embeddings, it was 4% of the picture
+    assert "fitted to the moves themselves" in " ".join(c.value for c in at.caption)
+
+
 def test_10_heads_sum_equals_concat():
     at = run_page(page("heads"))
     assert float(metric(at, "max |Σ")) <= 1e-5

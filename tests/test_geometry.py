@@ -9,6 +9,7 @@ import attention
 from attention.geometry import (
     after_heads,
     before_after,
+    displacement_directions,
     displacement_picture,
     fit_projection,
     layer_before_after,
@@ -161,3 +162,27 @@ def test_a_decoders_step_after_the_heads_has_no_layer_norm(tmp_path):
     assert np.allclose(after.points[2], after.points[3], atol=1e-4) and after.lengths[2] < 1e-4
     assert after.lengths[1] == pytest.approx(np.linalg.norm(layer.b_o), rel=1e-5)
     assert after.projection.explained_total == pytest.approx(1.0)  # three distinct points lie in a plane
+
+
+def test_moves_in_a_plane_are_drawn_at_their_full_length_however_far_apart_the_tokens_are():
+    rng = np.random.default_rng(1)
+    plane = np.linalg.qr(rng.standard_normal((384, 2)))[0].T  # (2, d_model): two orthonormal directions
+    delta = rng.standard_normal((9, 2)) @ plane  # every move lies in that plane
+    mv = displacement_directions(delta)
+    assert mv.projection.explained_total == pytest.approx(1.0)
+    assert np.allclose(np.linalg.norm(mv.moves, axis=1), np.linalg.norm(delta, axis=1))
+    assert np.allclose(mv.lengths, np.linalg.norm(delta, axis=1))
+
+
+def test_the_moves_picture_keeps_more_of_the_moves_than_the_embeddings_picture(model):
+    layer = attention.trace(model, "a fluffy blue creature roamed the verdant forest").layers[0]
+    delta = layer.delta_sum.astype(np.float64)
+    mv = displacement_directions(delta)
+    # the share of Σ|Δe|² the plane keeps, measured directly, is what its axes say
+    kept = float((mv.moves**2).sum() / (delta**2).sum())
+    assert mv.projection.explained_total == pytest.approx(kept)
+    assert np.all(np.linalg.norm(mv.moves, axis=1) <= mv.lengths + 1e-9)  # a projection never lengthens
+    # the embeddings' own plane (before_after) keeps far less of the moves: why its arrows looked like dots
+    ba = before_after(layer.x, layer.x + layer.delta_sum)
+    kept_there = float(((ba.after - ba.before) ** 2).sum() / (delta**2).sum())
+    assert kept > 0.5 > kept_there

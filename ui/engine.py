@@ -325,10 +325,9 @@ def value_map(name: str, layer_i: int, head: int) -> heads.ValueMap:
 
 @per_model
 @st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
-def heads_move(name: str, text: str, layer_i: int, head: int | None) -> geometry.BeforeAfter:
-    """Every token before and after one head's displacement (or all heads', head=None)."""
-    lt = layer(text, None, layer_i, name)
-    return attention.before_after(lt.x, heads.moved(lt, head))
+def heads_move(name: str, text: str, layer_i: int, head: int | None) -> geometry.Moves:
+    """Every token's displacement by one head (or by all, head=None), in the plane that keeps the most of them."""
+    return geometry.displacement_directions(heads.proposed(layer(text, None, layer_i, name), head))
 
 
 @per_model

@@ -8,7 +8,7 @@ import streamlit as st
 import attention.loading
 
 from . import downloads, engine, state, theme
-from .figures.base import shortened, stand_alone
+from .figures.base import isolated, shortened, stand_alone
 
 
 def chart(
@@ -209,7 +209,7 @@ def token_picker(tr, label: str = "Token to follow", container=None) -> int:
         label,
         range(tr.n_tokens),
         key="w:token_pick",
-        format_func=lambda i: f"{i} · {texts[i]}",
+        format_func=lambda i: f"{i} · {isolated(texts[i])}",  # a right-to-left token keeps its "##" before it
         on_change=state.copy_back("token", key="w:token_pick"),
     )
     return token

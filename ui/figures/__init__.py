@@ -9,7 +9,7 @@ from .charts import bars, head_norm_bars, histograms, lines, mask_matrix
 from .matrices import attention_heatmap, big_heatmap, table_heatmap
 from .roles import role_map, share_by_layer
 from .tokens import token_chips
-from .vectors import arrow_chain, before_after_figure, displacement_figure, two_vectors
+from .vectors import arrow_chain, before_after_figure, displacement_figure, moves_figure, two_vectors
 
 __all__ = [
     "arrow_chain",
@@ -22,6 +22,7 @@ __all__ = [
     "histograms",
     "lines",
     "mask_matrix",
+    "moves_figure",
     "numbers_fit",
     "plain",
     "role_map",

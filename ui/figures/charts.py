@@ -377,20 +377,13 @@ CHAIN_LABELS = 4  # the chain's longest steps that get their token's name; the r
 def value_chain(
     start: np.ndarray, steps: np.ndarray, step_labels: Sequence[str], explained: np.ndarray, title: str
 ) -> go.Figure:
-    """The weighted values laid tip to tail (vectors.arrow_chain), with only the longest few steps named, in
-    readable type: a dozen short steps near one point would otherwise pile their names on top of each other."""
+    """The weighted values laid tip to tail (vectors.arrow_chain), with only the longest few steps named: a
+    dozen short steps near one point would otherwise leave no room for any name."""
     from .vectors import arrow_chain
 
     lengths = np.linalg.norm(np.asarray(steps, dtype=float), axis=1)
-    named = set(np.argsort(-lengths, kind="stable")[:CHAIN_LABELS].tolist())
-    shown = [label if i in named else "" for i, label in enumerate(step_labels)]
-    fig = arrow_chain(start, steps, shown, explained, title)
-    return fig.update_traces(
-        selector=dict(name="after each weighted value"),
-        textfont=dict(size=15, color=theme.INK),
-        hovertext=[plain(s) for s in step_labels],
-        hovertemplate="%{hovertext}<extra></extra>",
-    )
+    longest = np.argsort(-lengths, kind="stable")[:CHAIN_LABELS].tolist()
+    return arrow_chain(start, steps, step_labels, explained, title, named=longest)
 
 
 MINUS_INFINITY = "−∞"

@@ -66,56 +66,6 @@ def two_vectors(a: np.ndarray, b: np.ndarray, names: tuple[str, str] = ("a", "b"
     )
 
 
-def arrow_chain(
-    start: np.ndarray,
-    steps: np.ndarray,
-    step_labels: Sequence[str],
-    explained: np.ndarray,
-    title: str,
-    total_label: str = "Δe",
-) -> go.Figure:
-    """Arrows laid tip to tail from `start` (2D), one per step, and the total from start to the end."""
-    points = np.vstack([start, start + np.cumsum(steps, axis=0)])
-    arrows = [arrow(points[i], points[i + 1], theme.OKABE_ITO[5], 2) for i in range(len(steps))]
-    arrows.append(arrow(points[0], points[-1], theme.OKABE_ITO[2], 4))
-    traces = [
-        dict(
-            type="scatter",
-            x=points[1:, 0],
-            y=points[1:, 1],
-            mode="markers+text",
-            text=[plain(s) for s in step_labels],
-            textposition="top right",
-            marker=dict(size=6, color=theme.OKABE_ITO[5]),
-            name="after each weighted value",
-            textfont=dict(size=12, color=theme.MUTED),
-        ),
-        dict(
-            type="scatter",
-            x=[points[0, 0]],
-            y=[points[0, 1]],
-            mode="markers+text",
-            text=["e"],
-            textposition="bottom center",
-            marker=dict(size=13, color=theme.INK),
-            name="e (start)",
-        ),
-        dict(
-            type="scatter",
-            x=[points[-1, 0]],
-            y=[points[-1, 1]],
-            mode="markers+text",
-            text=[f"e + {total_label}"],
-            textposition="bottom center",
-            marker=dict(size=13, color=theme.OKABE_ITO[2]),
-            name=f"e + {total_label}",
-        ),
-    ]
-    return figure(
-        traces, title, 560, annotations=arrows, legend=dict(orientation="h", y=-0.18), **axis_titles(explained)
-    )
-
-
 # --- pictures whose labels never collide ------------------------------------------------------------------
 # Plotly does not keep text apart by itself. These pictures draw their points on one scale in both axes,
 # with ranges fitted to a plot area of known size, so a label's size in pixels is known in data units
@@ -128,6 +78,7 @@ LABEL_GAP = 3  # pixels kept clear around every label
 HALF_PLOT = (322, 300)  # in half the page's width
 AFTER_PLOT = (322, 220)
 BEFORE_AFTER_PLOT = (740, 380)
+CHAIN_PLOT = BEFORE_AFTER_PLOT  # the whole page's width too
 # The same plots on a 390 px phone, where each takes the page's whole width: how much smaller they are drawn.
 PHONE_SCALE = 0.87
 WIDE_PHONE_SCALE = 0.38
@@ -169,10 +120,12 @@ class Frame:
         """Data → pixels from the plot's centre, y up."""
         return (np.asarray(points, dtype=float) - self.centre) * self.scale
 
-    def axes(self, explained: np.ndarray) -> dict:
-        """Both axes with these ranges, titled with the variance each principal direction keeps."""
+    def axes(self, explained: np.ndarray, names: tuple[str, str] | None = None) -> dict:
+        """Both axes with these ranges, titled with the variance each principal direction keeps, or with names."""
         half = np.array([self.width, self.height]) / (2 * self.scale)
         titles = axis_titles(explained)
+        if names is not None:
+            titles = {axis: t | dict(title=dict(text=n)) for (axis, t), n in zip(titles.items(), names, strict=True)}
         return dict(
             xaxis=dict(titles["xaxis"], range=[self.centre[0] - half[0], self.centre[0] + half[0]]),
             yaxis=dict(titles["yaxis"], range=[self.centre[1] - half[1], self.centre[1] + half[1]]),
@@ -395,6 +348,87 @@ def _note(text: str, below: int) -> dict:
     )
 
 
+def arrow_chain(
+    start: np.ndarray,
+    steps: np.ndarray,
+    step_labels: Sequence[str],
+    explained: np.ndarray,
+    title: str,
+    total_label: str = "Δe",
+    named: Sequence[int] | None = None,
+) -> go.Figure:
+    """Arrows laid tip to tail from `start` (2D), one per step, and the total from start to the end. Each point
+    names itself on hover; "e", "e + Δe" and the steps in `named` (all by default, the first the most
+    important) are named beside their points where the name touches no other name, arrow or marker, in the
+    page's width and on a phone (place_labels).
+
+    step_labels: already escaped (base.token_labels)."""
+    points = np.vstack([start, start + np.cumsum(steps, axis=0)])
+    n = len(steps)
+    named = range(n) if named is None else named
+    width, height = CHAIN_PLOT
+    frame = Frame.around(points, width, height, margin=30)
+    arrows = [(points[i], points[i + 1], theme.OKABE_ITO[5], 2.0) for i in range(n)]
+    arrows.append((points[0], points[-1], theme.OKABE_ITO[2], 4.0))
+    obstacles = [s for a in arrows for s in Segment.arrow(a[0], a[1], a[3])]
+    obstacles += [Segment(tuple(p), tuple(p), 4) for p in points[1:-1]]
+    obstacles += [Segment(tuple(p), tuple(p), 8) for p in (points[0], points[-1])]
+    total = points[-1] - points[0]
+    labels = [
+        Label("e", tuple(points[0]), tuple(-total), 15),
+        Label(f"e + {total_label}", tuple(points[-1]), tuple(total), 15, theme.OKABE_ITO[2]),
+    ]
+    for i in named:
+        here = points[i + 1]
+        way_in, way_out = _unit(points[i] - here), _unit(points[min(i + 2, n)] - here)
+        labels.append(Label(step_labels[i], tuple(here), tuple(-(way_in + way_out)), 15))
+    traces = [
+        dict(
+            type="scatter",
+            x=points[1:, 0],
+            y=points[1:, 1],
+            mode="markers",
+            marker=dict(size=6, color=theme.OKABE_ITO[5]),
+            name="after each weighted value",
+            hovertext=list(step_labels),
+            hovertemplate="%{hovertext}<extra></extra>",
+        ),
+        dict(
+            type="scatter",
+            x=[points[0, 0]],
+            y=[points[0, 1]],
+            mode="markers",
+            marker=dict(size=13, color=theme.INK),
+            name="e (start)",
+        ),
+        dict(
+            type="scatter",
+            x=[points[-1, 0]],
+            y=[points[-1, 1]],
+            mode="markers",
+            marker=dict(size=13, color=theme.OKABE_ITO[2]),
+            name=f"e + {total_label}",
+        ),
+    ]
+    top, bottom = title_room(title), AXIS_BOTTOM + LEGEND_LINE
+    return figure(
+        traces,
+        title,
+        top + height + bottom,
+        annotations=[arrow(*a) for a in arrows]
+        + place_labels(labels, frame, obstacles, scales=(1.0, 0.7, WIDE_PHONE_SCALE)),
+        legend=dict(orientation="h", x=0, xanchor="left", y=-(AXIS_BOTTOM + 6) / height, yanchor="top"),
+        margin=dict(l=PLOT_LEFT, r=PLOT_RIGHT, b=bottom, autoexpand=False),  # the plot keeps its size
+        **frame.axes(explained),
+    )
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    """v at length 1 (zero stays zero)."""
+    length = float(np.linalg.norm(v))
+    return v / length if length > 0 else np.zeros_like(v)
+
+
 def displacement_figure(
     e: np.ndarray,
     e_plus_head: np.ndarray,
@@ -561,10 +595,13 @@ def before_after_figure(
     labels: Sequence[str],
     after_name: str = "after",
     title: str = "Every token, before → after",
+    before_name: str = "before",
+    axis_names: tuple[str, str] | None = None,
 ) -> go.Figure:
     """Every token before → after a step, in one 2D projection, with an arrow each; each token named at its
     after point where the name touches no other name or arrow (else on hover), in the page's width and on a
-    phone. The legend sits under the plot, clear of a subtitle. title: may run over lines (<br>)."""
+    phone. The legend sits under the plot, clear of a subtitle. title: may run over lines (<br>).
+    axis_names: the axes' titles, where they are not the principal directions of the points drawn."""
     labels = list(labels)
     width, height = BEFORE_AFTER_PLOT
     frame = Frame.around(np.vstack([before, after]), width, height, margin=30)
@@ -577,10 +614,10 @@ def before_after_figure(
             x=before[:, 0],
             y=before[:, 1],
             mode="markers",
-            name="before",
+            name=before_name,
             marker=dict(size=10, color="white", line=dict(color=theme.OKABE_ITO[0], width=2)),
             text=labels,
-            hovertemplate="%{text}<extra>before</extra>",
+            hovertemplate="%{text}<extra>" + before_name + "</extra>",
         ),
         dict(
             type="scatter",
@@ -602,5 +639,29 @@ def before_after_figure(
         + place_labels(names, frame, obstacles, scales=(1.0, 0.7, WIDE_PHONE_SCALE)),
         legend=dict(orientation="h", x=0, xanchor="left", y=-(AXIS_BOTTOM + 6) / height, yanchor="top"),
         margin=dict(l=PLOT_LEFT, r=PLOT_RIGHT, b=bottom, autoexpand=False),  # the plot keeps its size
-        **frame.axes(explained),
+        **frame.axes(explained, axis_names),
+    )
+
+
+def moves_figure(
+    moves: np.ndarray, explained: np.ndarray, labels: Sequence[str], moved_by: str, title: str
+) -> go.Figure:
+    """Every token's displacement Δe as an arrow from one common start, so that their lengths and directions
+    compare, in a projection fitted to the Δe (geometry.displacement_directions): each axis titled with its
+    share of Σ|Δe|². A token's after point is its before point plus its arrow.
+
+    moves: (n_tokens, 2); moved_by: what moved them, for the arrows' tips ("ΣΔe", "Δe⁽³⁾")."""
+    moves = np.asarray(moves, dtype=float)
+    return before_after_figure(
+        np.zeros_like(moves),
+        moves,
+        explained,
+        labels,
+        after_name=f"e + {moved_by}",
+        title=title,
+        before_name="each token's e, drawn at one start",
+        axis_names=(
+            f"direction 1 of the moves ({explained[0]:.0%} of Σ|Δe|²)",
+            f"direction 2 ({explained[1]:.0%} of Σ|Δe|²)",
+        ),
     )
