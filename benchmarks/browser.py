@@ -298,6 +298,8 @@ def warm_runs(browser, repeats: int) -> None:
         # the bundled decoder: SmolLM2's 30 layers of 9 heads, its MLP unpacked from 4 bits on every trace
         page.goto(f"{url}/?model=smollm2")
         wait_complete(page, shows="All heads at a glance", timeout=300)
+        page.wait_for_timeout(1500)
+        page.evaluate(COUNT_DRAWS)  # a new page: count its draws again
         submit(page, sentence_13(repeats))  # warm-up
         rows.append(("sentence update, SmolLM2 (same texts)", [submit(page, sentence_13(i)) for i in range(repeats)]))
         rss, peak = rss_mb(proc.pid)
@@ -329,16 +331,17 @@ def warm_runs(browser, repeats: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=7, help="timed updates and head switches of each kind")
-    parser.add_argument("--cold", type=int, default=5, help="cold starts of each page")
+    parser.add_argument("--cold", type=int, default=5, help="cold starts of each page (0: none)")
     parser.add_argument("--cold-only", action="store_true", help="measure the cold starts alone")
     args = parser.parse_args()
     if not 1 <= args.repeats < len(COLOURS):
         parser.error(f"--repeats must be between 1 and {len(COLOURS) - 1}: each timed run needs a new sentence")
     print(f"Chromium headless at {VIEWPORT['width']}×{VIEWPORT['height']}, {os.cpu_count()} cores\n")
     with chromium() as browser:
-        cold_starts(browser, args.cold)
-        if not args.cold_only:
+        if args.cold:
+            cold_starts(browser, args.cold)
             print()
+        if not args.cold_only:
             warm_runs(browser, args.repeats)
     return 0
 
