@@ -166,16 +166,18 @@ picked = st.plotly_chart(
     config={"displayModeBar": False},
 )
 points = (picked or {}).get("selection", {}).get("points", [])
-if points and points[0].get("customdata"):
-    chosen_layer, chosen_head = (int(v) for v in points[0]["customdata"])
-    state.put("layer", chosen_layer + 1)
-    state.put("head", chosen_head + 1)
-    st.switch_page(chapter.ROOT / "pages" / "00_explorer.py")
+if points and "x" in points[0] and "y" in points[0]:  # a square clicked: x is its head, y its layer (1-based)
+    clicked = int(points[0]["y"]), int(points[0]["x"])
+    if clicked != (layer_i + 1, head_i + 1) and 1 <= clicked[0] <= cfg.n_layers and 1 <= clicked[1] <= cfg.n_heads:
+        state.put("layer", clicked[0])
+        state.put("head", clicked[1])
+        st.rerun()  # the whole chapter, and the sidebar, on the clicked head
 counts = found.counts
 st.caption(
     " · ".join(f"{role}: {n}" for role, n in counts.items() if n)
-    + f" (of {cfg.n_layers * cfg.n_heads} heads). Click a head to open it in the explorer."
+    + f" (of {cfg.n_layers * cfg.n_heads} heads). Click a head to pick it, here and in the sidebar."
 )
+chapter.link_explorer(f"Open layer {layer_i + 1} · head {head_i + 1} in the explorer →")
 first_last = float(found.first_token_share.mean())
 if cfg.predicts_next_token:
     last_row_sink = float(view.trace().weights[:, :, -1, 0].mean())

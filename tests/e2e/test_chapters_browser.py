@@ -135,3 +135,25 @@ def test_the_question_says_whether_the_answer_is_right(server, page):
     page.get_by_text("Not quite").first.wait_for(timeout=30_000)
     question.get_by_text("0", exact=True).click()
     page.get_by_text("Right.").first.wait_for(timeout=30_000)
+
+
+def test_a_click_on_the_role_map_picks_the_head_and_opens_it_in_the_explorer(server, page):
+    """SmolLM2's 30 × 9 role map: a click on layer 18's head 6 picks it for the chapter (its removal) and the
+    sidebar, and the link under the map opens it in the explorer."""
+    page.goto(server + "/heads?model=smollm2")
+    wait_complete(page, titled="smollm2: the role of every head", timeout=300)
+    roles = page.locator(".js-plotly-plot").filter(has=page.locator(".gtitle", has_text="the role of every head"))
+    roles.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    x, y = page.evaluate(
+        """(gd) => { const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, box = gd.getBoundingClientRect();
+            return [box.left + xa._offset + xa.l2p(6), box.top + ya._offset + ya.l2p(18)]; }""",
+        roles.element_handle(),
+    )
+    page.mouse.click(x, y)
+    wait_complete(page, url_has="layer=18", shows="Remove head 6 of layer 18", timeout=300)
+    assert "head=6" in page.url
+    page.get_by_text("Open layer 18 · head 6 in the explorer").click()
+    wait_complete(page, shows="All heads at a glance", url_has="layer=18", timeout=300)
+    assert "/heads" not in page.url and "head=6" in page.url
+    screenshot(page, "role-map-click")
