@@ -157,13 +157,12 @@ measures = {
     "entropy (normalized)": found.normalized_entropy,
     "induction": found.induction_score,
 }
-picked = st.plotly_chart(
+picked = widgets.chart(
     figures.role_map(found.roles, measures, f"{cfg.name}: the role of every head", chosen=(layer_i, head_i)),
+    "head_roles",
     key="fig_ch10_roles",
-    on_select="rerun",
-    selection_mode="points",
-    theme=None,
-    config={"displayModeBar": False},
+    text=view.text,
+    pick=True,
 )
 points = (picked or {}).get("selection", {}).get("points", [])
 if points and "x" in points[0] and "y" in points[0]:  # a square clicked: x is its head, y its layer (1-based)
@@ -204,7 +203,9 @@ else:
     )
     shares, y_title = found.sep_share, "weight on [SEP]"
     shares_title = f"{cfg.name}: attention on [SEP], by layer"
-widgets.chart(figures.share_by_layer(shares, shares_title, y_title), "share_by_layer", key="fig_ch10_share")
+widgets.chart(
+    figures.share_by_layer(shares, shares_title, y_title), "share_by_layer", key="fig_ch10_share", text=view.text
+)
 
 st.subheader(f"Remove head {head_i + 1} of layer {layer_i + 1}")
 kind = st.radio(

@@ -20,9 +20,12 @@ def chart(
     head: int | None = None,
     mask: str | None = None,
     text: str | None = None,
-) -> None:
+    pick: bool = False,
+):
     """A figure with our template (not Streamlit's) that says what it shows, its camera button saving PNG 3× or
     SVG as chosen, listed for the page's "Download all figures".
+
+    pick: a click on a point is sent back (Streamlit's selection event, which this returns; None otherwise).
 
     layer, head (0-based) and mask: what the figure shows, where they apply: named in its title and file name.
     text: the sentence it shows, named with the model in a subtitle and in the file name; by default the
@@ -36,7 +39,10 @@ def chart(
     file = downloads.file_name(name, layer, head, *downloads.unusual(mask, model, own), text=text)
     downloads.register(key or name, file, fig)
     config = theme.chart_config(file, state.get("export"))
+    if pick:
+        return st.plotly_chart(fig, config=config, key=key, theme=None, on_select="rerun", selection_mode="points")
     st.plotly_chart(fig, config=config, key=key, theme=None)
+    return None
 
 
 def model_choice(prefer_decoder: bool = False) -> None:
