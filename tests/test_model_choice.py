@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import huggingface_hub.constants
 import pytest
+from streamlit.testing.v1 import AppTest
 
-from tests.apptest import figure, messages, run_page
+from tests.apptest import ROOT, TIMEOUT, figure, messages, run_page
 from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
 from ui import engine
 
@@ -89,4 +90,21 @@ def test_a_server_can_leave_the_decoders_out(gpt2_in_cache, monkeypatch):
     at = run_page(model="gpt2")
     assert "not offered on this server" in messages(at)
     assert at.sidebar.selectbox(key="w:model").value == "all-MiniLM-L6-v2"
+    assert not at.exception
+
+
+def test_a_chapter_that_opened_on_the_decoder_gives_it_back_to_the_next_page():
+    """Chapter 7 opens on SmolLM2 by itself; chapter 9 (no preference) is back on the encoder, and the explorer
+    too; a model the student picked stays picked."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.run()
+    at.switch_page("pages/07_next_word.py").run()
+    assert at.session_state["model"] == "smollm2" and "opens on **SmolLM2-135M**" in messages(at)
+    at.switch_page("pages/08_masking.py").run()
+    assert at.session_state["model"] == "smollm2" and "opens on **SmolLM2-135M**" in messages(at)
+    at.switch_page("pages/09_values.py").run()
+    assert at.session_state["model"] == "all-MiniLM-L6-v2"
+    at.sidebar.selectbox(key="w:model").set_value("smollm2").run()
+    at.switch_page("pages/00_explorer.py").run()
+    assert at.session_state["model"] == "smollm2"  # picked: it stays
     assert not at.exception

@@ -45,22 +45,30 @@ def chart(
     return None
 
 
+ON_DECODER_HERE = "_on_decoder_here"  # this page opened on the decoder by itself (the user chose no model)
+
+
 def model_choice(prefer_decoder: bool = False) -> None:
     """The Model choice, in the sidebar: the bundled encoder, and the decoders this machine has.
 
     A model that cannot be used here is named with the reason, and the page (and its link) stay on the
     bundled model. prefer_decoder: a chapter whose idea lives in a decoder opens on one, unless the link or
-    the user chose a model, and says so. Unless the link named one, the mask is the model's own."""
+    the user chose a model, and says so; the next page without that preference is back on the bundled model.
+    Unless the link named one, the mask is the model's own."""
     options = engine.choices()
     chose = st.session_state.setdefault(state.LINK_CHOSE, set())
-    if prefer_decoder and "model" not in chose and state.get("model") == engine.MODEL:
+    if not prefer_decoder and st.session_state.pop(ON_DECODER_HERE, False) and "model" not in chose:
+        state.put("model", engine.MODEL)  # a page that opened on the decoder by itself gave it back when left
+    if prefer_decoder and "model" not in chose:
         decoder = next((c for c in options.values() if c.available and c.native_mask == "causal"), None)
-        if decoder is not None:
+        if decoder is not None and state.get("model") == engine.MODEL:
             state.put("model", decoder.name)
+            st.session_state[ON_DECODER_HERE] = True
+        if decoder is not None and st.session_state.get(ON_DECODER_HERE):
             st.info(
                 f"This chapter's idea lives in a decoder, a model that reads only the past and predicts the next "
-                f"word, so it opens on **{decoder.label.removesuffix(' (decoder)')}**. The sidebar's Model menu "
-                f"switches models for every page."
+                f"word, so it opens on **{decoder.label.removesuffix(' (decoder)')}**; the other pages stay on "
+                f"{engine.MODEL}. The sidebar's Model menu picks a model for every page."
             )
     chosen = state.get("model")
     if chosen != engine.model_name():

@@ -88,7 +88,8 @@ def test_a_chapter_link_with_changed_controls_reopens_them(server, browser):
 def test_the_kv_cache_link_reopens_its_sentence_layer_head_and_step(server, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
-        page.goto(server + "/kv_cache?" + url_mark(text="an apple and an orange", layer="2", head="3", kv_step="4"))
+        link = url_mark(text="an apple and an orange", layer="2", head="3", kv_step="4", model="all-MiniLM-L6-v2")
+        page.goto(server + "/kv_cache?" + link)
         state = wait_drawn(page, "The KV cache", plots=4, titled="Step 4:")
         assert state["exceptions"] == 0
         assert page.get_by_role("textbox", name="Sentence").input_value() == "an apple and an orange"
@@ -102,8 +103,8 @@ def test_the_big_pictures_boxes_open_their_chapters(server, page):
     wait_complete(page, timeout=120)
     open_chapter(page, "The big picture")
     page.locator(".js-plotly-plot a", has_text="Multi-head attention").click()
-    state = wait_drawn(page, "Queries and keys")
-    assert state["exceptions"] == 0 and urlparse(page.url).path.endswith("/queries_keys")
+    state = wait_drawn(page, "Many heads")  # the box's own chapter (it led to "Queries and keys" before)
+    assert state["exceptions"] == 0 and urlparse(page.url).path.endswith("/heads")
 
 
 def test_the_worked_table_takes_an_edit_and_the_link_keeps_it(server, page):
