@@ -262,6 +262,15 @@ def _sampled(segments: Sequence[Segment], frame: Frame, k: float) -> tuple[np.nd
     return np.concatenate(points), np.concatenate(reach)
 
 
+def _overlap(centres: np.ndarray, half: np.ndarray, at: np.ndarray, reach: np.ndarray) -> np.ndarray:
+    """(n,) bool: which of n boxes (centres, the same half size) overlap any of m others (at, their half sizes
+    `reach`, (m, 2) or (m, 1)). Each axis is compared on its own: a ring of places is checked against thousands of
+    sampled arrow points, and one (n, m) array per axis is several times quicker than an (n, m, 2) one."""
+    near_x = np.abs(centres[:, None, 0] - at[None, :, 0]) < half[0] + reach[:, 0]
+    near_y = np.abs(centres[:, None, 1] - at[None, :, 1]) < half[1] + reach[:, -1]
+    return (near_x & near_y).any(axis=1)
+
+
 @dataclass
 class _Sheet:
     """What is drawn at one scale so far: obstacles' sampled points, and the labels' boxes."""
@@ -276,10 +285,9 @@ class _Sheet:
         bounds = np.array([self.k * frame.width, frame.height]) / 2  # a narrower plot keeps its height
         ok = (np.abs(centres) + half <= bounds).all(axis=1)
         if len(self.points):
-            gap = np.abs(centres[:, None, :] - self.points[None]) < half + self.reach[None, :, None]
-            ok &= ~gap.all(axis=2).any(axis=1)
-        for c, h in self.boxes:
-            ok &= ~(np.abs(centres - c) < half + h).all(axis=1)
+            ok &= ~_overlap(centres, half, self.points, self.reach[:, None])
+        if self.boxes:
+            ok &= ~_overlap(centres, half, np.array([c for c, _ in self.boxes]), np.array([h for _, h in self.boxes]))
         return ok
 
     def clear_line(self, line: np.ndarray) -> bool:
