@@ -92,13 +92,17 @@ def token_ticks(labels: Sequence[str], cell_px: float, size: int) -> dict:
     return dict(tickmode="array", tickvals=shown, ticktext=shown, tickfont=dict(size=size))
 
 
-def figure(traces: Sequence[dict], title: str | dict, height: int, **layout) -> go.Figure:
+def figure(traces: Sequence[dict], title: str | dict, height: int, checked: bool = True, **layout) -> go.Figure:
     """The figure in one step, with our template. Plotly checks a figure given whole several times faster
     than one updated property by property, and every chart is rebuilt on every change of the view.
 
-    title: its text, or plotly's title settings with the text among them."""
+    title: its text, or plotly's title settings with the text among them.
+    checked: False for the explorer's figures, redrawn for every sentence: plotly's checks were most of their
+    cost, and tests/test_app.py checks each of them instead. Only for settings plotly.py sends as they are given
+    (no named colour scale, which it would write out in its own colours)."""
     title = dict(text=title) if isinstance(title, str) else title
-    return go.Figure(data=list(traces), layout=dict(template=theme.TEMPLATE, title=title, height=height, **layout))
+    layout = dict(template=theme.TEMPLATE, title=title, height=height, **layout)
+    return go.Figure(data=list(traces), layout=layout, _validate=checked)
 
 
 SUBTITLE_CHARS = 30  # the sentence in a subtitle is cut at a word: one line, even in a half-width figure

@@ -459,6 +459,7 @@ def displacement_figure(
         [tips, start],
         title,
         top + height + bottom,
+        checked=False,
         annotations=[arrow(*a) for a in arrows] + place_labels(labels, frame, obstacles, scales=(1.0, PHONE_SCALE)),
         margin=dict(l=PLOT_LEFT, r=PLOT_RIGHT, b=bottom),
         showlegend=False,
@@ -506,6 +507,7 @@ def heads_summed_figure(
         [joints],
         title,
         top + height + bottom,
+        checked=False,
         annotations=[arrow(*a) for a in arrows]
         + place_labels(labels, frame, obstacles, scales=(1.0, PHONE_SCALE))
         + [_note(then, AXIS_BOTTOM)],
@@ -555,6 +557,7 @@ def after_heads_figure(points: np.ndarray, explained: np.ndarray, layer_norm: bo
         [marks],
         title,
         top + height + bottom,
+        checked=False,
         annotations=[arrow(*a) for a in arrows] + place_labels(labels, frame, obstacles, scales=(1.0, PHONE_SCALE)),
         margin=dict(l=PLOT_LEFT, r=PLOT_RIGHT, b=bottom),
         showlegend=False,
@@ -606,6 +609,7 @@ def before_after_figure(
         traces,
         title,
         top + height + bottom,
+        checked=False,
         annotations=[arrow(before[i], after[i], "#9aa3ad", 1.5) for i in range(len(labels))]
         + place_labels(names, frame, obstacles, scales=(1.0, 0.7, WIDE_PHONE_SCALE)),
         legend=dict(orientation="h", x=0, xanchor="left", y=-(AXIS_BOTTOM + 6) / height, yanchor="top"),
