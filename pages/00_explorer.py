@@ -12,11 +12,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 import attention
 from ui import engine, figures, head_switch, state, theme, widgets
-from ui.explorer_sections import displacement_section, next_word_section, updated_section
+from ui.explorer_sections import displacement_section, figure_view, next_word_section, updated_section
 from ui.figures import head_view
 from ui.figures.base import Canvas, isolated
 from ui.prose import sections
@@ -192,6 +193,7 @@ class HeadView:
         self.type = theme.figure_type(presenter, wide=head_switch.size()["width"] >= WIDE_PX)
         self.at = dict(layer=layer.index, head=self.head, mask=tr.mask_kind)  # what the figures show, for chart()
         self.narrow = head_switch.size()["width"] < NARROW_PX
+        self.view = figure_view(tr)  # what the figures are drawn from, for widgets.chart to keep them by
 
     def title(self, what: str, detail: str = "") -> str:
         """ "Layer 1 · head 3: what (detail)", only "Layer 1 · head 3" on a phone, where a longer title is cut (the
@@ -208,8 +210,14 @@ class HeadView:
         head_switch.head_switch(self.n_heads, key="heads_qkv", measure=True, presenter=self.presenter)
         q, k, v = (a[self.heads][:, keep] for a in (layer.q, layer.k, layer.v))
         title = self.title("queries, keys and values", f" ({len(keep)} tokens × {layer.d_head})")
-        fig = head_view.qkv_figure(q, k, v, self.labels, h, self.heads, title, head_switch.canvas(self.type))
-        widgets.chart(fig, "qkv", key="fig_qkv", **self.at)
+        canvas = head_switch.canvas(self.type)
+        fig = widgets.chart(
+            lambda: head_view.qkv_figure(q, k, v, self.labels, h, self.heads, title, canvas),
+            "qkv",
+            key="fig_qkv",
+            view=self.view,
+            **self.at,
+        )
         cfg = self.tr.config
         if cfg.n_kv_heads < cfg.n_heads:  # grouped-query attention: say whose keys and values each head reads
             groups = "; ".join(
@@ -235,19 +243,24 @@ class HeadView:
         canvas = head_switch.canvas(self.type)
         if self.presenter:  # on a projector each row of two steps fills the screen, read one after the other
             canvas = replace(canvas, height=2 * canvas.height)
-        fig = head_view.steps_figure(
-            [m[self.heads][(slice(None), *ix)] for m in self.layer.score_steps()],
-            self.labels,
-            self.head,
-            self.heads,
-            self.title("from scores to weights"),
-            notes=mask_notes(self.tr),
-            layout=state.get("layout"),
-            weight_colours=state.get("colours"),
-            numbers=bool(state.get("numbers")),
-            canvas=canvas,
+        widgets.chart(
+            lambda: head_view.steps_figure(
+                [m[self.heads][(slice(None), *ix)] for m in self.layer.score_steps()],
+                self.labels,
+                self.head,
+                self.heads,
+                self.title("from scores to weights"),
+                notes=mask_notes(self.tr),
+                layout=state.get("layout"),
+                weight_colours=state.get("colours"),
+                numbers=bool(state.get("numbers")),
+                canvas=canvas,
+            ),
+            "steps",
+            key="fig_steps",
+            view=self.view,
+            **self.at,
         )
-        widgets.chart(fig, "steps", key="fig_steps", **self.at)
 
     def grid(self, prose: dict[str, str]) -> None:
         layer = self.layer
@@ -255,19 +268,26 @@ class HeadView:
         if not self.presenter:
             st.markdown(prose["heads"])
         st.latex(r"\mathrm{head}_h = \mathrm{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}} + M\Big) V_h")
-        roles = engine.roles(self.tr.text, self.tr.mask_kind).roles[layer.index]
-        grid = head_view.heads_grid(
-            layer.weights[(slice(None), *np.ix_(self.keep, self.keep))],
-            self.labels,
-            self.head,
-            f"All {self.n_heads} heads of layer {layer.index + 1}" + ("" if self.narrow else " (click one to pick it)"),
-            layout=state.get("layout"),
-            weight_colours=state.get("colours"),
-            canvas=head_switch.canvas(self.type, below=0),
-            roles=[ROLE_WORDS.get(r, "") for r in roles],
+        title = f"All {self.n_heads} heads of layer {layer.index + 1}" + (
+            "" if self.narrow else " (click one to pick it)"
         )
+        canvas = head_switch.canvas(self.type, below=0)
+
+        def grid() -> go.Figure:
+            roles = engine.roles(self.tr.text, self.tr.mask_kind).roles[layer.index]
+            return head_view.heads_grid(
+                layer.weights[(slice(None), *np.ix_(self.keep, self.keep))],
+                self.labels,
+                self.head,
+                title,
+                layout=state.get("layout"),
+                weight_colours=state.get("colours"),
+                canvas=canvas,
+                roles=[ROLE_WORDS.get(r, "") for r in roles],
+            )
+
         at = dict(layer=layer.index, mask=self.tr.mask_kind)
-        widgets.chart(grid, "all_heads", key="fig_heads", **at)  # a click on a panel: see ui/head_switch.js
+        widgets.chart(grid, "all_heads", key="fig_heads", view=self.view, **at)  # a click on a panel: head_switch.js
 
 
 ROLE_WORDS = {  # a head's role as its panel in the grid names it (ui/figures/roles.py draws the whole model's)

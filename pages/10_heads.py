@@ -157,14 +157,14 @@ measures = {
     "entropy (normalized)": found.normalized_entropy,
     "induction": found.induction_score,
 }
-picked = widgets.chart(
+widgets.chart(
     figures.role_map(found.roles, measures, f"{cfg.name}: the role of every head", chosen=(layer_i, head_i)),
     "head_roles",
     key="fig_ch10_roles",
     text=view.text,
     pick=True,
 )
-points = (picked or {}).get("selection", {}).get("points", [])
+points = (st.session_state.get("fig_ch10_roles") or {}).get("selection", {}).get("points", [])
 if points and "x" in points[0] and "y" in points[0]:  # a square clicked: x is its head, y its layer (1-based)
     clicked = int(points[0]["y"]), int(points[0]["x"])
     if clicked != (layer_i + 1, head_i + 1) and 1 <= clicked[0] <= cfg.n_layers and 1 <= clicked[1] <= cfg.n_heads:

@@ -108,12 +108,14 @@ def test_every_head_rides_along_for_the_browser(default_page, model):
     assert np.allclose(decoded(qkv["7"]["z"][2]), lt.v[6], atol=1e-6)
 
 
-def test_the_head_view_figures_are_valid_plotly(default_page):
-    """They are built without plotly's checks (to be fast): plotly checks them here. They are laid out in pixels
-    for the top margin chart() gives a figure with a subtitle."""
-    for spec in figures(default_page).values():
+def test_the_explorers_figures_are_valid_plotly(default_page):
+    """They are built without plotly's checks (to be fast): plotly checks them here, each as the page sends it.
+    The head view's are laid out in pixels for the top margin chart() gives a figure with a subtitle."""
+    specs = figures(default_page).values()
+    assert len(specs) == 9
+    for spec in specs:
+        go.Figure(spec)  # raises on any property plotly does not know
         if "heads" in (spec["layout"].get("meta") or {}):
-            go.Figure(spec)  # raises on any property plotly does not know
             assert spec["layout"]["margin"]["t"] == SUBTITLE_PX
 
 

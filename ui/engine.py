@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import streamlit as st
+from threadpoolctl import threadpool_limits
 
 import attention
 import attention.loading
@@ -54,6 +55,12 @@ TRACE_BUDGET_BYTES = 100 * 2**20
 PICTURE_CACHE_ENTRIES = 32  # small results (a few tokens' projected points), one per view
 # Every other cache below is bounded in bytes too: its keys hold a text already cut to what the model
 # reads (at most a few thousand characters) and its values grow with at most 256 tokens.
+
+
+# One BLAS thread for the whole server: its sessions already run in threads of their own, and OpenBLAS's helper
+# threads spin while they wait for work. On two busy cores a 13-token trace took 0.1–0.3 s of CPU with two of them
+# and 0.02 s with one, a 128-token one 0.3–1.2 s against 0.08 s (benchmarks/server_cpu.py).
+threadpool_limits(1, user_api="blas")
 
 
 # --- which model ---------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import attention
 from attention.geometry import AFTER
 from attention.tokens import readable
 
-from . import downloads, engine, figures, state, widgets
+from . import downloads, engine, figures, head_switch, state, widgets
 from .figures.base import isolated
 from .figures.charts import next_token_bars
 from .figures.vectors import after_heads_figure, heads_summed_figure
@@ -18,6 +18,28 @@ from .prose import sections
 from .table import table
 
 TOP_NEXT = 10  # next tokens shown
+# The choices the explorer's figures are drawn from, besides the trace's model, sentence and mask and the page's
+# size: a figure is kept for the whole view (widgets.chart), so a figure that depends on fewer is never stale.
+VIEW = (
+    "layer",
+    "head",
+    "specials",
+    "presenter",
+    "colours",
+    "layout",
+    "numbers",
+    "token",
+    "layernorm",
+    "after",
+    "ba_specials",
+    "temperature",
+)
+
+
+def figure_view(tr: attention.Trace) -> tuple:
+    """The explorer's view as plain values: what widgets.chart keeps its figures by, for every session."""
+    size = head_switch.size()
+    return (tr.model_name, tr.text, tr.mask_kind, size["width"], size["height"], *(state.get(n) for n in VIEW))
 
 
 @st.fragment
@@ -51,9 +73,10 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
     after = pic.after
     where = dict(layer=layer_i, head=h, mask=tr.mask_kind)
     each, summed = st.columns(2)
+    view = figure_view(tr)
     with each:
         widgets.chart(
-            figures.displacement_figure(
+            lambda: figures.displacement_figure(
                 pic.e[token],
                 pic.e_plus_head[:, token],
                 pic.projection.explained,
@@ -64,11 +87,12 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
             ),
             "displacement",
             key="fig_disp",
+            view=view,
             **where,
         )
     with summed:
         widgets.chart(
-            heads_summed_figure(
+            lambda: heads_summed_figure(
                 pic.tip_to_tail[:, token],
                 pic.projection.explained,
                 h,
@@ -77,6 +101,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
             ),
             "heads_summed",
             key="fig_heads_summed",
+            view=view,
             **where,
         )
     st.caption(
@@ -89,7 +114,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
     lengths, step = st.columns(2)
     with lengths:
         widgets.chart(
-            figures.head_norm_bars(
+            lambda: figures.head_norm_bars(
                 pic.head_norms[:, token],
                 h,
                 float(pic.sum_norms[token]),
@@ -98,6 +123,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
             ),
             "head_norms",
             key="fig_norms",
+            view=view,
             **where,
         )
     with step:
@@ -106,7 +132,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
         if state.get("layernorm"):
             title = "Then + b_O and the LayerNorm" if after.layer_norm else "Then + b_O: no LayerNorm here"
             widgets.chart(
-                after_heads_figure(
+                lambda: after_heads_figure(
                     after.points,
                     after.projection.explained,
                     after.layer_norm,
@@ -114,6 +140,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
                 ),
                 "after_heads",
                 key="fig_after_heads",
+                view=view,
                 layer=layer_i,
                 mask=tr.mask_kind,
             )
@@ -155,7 +182,7 @@ def updated_section(
     texts = [tr.tokens[i].display for i in keep]
     labels = figures.token_labels(texts, keep)
     show(
-        figures.before_after_figure(
+        lambda: figures.before_after_figure(
             ba.before,
             ba.after,
             ba.projection.explained,
@@ -164,6 +191,7 @@ def updated_section(
         ),
         "before_after",
         key="fig_ba",
+        view=figure_view(tr),
         layer=layer.index,
         mask=tr.mask_kind,
     )
@@ -253,11 +281,12 @@ def next_word_section(tr: attention.Trace) -> None:
     last = figures.plain(tr.tokens[-1].display)
     with picture:
         widgets.chart(
-            next_token_bars(
+            lambda: next_token_bars(
                 tokens, [p.probability for p in predictions], f"The next token after “{last}”<br>T = {temperature:g}"
             ),
             "next_token",
             key="fig_next",
+            view=figure_view(tr),
             mask=tr.mask_kind,
         )
     removed_head(tr)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -10,23 +12,29 @@ import attention.loading
 from . import downloads, engine, state, theme
 from .figures.base import isolated, shortened, stand_alone
 
+FIGURES_KEPT = 64  # figures as chart() shows them, kept for every session: the explorer's nine in seven views
+
 
 def chart(
-    fig: go.Figure,
+    figure: go.Figure | Callable[[], go.Figure],
     name: str,
     key: str | None = None,
     *,
+    view: Hashable = None,
     layer: int | None = None,
     head: int | None = None,
     mask: str | None = None,
     text: str | None = None,
     pick: bool = False,
-):
+) -> go.Figure:
     """A figure with our template (not Streamlit's) that says what it shows, its camera button saving PNG 3× or
-    SVG as chosen, listed for the page's "Download all figures".
+    SVG as chosen, listed for the page's "Download all figures". Returns the figure as shown.
 
-    pick: a click on a point is sent back (Streamlit's selection event, which this returns; None otherwise).
-
+    figure: the figure, or a function that builds it.
+    view: plain values that name everything the figure is drawn from, beyond the arguments here (the model,
+    sentence, mask, layer, head, options, the page's size…). The figure is then built once per view and shared
+    by every session, read only: a page's rerun that changes nothing, and a new session's first page, reuse it.
+    pick: a click on a point is sent back: Streamlit's selection event, in st.session_state[key].
     layer, head (0-based) and mask: what the figure shows, where they apply: named in its title and file name.
     text: the sentence it shows, named with the model in a subtitle and in the file name; by default the
     shared sentence when layer, head or mask is given; "" for a figure of the model that shows no sentence."""
@@ -34,15 +42,26 @@ def chart(
         text = state.get("text")
     model = engine.model_name() if text else None
     subtitle = f"“{shortened(text)}” · {model}" if text else None
-    stand_alone(fig, downloads.what_it_shows(layer, head, mask), subtitle)
+    names = tuple(downloads.what_it_shows(layer, head, mask))
+    if view is None:
+        fig = stand_alone(figure() if callable(figure) else figure, names, subtitle)
+    else:
+        fig = _kept(name, view, names, subtitle, figure)
     own = engine.own_mask(model) if model else "none"
     file = downloads.file_name(name, layer, head, *downloads.unusual(mask, model, own), text=text)
     downloads.register(key or name, file, fig)
     config = theme.chart_config(file, state.get("export"))
-    if pick:
-        return st.plotly_chart(fig, config=config, key=key, theme=None, on_select="rerun", selection_mode="points")
-    st.plotly_chart(fig, config=config, key=key, theme=None)
-    return None
+    picking = dict(on_select="rerun", selection_mode="points") if pick else {}
+    st.plotly_chart(fig, config=config, key=key, theme=None, **picking)
+    return fig
+
+
+@st.cache_resource(show_spinner=False, max_entries=FIGURES_KEPT)
+def _kept(
+    name: str, view: Hashable, names: tuple[str, ...], subtitle: str | None, _figure: Callable[[], go.Figure]
+) -> go.Figure:
+    """The figure titled to stand alone, once per name, view, title and subtitle (the builder is not a key)."""
+    return stand_alone(_figure(), names, subtitle)
 
 
 ON_DECODER_HERE = "_on_decoder_here"  # this page opened on the decoder by itself (the user chose no model)

@@ -92,13 +92,17 @@ def token_ticks(labels: Sequence[str], cell_px: float, size: int) -> dict:
     return dict(tickmode="array", tickvals=shown, ticktext=shown, tickfont=dict(size=size))
 
 
-def figure(traces: Sequence[dict], title: str | dict, height: int, **layout) -> go.Figure:
+def figure(traces: Sequence[dict], title: str | dict, height: int, checked: bool = True, **layout) -> go.Figure:
     """The figure in one step, with our template. Plotly checks a figure given whole several times faster
     than one updated property by property, and every chart is rebuilt on every change of the view.
 
-    title: its text, or plotly's title settings with the text among them."""
+    title: its text, or plotly's title settings with the text among them.
+    checked: False for the explorer's figures, redrawn for every sentence: plotly's checks were most of their
+    cost, and tests/test_app.py checks each of them instead. Only for settings plotly.py sends as they are given
+    (no named colour scale, which it would write out in its own colours)."""
     title = dict(text=title) if isinstance(title, str) else title
-    return go.Figure(data=list(traces), layout=dict(template=theme.TEMPLATE, title=title, height=height, **layout))
+    layout = dict(template=theme.TEMPLATE, title=title, height=height, **layout)
+    return go.Figure(data=list(traces), layout=layout, _validate=checked)
 
 
 SUBTITLE_CHARS = 30  # the sentence in a subtitle is cut at a word: one line, even in a half-width figure
@@ -129,19 +133,21 @@ def stand_alone(fig: go.Figure, names: Sequence[str], subtitle: str | None = Non
     names: what it shows ("layer 2", "head 3", "causal mask"), added to its title unless the title says them.
     subtitle: user text (the sentence, the model), escaped here, on a line under the title; the top margin
     grows by the line it takes."""
-    title = fig.layout.title.text or ""
-    missing = [n for n in names if not re.search(rf"\b{re.escape(n)}\b", title, flags=re.IGNORECASE)]
-    layout: dict = {"title_text": " · ".join([title, *missing]) if title else " · ".join(missing)}
+    title = fig.layout.title  # set property by property: plotly's update_layout spends longer finding each one
+    text = title.text or ""
+    missing = [n for n in names if not re.search(rf"\b{re.escape(n)}\b", text, flags=re.IGNORECASE)]
+    title.text = " · ".join([text, *missing]) if text else " · ".join(missing)
     if subtitle:
         # Both lines from the top of the figure down, clear of what the top margin holds under them. Plotly
         # draws a title of several lines anchored at its top one line too high per extra line: the padding
         # makes up for it, and the margin grows by the subtitle and that padding.
         top = fig.layout.margin.t if fig.layout.margin.t is not None else theme.TEMPLATE.layout.margin.t
-        size = fig.layout.title.font.size or theme.TEMPLATE.layout.title.font.size
-        shift = round(1.3 * size) * layout["title_text"].count("<br>")
-        layout |= {"title_subtitle_text": plain(subtitle), "margin_t": top + SUBTITLE_PX + shift}
-        layout |= {"title_y": 1, "title_yref": "container", "title_yanchor": "top", "title_pad_t": 10 + shift}
-    return fig.update_layout(**layout)
+        size = title.font.size or theme.TEMPLATE.layout.title.font.size
+        shift = round(1.3 * size) * title.text.count("<br>")
+        title.subtitle.text = plain(subtitle)
+        title.y, title.yref, title.yanchor, title.pad.t = 1, "container", "top", 10 + shift
+        fig.layout.margin.t = top + SUBTITLE_PX + shift
+    return fig
 
 
 def colour(i: int) -> str:

@@ -197,6 +197,7 @@ def head_norm_bars(
         [per_head],
         title,
         306 + title_room(title),  # stand_alone's title room, and 306 px for the plot and its axis
+        checked=False,
         shapes=[sum_line],
         annotations=[sum_label],
         xaxis=dict(title=dict(text="head"), type="category"),
@@ -228,6 +229,7 @@ def next_token_bars(tokens: Sequence[str], probabilities: Sequence[float], title
         [bar],
         title,
         title_room(title) + 55 + 36 * len(names),
+        checked=False,
         yaxis=dict(tickmode="array", tickvals=rows, ticktext=names, autorange="reversed"),
         xaxis=dict(title=dict(text="probability"), range=[0, top * 1.25], tickformat=".0%", **GRID),
         margin=dict(l=label_px(names) + 15, r=20, b=55),

@@ -101,6 +101,7 @@ def token_chips(
         traces,
         f"{len(texts)} tokens",
         int(90 * chip_px / CHIP_TEXT + row_px * n_rows) + SUBTITLE_PX,  # and the line chart() adds: the sentence
+        checked=False,
         xaxis=dict(visible=False, range=[-0.5, width + 0.5]),
         yaxis=dict(visible=False, range=[-(n_rows - 1) * 1.6 - 0.8, 1.3]),
         legend=dict(orientation="h", y=-0.02, yanchor="top", x=0, font=dict(size=legend)),

@@ -215,6 +215,15 @@ def _sampled(segments: Sequence[Segment], frame: Frame, k: float) -> tuple[np.nd
     return np.concatenate(points), np.concatenate(reach)
 
 
+def _overlap(centres: np.ndarray, half: np.ndarray, at: np.ndarray, reach: np.ndarray) -> np.ndarray:
+    """(n,) bool: which of n boxes (centres, the same half size) overlap any of m others (at, their half sizes
+    `reach`, (m, 2) or (m, 1)). Each axis is compared on its own: a ring of places is checked against thousands of
+    sampled arrow points, and one (n, m) array per axis is several times quicker than an (n, m, 2) one."""
+    near_x = np.abs(centres[:, None, 0] - at[None, :, 0]) < half[0] + reach[:, 0]
+    near_y = np.abs(centres[:, None, 1] - at[None, :, 1]) < half[1] + reach[:, -1]
+    return (near_x & near_y).any(axis=1)
+
+
 @dataclass
 class _Sheet:
     """What is drawn at one scale so far: obstacles' sampled points, and the labels' boxes."""
@@ -229,10 +238,9 @@ class _Sheet:
         bounds = np.array([self.k * frame.width, frame.height]) / 2  # a narrower plot keeps its height
         ok = (np.abs(centres) + half <= bounds).all(axis=1)
         if len(self.points):
-            gap = np.abs(centres[:, None, :] - self.points[None]) < half + self.reach[None, :, None]
-            ok &= ~gap.all(axis=2).any(axis=1)
-        for c, h in self.boxes:
-            ok &= ~(np.abs(centres - c) < half + h).all(axis=1)
+            ok &= ~_overlap(centres, half, self.points, self.reach[:, None])
+        if self.boxes:
+            ok &= ~_overlap(centres, half, np.array([c for c, _ in self.boxes]), np.array([h for _, h in self.boxes]))
         return ok
 
     def clear_line(self, line: np.ndarray) -> bool:
@@ -485,6 +493,7 @@ def displacement_figure(
         [tips, start],
         title,
         top + height + bottom,
+        checked=False,
         annotations=[arrow(*a) for a in arrows] + place_labels(labels, frame, obstacles, scales=(1.0, PHONE_SCALE)),
         margin=dict(l=PLOT_LEFT, r=PLOT_RIGHT, b=bottom),
         showlegend=False,
@@ -532,6 +541,7 @@ def heads_summed_figure(
         [joints],
         title,
         top + height + bottom,
+        checked=False,
         annotations=[arrow(*a) for a in arrows]
         + place_labels(labels, frame, obstacles, scales=(1.0, PHONE_SCALE))
         + [_note(then, AXIS_BOTTOM)],
@@ -581,6 +591,7 @@ def after_heads_figure(points: np.ndarray, explained: np.ndarray, layer_norm: bo
         [marks],
         title,
         top + height + bottom,
+        checked=False,
         annotations=[arrow(*a) for a in arrows] + place_labels(labels, frame, obstacles, scales=(1.0, PHONE_SCALE)),
         margin=dict(l=PLOT_LEFT, r=PLOT_RIGHT, b=bottom),
         showlegend=False,
@@ -635,6 +646,7 @@ def before_after_figure(
         traces,
         title,
         top + height + bottom,
+        checked=False,
         annotations=[arrow(before[i], after[i], "#9aa3ad", 1.5) for i in range(len(labels))]
         + place_labels(names, frame, obstacles, scales=(1.0, 0.7, WIDE_PHONE_SCALE)),
         legend=dict(orientation="h", x=0, xanchor="left", y=-(AXIS_BOTTOM + 6) / height, yanchor="top"),

@@ -1,0 +1,144 @@
+"""The server's CPU per page: `python benchmarks/server_cpu.py [--sentences 5] [--paragraphs 3] [--sessions 5]`.
+
+Against one fresh `streamlit run app.py`, in Chromium at 1280×720: a warm-up session (the model loaded, the default
+sentence traced); then N fresh sessions (new browser contexts) each opening the explorer; then, in one session, new
+sentences of 11 words (13 tokens with [CLS] and [SEP]) typed into the sidebar's Sentence box one by one with
+Ctrl+Enter, and paragraphs of 126 words (128 tokens). Before and after each, the server process's CPU seconds
+(utime + stime of all its threads, from /proc/<pid>/stat): what that page cost the server, whatever else runs on
+the machine. Wall times would measure the machine's other work as well; these do not.
+
+Each sentence and paragraph is new to the server (no cache holds its trace). A page counts as done when its charts
+are drawn, nothing is stale or running, the URL names the new sentence, and the page has then stayed idle for a
+moment, so that any rerun it asks for (the first page reports its size) is counted with it. Figures, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from browser import APP_COMPLETE, VIEWPORT, print_table  # benchmarks/browser.py, beside this file
+from load import WORDS, cpu_seconds
+
+from tests.e2e.driver import chromium, streamlit_server, url_mark, wait_complete
+
+TARGETS = {"new sentence, 13 tokens": 0.2, "first page of a new session": 0.3}  # server CPU seconds
+SETTLE = 0.6  # s the page must stay idle after it is complete before the server's CPU is read
+
+
+def held_out(seed: int, n_words: int) -> str:
+    """n_words words of one token each, drawn with `seed`: a text no other benchmark or test sends. Its first
+    three words spell the seed, so that no two texts open alike and the page shows which one it has."""
+    n = len(WORDS)
+    rng = np.random.default_rng(seed)
+    head = [WORDS[seed % n], WORDS[seed // n % n], WORDS[seed // n // n % n]]
+    return " ".join(head + [WORDS[k] for k in rng.integers(0, n, size=n_words - 3)])
+
+
+def settled(page, timeout: float = 120.0, **expected) -> None:
+    """Complete as driver.wait_complete tells it, and still complete after SETTLE seconds."""
+    wait_complete(page, timeout=timeout, **expected)
+    page.wait_for_timeout(SETTLE * 1000)
+    wait_complete(page, timeout=timeout, **expected)
+
+
+def first_page(browser, url: str, pid: int) -> float:
+    """A new session's first page: from opening the explorer until it is complete (the size it reports redrawn)."""
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        page = context.new_page()
+        before = cpu_seconds(pid)
+        page.goto(url)
+        page.wait_for_function(APP_COMPLETE, polling=50, timeout=120_000)
+        settled(page, shows="All heads at a glance")
+        return cpu_seconds(pid) - before
+    finally:
+        context.close()
+        time.sleep(SETTLE)  # the closed session's clean-up is not counted with the next page
+
+
+def new_text(page, text: str, pid: int) -> float:
+    """Type `text` into the sidebar's Sentence box, press Ctrl+Enter; the server's CPU until the page shows it."""
+    box = page.get_by_role("textbox", name="Sentence")
+    box.fill(text)
+    before = cpu_seconds(pid)
+    box.press("Control+Enter")
+    settled(page, url_has=url_mark(text=text), first_chart_shows="".join(text.split()[:3]))
+    return cpu_seconds(pid) - before
+
+
+def idle_rate(pid: int, seconds: float = 3.0) -> float:
+    """The server's CPU seconds per second while no page asks for anything (its own housekeeping)."""
+    before = cpu_seconds(pid)
+    time.sleep(seconds)
+    return (cpu_seconds(pid) - before) / seconds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sentences", type=int, default=5, help="new sentences of 11 words (13 tokens)")
+    parser.add_argument("--paragraphs", type=int, default=3, help="new paragraphs of 126 words (128 tokens)")
+    parser.add_argument("--sessions", type=int, default=5, help="new sessions' first pages")
+    args = parser.parse_args()
+    sentences = [held_out(20_000 + i, 11) for i in range(args.sentences)]
+    paragraphs = [held_out(30_000 + i, 126) for i in range(args.paragraphs)]
+
+    with streamlit_server() as (url, proc, _t0), chromium() as browser:
+        pid = proc.pid
+        warm = browser.new_context(viewport=VIEWPORT)
+        page = warm.new_page()
+        page.goto(url)
+        page.wait_for_function(APP_COMPLETE, polling=50, timeout=180_000)
+        settled(page, shows="All heads at a glance")
+        new_text(page, held_out(10_000, 11), pid)  # the first update of a server pays for imports of its own
+        warm.close()
+        idle = idle_rate(pid)
+
+        firsts = [first_page(browser, url, pid) for _ in range(args.sessions)]
+        context = browser.new_context(viewport=VIEWPORT)
+        page = context.new_page()
+        page.goto(url)
+        page.wait_for_function(APP_COMPLETE, polling=50, timeout=120_000)
+        settled(page, shows="All heads at a glance")
+        short = [new_text(page, s, pid) for s in sentences]
+        long = [new_text(page, p, pid) for p in paragraphs]
+        context.close()
+
+    print(f"server CPU seconds (utime + stime of the server process, /proc/<pid>/stat), {os.cpu_count()} cores")
+    print(f"Chromium headless at {VIEWPORT['width']}×{VIEWPORT['height']}; idle server: {idle:.4f} CPU s per s\n")
+    rows = []
+    for label, runs in (
+        ("new sentence, 13 tokens", short),
+        ("new sentence, 128 tokens", long),
+        ("first page of a new session", firsts),
+    ):
+        median = statistics.median(runs)
+        target = TARGETS.get(label)
+        rows.append(
+            (
+                label,
+                f"{median:.3f}",
+                f"{min(runs):.3f}–{max(runs):.3f}",
+                str(len(runs)),
+                f"≤ {target:g}" if target else "",
+                ("yes" if median <= target else "no") if target else "",
+            )
+        )
+    print_table(("measure", "median CPU (s)", "min–max", "runs", "target", "met"), rows)
+    print(
+        "\neach run (s): "
+        + "; ".join(f"{k} {[round(x, 3) for x in v]}" for k, v in (("13", short), ("128", long), ("first", firsts)))
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
