@@ -63,7 +63,8 @@ def role_map(
                 showlegend=False,
             )
         )
-    height = min(760, 120 + n_layers * (_square(n_layers, n_heads) + 4))
+    gap = 4 if n_layers > 12 else 18  # room between rows, so that each head is a square of its own
+    height = min(760, 140 + n_layers * (_square(n_layers, n_heads) + gap))
     fig.update_layout(
         title=title,
         height=height,
