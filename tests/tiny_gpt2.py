@@ -139,15 +139,21 @@ def build_tiny_gpt2(folder: Path, seed: int = 0) -> Path:
     assert model.lm_head.weight.data_ptr() == model.transformer.wte.weight.data_ptr(), "embeddings must be tied"
     model.save_pretrained(folder, safe_serialization=True)
 
+    save_tokenizer(tokenizer, folder, N_POSITIONS)
+    return folder
+
+
+def save_tokenizer(tokenizer: Tokenizer, folder: Path, max_length: int) -> None:
+    """Save the trained tokenizer as Hugging Face does (tokenizer.json and tokenizer_config.json), with
+    <|endoftext|> as its beginning, end and unknown token."""
     wrapped = PreTrainedTokenizerFast(
         tokenizer_object=tokenizer,
         bos_token=END_OF_TEXT,
         eos_token=END_OF_TEXT,
         unk_token=END_OF_TEXT,
-        model_max_length=N_POSITIONS,
+        model_max_length=max_length,
     )
-    wrapped.save_pretrained(folder)  # tokenizer.json and tokenizer_config.json
-    return folder
+    wrapped.save_pretrained(folder)
 
 
 def install_in_hf_cache(folder: Path, repo_id: str, cache_dir: Path) -> Path:

@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 import torch
-from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+from transformers import LlamaConfig, LlamaForCausalLM
 
-from tests.tiny_gpt2 import END_OF_TEXT, train_tokenizer
+from tests.tiny_gpt2 import END_OF_TEXT, save_tokenizer, train_tokenizer
 
 N_POSITIONS = 128
 ROPE_THETA = 10_000.0
@@ -91,14 +91,7 @@ def build_tiny_llama(
     assert shared == tied, "the output head must be tied exactly when asked"
     model.to(dtype).save_pretrained(folder, safe_serialization=True)
 
-    wrapped = PreTrainedTokenizerFast(
-        tokenizer_object=tokenizer,
-        bos_token=END_OF_TEXT,
-        eos_token=END_OF_TEXT,
-        unk_token=END_OF_TEXT,
-        model_max_length=N_POSITIONS,
-    )
-    wrapped.save_pretrained(folder)  # tokenizer.json and tokenizer_config.json
+    save_tokenizer(tokenizer, folder, N_POSITIONS)
     return folder
 
 
