@@ -2,7 +2,8 @@
 
 Sections 2 to 4 show one head. While the sentence is short, their figures hold every head's matrices, and the
 head buttons (ui/head_switch.py) switch heads in the browser at once; the rerun that follows brings the URL, the
-sidebar and the later sections in step. Every figure that should share one screen is sized from the page
+sidebar and the later sections in step, and sends those figures unchanged, so the browser has nothing to redraw
+(a head picked in the sidebar is shown the same way). Every figure that should share one screen is sized from the page
 column's width and the window's height, which the head buttons report.
 """
 
@@ -194,6 +195,7 @@ class HeadView:
         self.at = dict(layer=layer.index, head=self.head, mask=tr.mask_kind)  # what the figures show, for chart()
         self.narrow = head_switch.size()["width"] < NARROW_PX
         self.view = figure_view(tr)  # what the figures are drawn from, for widgets.chart to keep them by
+        self.switch = self.head if len(self.heads) > 1 else None  # the head switch shows another head at once
 
     def title(self, what: str, detail: str = "") -> str:
         """ "Layer 1 · head 3: what (detail)", only "Layer 1 · head 3" on a phone, where a longer title is cut (the
@@ -216,6 +218,7 @@ class HeadView:
             "qkv",
             key="fig_qkv",
             view=self.view,
+            switch=self.switch,
             **self.at,
         )
         cfg = self.tr.config
@@ -259,6 +262,7 @@ class HeadView:
             "steps",
             key="fig_steps",
             view=self.view,
+            switch=self.switch,
             **self.at,
         )
 
@@ -287,7 +291,8 @@ class HeadView:
             )
 
         at = dict(layer=layer.index, mask=self.tr.mask_kind)
-        widgets.chart(grid, "all_heads", key="fig_heads", view=self.view, **at)  # a click on a panel: head_switch.js
+        # a click on a panel: head_switch.js, which also moves the frame
+        widgets.chart(grid, "all_heads", key="fig_heads", view=self.view, switch=self.head, **at)
 
 
 ROLE_WORDS = {  # a head's role as its panel in the grid names it (ui/figures/roles.py draws the whole model's)

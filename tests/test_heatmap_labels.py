@@ -58,3 +58,39 @@ def test_the_queries_keys_and_values_of_a_long_text_stay_one_screen_tall(width: 
     fig = head_view.qkv_figure(q, q, q, words(n), 0, [0], "Layer 1 · head 1", canvas)
     assert fig.layout.height <= canvas.height
     assert 1 < len(fig.layout.yaxis.tickvals) < n
+
+
+def test_a_figure_of_every_head_saved_for_another_head_is_the_one_drawn_for_it() -> None:
+    """What the head switch does in the browser, done on the server for a saved file (head_view.showing)."""
+    rng = np.random.default_rng(0)
+    n, heads = 5, list(range(4))
+    steps = [rng.normal(size=(4, n, n)) for _ in range(4)]
+    q = rng.normal(size=(4, n, 8))
+    for build in (
+        lambda h: head_view.steps_figure(steps, words(n), h, heads, f"Layer 1 · head {h + 1}: steps"),
+        lambda h: head_view.qkv_figure(q, q, q, words(n), h, heads, f"Layer 1 · head {h + 1}: q, k, v", Canvas()),
+        lambda h: head_view.heads_grid(steps[3], words(n), h, "All 4 heads"),
+    ):
+        switched, drawn = head_view.showing(build(0), 2), build(2).to_plotly_json()
+        assert switched["layout"]["meta"]["shown"] == 3 == drawn["layout"]["meta"]["shown"]
+        assert switched["layout"]["title"]["text"] == drawn["layout"]["title"]["text"]
+        assert switched["layout"].get("shapes") == drawn["layout"].get("shapes")
+        for a, b in zip(switched["data"], drawn["data"], strict=True):
+            for prop in ("z", "customdata", "zmin", "zmax", "hovertemplate"):
+                if prop in b and isinstance(b[prop], str):
+                    assert a[prop] == b[prop]
+                elif prop in b:
+                    np.testing.assert_allclose(_values(a[prop]), _values(b[prop]), err_msg=prop)
+        assert head_view.showing(build(1), 1) == build(1).to_plotly_json()  # the head it shows: unchanged
+
+
+def _values(x):
+    """A plotly value as plain numbers or text: a typed-array spec decoded, arrays as nested lists."""
+    if isinstance(x, dict) and "bdata" in x:
+        import base64
+
+        flat = np.frombuffer(base64.b64decode(x["bdata"]), dtype=np.dtype(x["dtype"]))
+        return flat.reshape([int(s) for s in str(x["shape"]).split(",")]).tolist() if "shape" in x else flat.tolist()
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    return x

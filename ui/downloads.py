@@ -101,7 +101,7 @@ class Export:
     """One figure of the page, as chart() drew it, and the file name it is saved under (no extension)."""
 
     file_name: str
-    fig: Any  # a plotly Figure, or its dict
+    fig: Any  # a plotly Figure, or its dict, or a function that makes it when the files are drawn
 
 
 @dataclass
@@ -127,7 +127,8 @@ def _this_run() -> dict[str, Export] | None:
 
 
 def register(chart: str, name: str, fig: Any) -> None:
-    """List a figure for this run's "Download all figures". chart: which chart it is on the page."""
+    """List a figure for this run's "Download all figures". chart: which chart it is on the page; fig: the
+    figure, or a function that makes it when the files are drawn."""
     figures = _this_run()
     if figures is not None:
         figures[chart] = Export(name, fig)
@@ -176,7 +177,8 @@ def height_of(fig: Any) -> int | None:
 
 def zip_of(exports: Sequence[Export], export: str, size: str = "auto") -> bytes:
     """Every figure drawn as `export` ("png" or "svg") at `size` (theme.EXPORT_SIZES), in one zip."""
-    images = render([(e.fig, theme.image_options(export, size, height_of(e.fig))) for e in exports])
+    figs = [e.fig() if callable(e.fig) else e.fig for e in exports]
+    images = render([(fig, theme.image_options(export, size, height_of(fig))) for fig in figs])
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
         for name, image in zip(unique([e.file_name for e in exports], export), images, strict=True):

@@ -19,10 +19,10 @@ from .table import table
 
 TOP_NEXT = 10  # next tokens shown
 # The choices the explorer's figures are drawn from, besides the trace's model, sentence and mask and the page's
-# size: a figure is kept for the whole view (widgets.chart), so a figure that depends on fewer is never stale.
+# size: a figure is kept for the whole view (widgets.chart), so a figure that depends on fewer is never stale. The
+# head is not among them: a figure that shows one head says so to widgets.chart, which keeps it by its head.
 VIEW = (
     "layer",
-    "head",
     "specials",
     "presenter",
     "colours",

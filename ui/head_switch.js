@@ -1,10 +1,11 @@
 // The head switch (ui/head_switch.py): a row of head buttons that shows another head at once, in the browser.
 //
 // Figures that can show several heads say so in layout.meta (ui/figures/head_view.py): meta.heads (1-based),
-// meta.restyle[head] (the new values of the traces meta.traces, arrays as plotly typed-array specs) and
-// meta.patches[head] (layout changes). A click swaps the head in every such figure (Plotly.update, no round
-// trip), the four steps first, rewrites "head N" in their titles, and once the browser has painted it tells
-// Streamlit (trigger "pick"), whose rerun brings the URL, the sidebar and the rest of the page in step. A click
+// meta.restyle[head] (the new values of the traces meta.traces, arrays as plotly typed-array specs),
+// meta.patches[head] (layout changes) and meta.shown (the head drawn). A click swaps the head in every such figure
+// (Plotly.update, no round trip), the four steps first, rewrites "head N" in their titles and the camera button's
+// file name, and tells Streamlit (trigger "pick"), whose rerun brings the URL, the sidebar and the rest of the
+// page in step and sends these figures unchanged. A click
 // on a panel of the all-heads grid (layout.meta.pick; each panel's heatmap names its head in its trace's meta)
 // does the same: Streamlit sends no selection for a click on a heatmap, so the buttons tell it.
 //
@@ -36,9 +37,14 @@ function decode(value) {
   return rows;
 }
 
+// The head a figure shows: the one it was drawn with (meta.shown), until this page switched it.
+function shownHead(gd) {
+  return gd.layout.meta.shown;
+}
+
 function showHead(gd, head) {
   const meta = gd.layout.meta;
-  if (!meta.heads.includes(head)) return false;
+  if (!meta.heads.includes(head) || meta.shown === head) return false;
   const values = (meta.restyle || {})[String(head)];
   const layout = Object.assign({}, (meta.patches || {})[String(head)] || {});
   const title = gd.layout.title && gd.layout.title.text;
@@ -52,11 +58,16 @@ function showHead(gd, head) {
   } else {
     return false;
   }
+  meta.shown = head; // the figure's own layout object, which Streamlit keeps for it: no redraw
+  const image = gd._context && gd._context.toImageButtonOptions;
+  if (image && typeof image.filename === "string") image.filename = image.filename.replace(/_H\d+(?=_|$)/, `_H${head}`);
   return true;
 }
 
-// Show `head` in every multi-head figure: the four steps first (the picture a class waits for), painted before
-// the others are touched; then the rest, one per task; then `then`. Timings are left in window.__headSwitch.
+// Show `head` in every multi-head figure, `then` called first (telling the app, whose rerun sends these figures
+// unchanged, so that the server works while the browser draws): the four steps first (the picture a class waits
+// for), painted before the others are touched; then the rest, one per task. Timings are left in
+// window.__headSwitch.
 export function switchHead(head, then) {
   const t0 = performance.now();
   const figures = headFigures().sort((a, b) => (b.layout.meta.first ? 1 : 0) - (a.layout.meta.first ? 1 : 0));
@@ -64,10 +75,10 @@ export function switchHead(head, then) {
   window.__headSwitch = timing;
   window.dispatchEvent(new CustomEvent(HEAD_EVENT, { detail: head }));
   const afterPaint = (next) => requestAnimationFrame(() => setTimeout(next, 0));
+  if (then) then(); // the server's rerun starts while the browser draws
   const step = (i) => {
     if (i >= figures.length || !window.Plotly) {
       timing.all = performance.now() - t0;
-      if (then) then();
       return;
     }
     showHead(figures[i], head);
@@ -131,6 +142,11 @@ export default function (component) {
     }
   };
   mark(data.head);
+  // A head chosen elsewhere (the sidebar's Head box, a link): the rerun kept the figures the page has, so show
+  // it in them here, once the page has laid them out.
+  const settle = requestAnimationFrame(() => {
+    if (window.Plotly && headFigures().some((gd) => shownHead(gd) !== data.head)) switchHead(data.head, null);
+  });
 
   const tell = (head) => setTriggerValue("pick", head);
   tellApp = tell;
@@ -138,7 +154,7 @@ export default function (component) {
     const button = event.target.closest("button");
     if (!button) return;
     const head = Number(button.dataset.head);
-    switchHead(head, () => tell(head)); // the app's rerun waits until the new head is on screen
+    switchHead(head, () => tell(head));
   };
   const onHead = (event) => mark(event.detail);
   bar.addEventListener("click", onClick);
@@ -183,6 +199,7 @@ export default function (component) {
   }
 
   const cleanup = () => {
+    cancelAnimationFrame(settle);
     bar.removeEventListener("click", onClick);
     window.removeEventListener(HEAD_EVENT, onHead);
     if (sized) {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -10,9 +11,11 @@ import streamlit as st
 import attention.loading
 
 from . import downloads, engine, state, theme
+from .figures import head_view
 from .figures.base import isolated, shortened, stand_alone
 
 FIGURES_KEPT = 64  # figures as chart() shows them, kept for every session: the explorer's nine in seven views
+SHOWN = "_shown"  # session key: the figures that hold every head, as the page has them, by chart
 
 
 def chart(
@@ -26,6 +29,7 @@ def chart(
     mask: str | None = None,
     text: str | None = None,
     pick: bool = False,
+    switch: int | None = None,
 ) -> go.Figure:
     """A figure with our template (not Streamlit's) that says what it shows, its camera button saving PNG 3× or
     SVG as chosen, listed for the page's "Download all figures". Returns the figure as shown.
@@ -37,30 +41,58 @@ def chart(
     pick: a click on a point is sent back: Streamlit's selection event, in st.session_state[key].
     layer, head (0-based) and mask: what the figure shows, where they apply: named in its title and file name.
     text: the sentence it shows, named with the model in a subtitle and in the file name; by default the
-    shared sentence when layer, head or mask is given; "" for a figure of the model that shows no sentence."""
+    shared sentence when layer, head or mask is given; "" for a figure of the model that shows no sentence.
+    switch: the head (0-based) a figure that holds every head (ui/figures/head_view.py) is drawn with; the head
+    switch in the browser shows the others (ui/head_switch.js). While nothing but the head changes, the page
+    keeps the figure it has (its spec unchanged, the browser redraws nothing) and the head switch shows the head,
+    its camera button's file too; the zip gets the head's figure."""
     if text is None and (layer, head, mask) != (None, None, None):
         text = state.get("text")
     model = engine.model_name() if text else None
     subtitle = f"“{shortened(text)}” · {model}" if text else None
     names = tuple(downloads.what_it_shows(layer, head, mask))
-    if view is None:
-        fig = stand_alone(figure() if callable(figure) else figure, names, subtitle)
-    else:
-        fig = _kept(name, view, names, subtitle, figure)
     own = engine.own_mask(model) if model else "none"
     file = downloads.file_name(name, layer, head, *downloads.unusual(mask, model, own), text=text)
-    downloads.register(key or name, file, fig)
-    config = theme.chart_config(file, state.get("export"))
+    shown = st.session_state.setdefault(SHOWN, {})
+    page_has = shown.get(key or name) if switch is not None else None
+    if page_has is not None and page_has.view == (name, view, layer, mask, text, subtitle):
+        fig, drawn = page_has.fig, page_has.file  # the browser switches its head
+        downloads.register(key or name, file, lambda: head_view.showing(fig, switch))
+    else:
+        if view is None:
+            fig = stand_alone(figure() if callable(figure) else figure, names, subtitle)
+        else:
+            fig = _kept(name, view, names, subtitle, switch, figure)
+        drawn = file
+        if switch is not None:
+            shown[key or name] = _Shown((name, view, layer, mask, text, subtitle), fig, file)
+        downloads.register(key or name, file, fig)
+    config = theme.chart_config(drawn, state.get("export"))
     picking = dict(on_select="rerun", selection_mode="points") if pick else {}
     st.plotly_chart(fig, config=config, key=key, theme=None, **picking)
     return fig
 
 
+@dataclass(frozen=True)
+class _Shown:
+    """A figure that holds every head, as the session's page has it (see chart's `switch`)."""
+
+    view: tuple  # all it was drawn from but the head
+    fig: go.Figure
+    file: str  # its camera button's file name, for the head it was drawn with
+
+
 @st.cache_resource(show_spinner=False, max_entries=FIGURES_KEPT)
 def _kept(
-    name: str, view: Hashable, names: tuple[str, ...], subtitle: str | None, _figure: Callable[[], go.Figure]
+    name: str,
+    view: Hashable,
+    names: tuple[str, ...],
+    subtitle: str | None,
+    switch: int | None,
+    _figure: Callable[[], go.Figure],
 ) -> go.Figure:
-    """The figure titled to stand alone, once per name, view, title and subtitle (the builder is not a key)."""
+    """The figure titled to stand alone, once per name, view, title, subtitle and head it opens on (the builder
+    is not a key)."""
     return stand_alone(_figure(), names, subtitle)
 
 

@@ -218,8 +218,39 @@ def test_head_buttons_switch_at_once_then_the_page_follows(server, browser):
         assert pressed(page) == ["8"]
         assert head_buttons(page, 0).locator('button[aria-pressed="true"]').all_inner_texts() == ["8"]
         assert "head 8:" in steps_title(page)
-        served = page.evaluate(f"() => Array.from({STEPS}._fullData[{STEPS}.layout.meta.traces[3]].customdata[0])")
-        assert served == after  # what the browser switched to is what the server draws for head 8
+        # the rerun sent the figures unchanged: the page kept the very figure the browser switched, with head 8's
+        # file name for its camera button, and the grid frames head 8
+        assert page.evaluate(f"() => window.__drawn === {STEPS}")
+        assert "_H8_" in page.evaluate("() => window.__drawn._context.toImageButtonOptions.filename")
+        grid = chart(page, "All 12 heads")
+        frame = page.evaluate("el => el.layout.shapes[0]", grid.element_handle())
+        x8 = page.evaluate("el => el._fullLayout.xaxis8.domain", grid.element_handle())
+        assert frame["x0"] < x8[0] < x8[1] < frame["x1"]
+    finally:
+        page.close()
+
+
+def test_a_head_picked_in_the_sidebar_is_shown_without_redrawing_the_steps(server, browser):
+    page = browser.new_page(viewport=PROJECTOR)
+    try:
+        page.goto(server)
+        sized(page)
+        page.evaluate(f"() => {{ window.__drawn = {STEPS}; }}")
+        box = page.get_by_test_id("stSidebar").get_by_role("combobox", name="Head")
+        box.focus()
+        box.press("ArrowDown")
+        page.get_by_role("option", name="6", exact=True).click()
+        wait_complete(page, url_has="head=6", shows="All heads at a glance")
+        page.wait_for_function("() => window.__drawn.layout.title.text.includes('head 6:')", timeout=10_000)
+        assert page.evaluate(f"() => window.__drawn === {STEPS}")  # the same figure, switched in the browser
+        assert pressed(page) == ["6"]
+        # what it shows is what a fresh page draws for head 6
+        shown = page.evaluate(f"() => Array.from({STEPS}._fullData[{STEPS}.layout.meta.traces[3]].customdata[1])")
+        page.goto(server + "/?head=6")
+        sized(page)
+        assert "head 6:" in steps_title(page)
+        fresh = page.evaluate(f"() => Array.from({STEPS}._fullData[{STEPS}.layout.meta.traces[3]].customdata[1])")
+        assert fresh == pytest.approx(shown)
     finally:
         page.close()
 

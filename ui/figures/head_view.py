@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -269,6 +270,7 @@ SUBTITLE_SIZE = 14  # the template's subtitle
 
 
 def _layout_meta(
+    shown: int,
     heads: Sequence[int],
     per_head: dict[int, list[dict]] | None = None,
     traces: Sequence[int] = (),
@@ -277,7 +279,7 @@ def _layout_meta(
 ) -> dict:
     """What the head switch in the browser reads (ui/head_switch.js):
 
-    heads: the heads it can show (1-based); restyle: per head, the values of the figure's traces `traces` (plotly
+    shown: the head the figure is drawn with (0-based); heads: the heads it can show (0-based); restyle: per head, the values of the figure's traces `traces` (plotly
     restyle's form: each property, one value per trace; arrays as typed-array specs); patches: per head, layout
     changes; first: switched first."""
     restyle = {}
@@ -288,12 +290,42 @@ def _layout_meta(
             for name in sorted(names)
         }
     return {
+        "shown": shown + 1,
         "heads": [h + 1 for h in heads],
         "restyle": restyle,
         "traces": list(traces),
         "patches": {str(h + 1): p for h, p in (patches or {}).items()},
         "first": first,
     }
+
+
+def showing(fig: go.Figure, head: int) -> dict:
+    """A figure that holds every head (its layout.meta, as _layout_meta writes it) as a plotly dict showing
+    `head` (0-based): what the head switch in the browser does to it, for a file saved on the server."""
+    out = fig.to_plotly_json()
+    meta = out["layout"].get("meta") or {}
+    if head + 1 not in meta.get("heads", ()) or head + 1 == meta.get("shown"):
+        return out
+    key = str(head + 1)
+    for prop, values in (meta.get("restyle") or {}).get(key, {}).items():
+        for trace, value in zip(meta["traces"], values, strict=True):
+            out["data"][trace][prop] = value
+    for path, value in (meta.get("patches") or {}).get(key, {}).items():
+        _put(out["layout"], path, value)
+    title = out["layout"].get("title") or {}
+    if isinstance(title.get("text"), str):
+        title["text"] = re.sub(r"\bhead \d+", f"head {head + 1}", title["text"], count=1)
+    out["layout"]["meta"] = meta | {"shown": head + 1}
+    return out
+
+
+def _put(layout: dict, path: str, value) -> None:
+    """Set a value in a plotly layout dict at a relayout path such as "shapes[0].x0"."""
+    parts = [int(p) if p.isdigit() else p for p in re.split(r"\.|\[(\d+)\]\.?", path) if p]
+    at = layout
+    for part in parts[:-1]:
+        at = at[part]
+    at[parts[-1]] = value
 
 
 def _weights_colour(w: np.ndarray, colours: str) -> np.ndarray:
@@ -562,7 +594,7 @@ def steps_figure(
             )
         )
     others = {h: props for h, props in per_head.items()} if len(heads) > 1 else {}
-    meta = _layout_meta(heads, others, range(first_step, first_step + 4), first=True)
+    meta = _layout_meta(head, heads, others, range(first_step, first_step + 4), first=True)
     meta["canvas"] = {"width": canvas.width, "height": canvas.height}  # the size it was laid out for
     return _pixel_figure(traces, title, H, ty, notes_on_figure, meta, axes)
 
@@ -671,7 +703,7 @@ def qkv_figure(
                 **per_head[head][i],
             )
         )
-    meta = _layout_meta(heads, per_head if len(heads) > 1 else {}, range(3))
+    meta = _layout_meta(head, heads, per_head if len(heads) > 1 else {}, range(3))
     return _pixel_figure(traces, title, H, ty, annotations, meta, axes)
 
 
@@ -777,7 +809,7 @@ def heads_grid(
         H,
         ty,
         annotations,
-        _layout_meta(range(n_heads), patches=frames) | {"pick": True},
+        _layout_meta(head, range(n_heads), patches=frames) | {"pick": True},
         axes,
         shapes=[shape],
         hovermode="closest",
