@@ -4,9 +4,13 @@ The entry script wires the pages together; the explorer (pages/00_explorer.py) i
 the lesson's chapters follow it in pages/.
 """
 
+import json
+import os
+import time
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ui import chapters, state
 
@@ -23,7 +27,20 @@ lesson = [st.Page(ROOT / "pages" / c.file, title=c.title) for c in chapters.CHAP
 # the sidebar, fourteen of them pushed its controls (sentence, layer, head) below a 1280×720 screen, and a
 # select box opened there closed again as the sidebar scrolled to it.
 pages = {"": [home], "The lesson": lesson} if lesson else [home]
+# benchmarks/load.py sets it: a line per run, its start and end as the server saw them, and the sentence it drew
+RUN_LOG = os.environ.get("ATTENTION_RUN_LOG")
+started = time.time()
 try:
     st.navigation(pages, position="top").run()
 finally:
     state.sync_url()  # the URL always holds what is on screen (after st.stop(), see state.init)
+    if RUN_LOG:
+        ctx = get_script_run_ctx()
+        line = {
+            "session": ctx.session_id if ctx else "",
+            "start": started,
+            "end": time.time(),
+            "text": state.get("text"),
+        }
+        with open(RUN_LOG, "a", encoding="utf-8") as log:
+            log.write(json.dumps(line) + "\n")

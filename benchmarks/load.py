@@ -1,14 +1,16 @@
 """Load benchmark: `python benchmarks/load.py [--sessions 5,10,20,30] [--timeout 300]`.
 
 Against one fresh `streamlit run app.py`, for each N: N browser sessions at once (one Chromium, N
-contexts) open the explorer and wait for its first complete page; then each submits its own new
-sentence and waits until every chart shows it. Prints, per N, the median and slowest time from
-pressing Ctrl+Enter to the drawn page, the errors (timeouts, exceptions shown on the page), and the
-server's own share: its CPU seconds per first page and per sentence update, read from /proc, and how
-many such pages one core could serve each second. Then the server's resident memory per round:
-before, peak during and after the sessions close. Figures, not a test.
+contexts) open the explorer and wait for its first complete page; then each types its own new sentence
+and all N press Ctrl+Enter in the same moment, and each waits until every chart shows its sentence.
+Prints, per N, the median and slowest time from Ctrl+Enter to the drawn page, the errors (timeouts,
+exceptions shown on the page), and the server's own share: its CPU seconds per first page and per
+sentence, read from /proc, and how many one core serves each second. For the burst of key presses, when
+the server finished the last of the N runs, timed at the server (app.py writes each run's start and end
+to ATTENTION_RUN_LOG), so that N browsers sharing the machine's cores cannot hide it. Then the server's
+resident memory per round: before, peak during and after the sessions close. Figures, not a test.
 
-The browsers run on the same cores as the server, so the times are pessimistic; the server's CPU per
+The browsers run on the same cores as the server, so their times are pessimistic; the server's CPU per
 page is the figure that carries over to a bigger machine.
 """
 
@@ -17,9 +19,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import statistics
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -101,6 +105,7 @@ WORDS = (
 )
 FIRST_PAGE_MARK = "a fluffy blue"  # the default sentence, "a fluffy blue creature roamed the verdant forest"
 MAX_SESSIONS = 40
+SERVER_TARGET = 7.0  # s: thirty sentences sent in the same second, all drawn by the server
 VIEWPORT = {"width": 1400, "height": 1000}
 
 # Read in one round trip: nothing stale, nothing running, and the explorer's four steps (the figure whose
@@ -200,6 +205,42 @@ async def submit(page, text: str, deadline: float, poll: float = 0.05) -> float:
         poll=poll,
     )
     return time.perf_counter() - t0
+
+
+async def fill(page, text: str, deadline: float) -> None:
+    """Type `text` into the sidebar's Sentence box, not yet sent."""
+    box = page.get_by_role("textbox", name="Sentence")
+    await box.fill(text, timeout=max(1.0, deadline - time.perf_counter()) * 1000)
+
+
+async def press(page) -> tuple[float, float]:
+    """Ctrl+Enter in the Sentence box: the wall-clock times (time.time()) the press was asked for and done."""
+    box = page.get_by_role("textbox", name="Sentence")
+    asked = time.time()
+    await box.press("Control+Enter")
+    return asked, time.time()
+
+
+async def drawn(page, text: str, pressed: float, deadline: float, poll: float) -> float:
+    """Seconds from `pressed` (a time.time() value) until every chart shows `text`."""
+    words = text.split()
+    await wait_drawn(
+        page, deadline, chips=mark(text), weights=" ".join(words[:3]), url_has=url_mark(text=text), poll=poll
+    )
+    return time.time() - pressed
+
+
+def server_runs(log: Path, texts: set[str], since: float) -> list[tuple[float, float]]:
+    """(start, end) of every run the server logged (app.py, ATTENTION_RUN_LOG) that drew one of `texts` and
+    ended after `since`."""
+    if not log.exists():
+        return []
+    runs = []
+    for line in log.read_text(encoding="utf-8").splitlines():
+        run = json.loads(line)
+        if run["text"] in texts and run["end"] >= since:
+            runs.append((run["start"], run["end"]))
+    return runs
 
 
 def error_kind(exc: BaseException) -> str:
@@ -307,6 +348,9 @@ class Round:
     errors: Errors
     cpu_first: float  # server CPU seconds over the first-page phase
     cpu_updates: float  # and over the update phase
+    press_spread: float  # s from the first session's Ctrl+Enter asked for to the last one's done
+    server_done: float | None  # s from the first Ctrl+Enter to the end of the server's last run of these sentences
+    server_runs: int  # runs of these sentences the server logged
     rss_before: float
     rss_peak: float
     rss_after: float
@@ -325,15 +369,24 @@ async def timed(coro) -> float | Exception:
 
 
 async def run_round(
-    browser, url: str, pid: int, rss: RssSampler, n: int, first_sentence: int, timeout: float, settle: float
+    browser,
+    url: str,
+    pid: int,
+    rss: RssSampler,
+    run_log: Path,
+    n: int,
+    first_sentence: int,
+    timeout: float,
+    settle: float,
 ) -> Round:
-    """N sessions: all open the first page, then (once all have) each submits its own sentence. The phases are
-    kept apart so that the server's CPU time of each can be read; within a phase the N sessions run at once."""
+    """N sessions: all open the first page, then (once all have) each types its own sentence, and all press
+    Ctrl+Enter at once. The phases are kept apart so that the server's CPU time of each can be read; the server's
+    own log (app.py's ATTENTION_RUN_LOG) says when it finished the last of the N runs."""
     t_start = time.perf_counter()
     deadline = t_start + timeout
     rss_before = rss.reset_peak()
     errors = Errors()
-    contexts, loads, updates = [], [], []
+    contexts, loads, updates, pressed, runs, spread = [], [], [], [], [], 0.0
     cpu0 = cpu1 = cpu2 = cpu_seconds(pid)
     try:
         contexts = [await browser.new_context(viewport=VIEWPORT) for _ in range(n)]
@@ -344,10 +397,17 @@ async def run_round(
         loads = await asyncio.gather(*(timed(open_first_page(p, url, deadline)) for p in pages))
         cpu1 = cpu_seconds(pid)
         ready = [p for p, done in zip(pages, loads, strict=True) if isinstance(done, float)]
+        texts = [sentence(first_sentence + i) for i in range(len(ready))]
+        await asyncio.gather(*(fill(p, t, deadline) for p, t in zip(ready, texts, strict=True)))
+        cpu1 = cpu_seconds(pid)
+        presses = await asyncio.gather(*(press(p) for p in ready))  # every session's Ctrl+Enter at once
+        pressed = [asked for asked, _ in presses]
+        spread = max(done for _, done in presses) - min(pressed)
         updates = await asyncio.gather(
-            *(timed(submit(p, sentence(first_sentence + i), deadline, poll)) for i, p in enumerate(ready))
+            *(timed(drawn(p, t, at, deadline, poll)) for p, t, at in zip(ready, texts, pressed, strict=True))
         )
         cpu2 = cpu_seconds(pid)
+        runs = server_runs(run_log, set(texts), min(pressed))
     except Exception as exc:  # the browser itself failed: the round reports it and the next one runs
         errors.add(exc)
     finally:
@@ -366,6 +426,9 @@ async def run_round(
         errors=errors,
         cpu_first=cpu1 - cpu0,
         cpu_updates=cpu2 - cpu1,
+        press_spread=spread,
+        server_done=max(end for _, end in runs) - min(pressed) if runs and pressed else None,
+        server_runs=len(runs),
         rss_before=rss_before,
         rss_peak=rss_peak,
         rss_after=rss.now(),
@@ -391,7 +454,8 @@ async def warm_up(browser, url: str, timeout: float) -> str:
 async def run(sessions: list[int], timeout: float, settle: float) -> tuple[str, list[Round]]:
     from playwright.async_api import async_playwright
 
-    with streamlit_server() as (url, proc, _t0), RssSampler(proc.pid) as rss:
+    run_log = Path(tempfile.mkdtemp()) / "runs.jsonl"
+    with streamlit_server(env={"ATTENTION_RUN_LOG": str(run_log)}) as (url, proc, _t0), RssSampler(proc.pid) as rss:
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
@@ -400,7 +464,7 @@ async def run(sessions: list[int], timeout: float, settle: float) -> tuple[str, 
                 next_sentence = 1
                 for n in sessions:
                     # the round's own deadline is inside; this one only catches a hang outside any wait
-                    round_ = run_round(browser, url, proc.pid, rss, n, next_sentence, timeout, settle)
+                    round_ = run_round(browser, url, proc.pid, rss, run_log, n, next_sentence, timeout, settle)
                     try:
                         r = await asyncio.wait_for(round_, timeout + settle + 60)
                     except TimeoutError:
@@ -460,6 +524,23 @@ def main() -> int:
         print(
             f"| {r.n:>3} | {median_max(r.first_pages):>24} | {median_max(r.updates):>20} | {f'{len(r.updates)}/{r.n}':>7} | "
             f"{r.errors!s:<24} | {cpu_first:>25} | {first_per_core:>22} | {cpu_update:>21} | {per_core:>18} |"
+        )
+    print(
+        "\nAll N pressing Ctrl+Enter at once, timed at the server: its own log of each run (app.py, ATTENTION_RUN_LOG); "
+        f"target for N = 30: the last run done within {SERVER_TARGET:g} s of the first key press\n"
+    )
+    print(
+        f"| {'N':>3} | {'presses spread (s)':>18} | {'server runs':>11} | {'server done after (s)':>21} | "
+        f"{'target':>6} | {'server CPU s / sentence':>23} | {'sessions / s / core':>19} | {'browsers: drawn med / max (s)':>29} |"
+    )
+    print(f"|{'-' * 5}|{'-' * 20}|{'-' * 13}|{'-' * 23}|{'-' * 8}|{'-' * 25}|{'-' * 21}|{'-' * 31}|")
+    for r in rounds:
+        cpu_update, per_core = per_page(r.cpu_updates, len(r.updates))
+        done = f"{r.server_done:.2f}" if r.server_done is not None else "–"
+        target = f"≤ {SERVER_TARGET:g}" if r.n == 30 else ""
+        print(
+            f"| {r.n:>3} | {r.press_spread:>18.2f} | {f'{r.server_runs}/{r.n}':>11} | {done:>21} | {target:>6} | "
+            f"{cpu_update:>23} | {per_core:>19} | {median_max(r.updates):>29} |"
         )
     print("\nserver resident memory (sampled every 0.2 s):")
     for r in rounds:
