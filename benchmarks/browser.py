@@ -36,21 +36,24 @@ from tests.e2e.driver import chromium, streamlit_server, url_mark, wait_complete
 VIEWPORT = {"width": 1280, "height": 720}  # a classroom projector
 TARGETS = {"head switch, buttons": 0.5, "sentence update, 13 tokens": 1.5}  # first ÷ the bare page's 10 charts
 
-# Counts Plotly's draws, and keeps how many are under way (a draw is done when its promise resolves).
+# Counts Plotly's draws (Streamlit's chart draws with Plotly.react, the app's own with Plotly.newPlot), and keeps
+# how many are under way (a draw is done when its promise resolves).
 COUNT_DRAWS = """() => {
     if (window.__drawsReady) return;
     window.__drawsReady = true;
     window.__draws = [];
     window.__pending = 0;
-    const react = window.Plotly.react;
-    window.Plotly.react = function (gd, ...rest) {
-        window.__draws.push(gd);
-        window.__pending += 1;
-        const done = () => { window.__pending -= 1; };
-        const out = react.call(this, gd, ...rest);
-        Promise.resolve(out).then(done, done);
-        return out;
-    };
+    for (const name of ['react', 'newPlot']) {
+        const draw = window.Plotly[name];
+        window.Plotly[name] = function (gd, ...rest) {
+            window.__draws.push(gd);
+            window.__pending += 1;
+            const done = () => { window.__pending -= 1; };
+            const out = draw.call(this, gd, ...rest);
+            Promise.resolve(out).then(done, done);
+            return out;
+        };
+    }
 }"""
 DRAWS = "() => { const d = window.__draws; window.__draws = []; return [new Set(d).size, d.length]; }"
 
@@ -75,7 +78,7 @@ ARM = """([first, whole, arg, start]) => {
     requestAnimationFrame(tick);
 }"""
 
-IDLE = """(!document.querySelector('[data-stale="true"]') && !document.querySelector('[data-testid="stStatusWidget"]')
+IDLE = """(!document.querySelector('[data-stale="true"], [data-drawing]') && !document.querySelector('[data-testid="stStatusWidget"]')
     && window.__pending === 0)"""
 STEPS = """Array.from(document.querySelectorAll('.js-plotly-plot')).find(g => g.layout && g.layout.meta && g.layout.meta.first)"""
 # the four steps show head `arg`: their weights' trace (the last of meta.traces) and their title say so
@@ -204,7 +207,7 @@ def bare_cold_start(browser, n_heatmaps: int = 3) -> float:
 
 # The explorer's first page is complete: nothing stale or running, its nine charts drawn (the four steps among
 # them) and the sidebar's last button, "Download all figures (9)", there: the run has sent everything.
-APP_COMPLETE = f"""() => !document.querySelector('[data-stale="true"]')
+APP_COMPLETE = f"""() => !document.querySelector('[data-stale="true"], [data-drawing]')
     && !document.querySelector('[data-testid="stStatusWidget"]')
     && !!{STEPS}
     && (() => {{ const g = document.querySelectorAll('.js-plotly-plot');

@@ -117,7 +117,7 @@ PAGE_STATE = """([chips, weights, alert]) => {
     const subtitle = steps && steps.layout.title.subtitle ? steps.layout.title.subtitle.text || '' : '';
     return {
         plots: plots.length,
-        stale: document.querySelectorAll('[data-stale="true"]').length,
+        stale: document.querySelectorAll('[data-stale="true"], [data-drawing]').length,
         running: document.querySelectorAll('[data-testid="stStatusWidget"]').length,
         exceptions: document.querySelectorAll('[data-testid="stException"]').length,
         exception_text: document.querySelector('[data-testid="stException"]')?.innerText.slice(0, 300) || '',

@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from ui import plot
+
 ROOT = Path(__file__).resolve().parents[1]
 # The first run loads the model in a child process (several seconds): far past AppTest's 3 s default.
 TIMEOUT = 180
@@ -25,8 +27,7 @@ def run_page(path: str = "app.py", **params: str) -> AppTest:
 def figures(at: AppTest) -> dict[str, dict]:
     """{figure title: plotly spec} for every chart on the page."""
     out = {}
-    for element in at.get("plotly_chart"):
-        spec = json.loads(element.proto.spec)
+    for spec, _config in plot.drawn(at):
         title = spec["layout"].get("title", {}).get("text", "")
         out[title] = spec
     return out

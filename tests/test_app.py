@@ -15,7 +15,7 @@ import pytest
 import attention
 from tests.apptest import array, figure, figures, messages, run_page
 from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
-from ui import engine, theme
+from ui import engine, plot, theme
 from ui.figures import head_view
 from ui.figures.base import SUBTITLE_PX, token_labels
 
@@ -122,12 +122,22 @@ def test_the_explorers_figures_are_valid_plotly(default_page):
 def test_chosen_layer_and_head_are_drawn(model):
     at = run_page()
     at.sidebar.selectbox(key="w:layer").set_value(3).run()
+    drawn = steps(at)
     at.sidebar.selectbox(key="w:head").set_value(5).run()
     tr = attention.trace(model, FLUFFY)
+    # another head: the page keeps the figures that hold every head, unchanged (nothing for the browser to draw
+    # again), and the head switch shows head 5 in them (ui/head_switch.js: what head_view.showing does here)
+    assert steps(at) == drawn and drawn["layout"]["meta"]["shown"] == 1
+    assert head_switch_heads(at) == {5}
+    shown = head_view.showing(drawn, 4)
+    assert np.allclose(values(step(shown, 3)), tr.layers[2].weights[4], atol=1e-7)
+    assert shown["layout"]["title"]["text"].startswith("Layer 3 · head 5:")
+    assert at.query_params["layer"] == "3" and at.query_params["head"] == "5"
+    # the same view opened afresh, from its link, is drawn with head 5
+    at = run_page(layer="3", head="5")
     spec = steps(at)
     assert np.allclose(values(step(spec, 3)), tr.layers[2].weights[4], atol=1e-7)
     assert spec["layout"]["title"]["text"].startswith("Layer 3 · head 5:")
-    assert at.query_params["layer"] == "3" and at.query_params["head"] == "5"
     grid = figure(at, "All 12 heads")
     assert grid["layout"]["title"]["text"].startswith("All 12 heads of layer 3")
     heatmaps = [t for t in grid["data"] if t["type"] == "heatmap"]
@@ -138,6 +148,12 @@ def test_chosen_layer_and_head_are_drawn(model):
     frame = grid["layout"]["shapes"][0]
     x5 = grid["layout"]["xaxis5"]["domain"]
     assert frame["x0"] < x5[0] < x5[1] < frame["x1"]  # the chosen head is framed
+
+
+def head_switch_heads(at) -> set[int]:
+    """The head every head switch on the page shows."""
+    switches = [e for e in at.get("bidi_component") if e.proto.component_name.endswith("attention_head_switch")]
+    return {json.loads(e.proto.json)["head"] for e in switches}
 
 
 def test_each_grid_panel_names_its_head_and_its_tokens(default_page, model):
@@ -256,10 +272,10 @@ def test_presenter_mode_hides_the_prose_keeps_the_equations_and_enlarges_the_typ
 
 def test_export_config_is_png_3x_or_svg():
     at = run_page()
-    config = json.loads(at.get("plotly_chart")[0].proto.config)
+    config = plot.drawn(at)[0][1]
     assert config["toImageButtonOptions"]["format"] == "png" and config["toImageButtonOptions"]["scale"] == 3
     at = run_page(export="svg")
-    config = json.loads(at.get("plotly_chart")[0].proto.config)
+    config = plot.drawn(at)[0][1]
     assert config["toImageButtonOptions"]["format"] == "svg"
 
 
@@ -268,7 +284,7 @@ def test_empty_sentence_asks_for_one(text):
     at = run_page(text=text)
     assert not at.exception
     assert "Type a sentence" in messages(at)
-    assert not at.get("plotly_chart")
+    assert not plot.drawn(at)
 
 
 def test_a_huge_paste_is_cut_with_a_notice():

@@ -12,7 +12,7 @@ import pytest
 import attention
 from tests.apptest import array, figure, figures, messages, metric, run_page
 from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
-from ui import chapter, engine
+from ui import chapter, engine, plot
 from ui.chapters import CHAPTERS
 
 FLUFFY = "a fluffy blue creature roamed the verdant forest"
@@ -72,7 +72,7 @@ def test_every_chapter_runs_with_an_equation_a_figure_a_question_and_its_neighbo
     at = run_page(f"pages/{chapter_.file}")
     assert not at.exception
     assert at.title[0].value == chapter_.title == f"{chapter_.number} · {chapter_.name}"
-    assert at.get("latex") and at.get("plotly_chart")
+    assert at.get("latex") and plot.drawn(at)
     assert any("Try this." in m.value for m in at.markdown)
     question = [r for r in at.radio if r.label.startswith("**Question.**")]
     assert len(question) == 1 and question[0].value is None and len(question[0].options) >= 2
@@ -90,7 +90,7 @@ def test_every_chapter_runs_on_a_decoder(chapter_, gpt2_in_cache):
     at = run_page(f"pages/{chapter_.file}", model="gpt2")
     assert not at.exception, chapter_.file
     assert "cannot be used here" not in messages(at)
-    assert at.get("plotly_chart")
+    assert plot.drawn(at)
 
 
 def test_the_question_is_checked_and_explained():

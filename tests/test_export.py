@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 import io
-import json
 import re
 import subprocess
 import sys
@@ -16,7 +15,7 @@ import pytest
 import attention
 from tests.apptest import figures as drawn_figures
 from tests.apptest import run_page
-from ui import downloads, figures, theme
+from ui import downloads, figures, plot, theme
 from ui.chapters import CHAPTERS
 
 FLUFFY = "a fluffy blue creature roamed the verdant forest"
@@ -97,8 +96,8 @@ def test_chart_names_what_it_shows_and_lists_each_figure_once_per_run():
     at.query_params["text"] = "the <b>old</b> lighthouse"
     at.run()
     assert not at.exception
-    specs = [json.loads(e.proto.spec)["layout"] for e in at.get("plotly_chart")]
-    names = [json.loads(e.proto.config)["toImageButtonOptions"]["filename"] for e in at.get("plotly_chart")]
+    specs = [spec["layout"] for spec, _ in plot.drawn(at)]
+    names = [config["toImageButtonOptions"]["filename"] for _, config in plot.drawn(at)]
     assert specs[0]["title"]["text"] == "4. Softmax weights · layer 2 · head 3 · causal mask"
     assert (
         specs[0]["title"]["subtitle"]["text"] == f"“the &lt;b&gt;old&lt;/b&gt; lighthouse” · {attention.DEFAULT_MODEL}"
@@ -131,7 +130,7 @@ def charts_drawn(path: str, **params: str) -> int:
     """How many charts the page draws for these settings, as the app runs it (the explorer through app.py)."""
     at = run_page(path, **params)
     assert not at.exception
-    return len(at.get("plotly_chart"))
+    return len(plot.drawn(at))
 
 
 def chapter_file(name: str) -> str:

@@ -43,7 +43,8 @@ def test_the_explorers_first_page_imports_neither_torch_nor_pandas():
         "at = AppTest.from_file('app.py', default_timeout=180)\n"
         "at.run()\n"
         "heavy = ('torch', 'sentence_transformers', 'transformers', 'pandas')\n"
-        "print(len(at.exception), len(at.get('plotly_chart')), sorted(k for k in heavy if k in sys.modules))\n"
+        "from ui import plot\n"
+        "print(len(at.exception), len(plot.drawn(at)), sorted(k for k in heavy if k in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["0", "9", "[]"]

@@ -10,7 +10,6 @@ and exit status 2; a page that fails, with status 1.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from streamlit.testing.v1 import AppTest
 
 import attention
 
-from . import chapters, downloads, state, theme
+from . import chapters, downloads, plot, state, theme
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE_TIMEOUT = 300  # seconds: the first run of a page loads the model
@@ -96,10 +95,7 @@ def run_page(view: View) -> Drawn:
         if name != "text" and name in at.session_state and at.session_state[name] != state.PARAMS[name].parse(raw):
             raise LinkError(f"the link's {name}={raw} cannot be used on this page (it shows {at.session_state[name]})")
     notes = [e.value for kind in ("error", "warning", "info") for e in at.get(kind)]
-    figures = []
-    for element in at.get("plotly_chart"):
-        config = json.loads(element.proto.config)
-        figures.append((config["toImageButtonOptions"]["filename"], json.loads(element.proto.spec)))
+    figures = [(config["toImageButtonOptions"]["filename"], spec) for spec, config in plot.drawn(at)]
     if not figures:
         raise LinkError("the page draws no figure for this link" + "".join(f"\n  the page says: {n}" for n in notes))
     return Drawn(figures, notes)

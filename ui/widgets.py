@@ -10,7 +10,7 @@ import streamlit as st
 
 import attention.loading
 
-from . import downloads, engine, state, theme
+from . import downloads, engine, plot, state, theme
 from .figures import head_view
 from .figures.base import isolated, shortened, stand_alone
 
@@ -68,8 +68,10 @@ def chart(
             shown[key or name] = _Shown((name, view, layer, mask, text, subtitle), fig, file)
         downloads.register(key or name, file, fig)
     config = theme.chart_config(drawn, state.get("export"))
-    picking = dict(on_select="rerun", selection_mode="points") if pick else {}
-    st.plotly_chart(fig, config=config, key=key, theme=None, **picking)
+    if pick:  # Streamlit's chart, whose selection events reach the app
+        st.plotly_chart(fig, config=config, key=key, theme=None, on_select="rerun", selection_mode="points")
+    else:
+        plot.plot(fig, config, key or name)
     return fig
 
 

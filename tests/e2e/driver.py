@@ -104,7 +104,7 @@ def chromium():
 
 PAGE_STATE = """() => ({
     plots: document.querySelectorAll('.js-plotly-plot').length,
-    stale: document.querySelectorAll('[data-stale="true"]').length,
+    stale: document.querySelectorAll('[data-stale="true"], [data-drawing]').length,
     running: document.querySelectorAll('[data-testid="stStatusWidget"]').length,
     titles: Array.from(document.querySelectorAll('.js-plotly-plot .gtitle')).map(e => e.textContent),
     exceptions: document.querySelectorAll('[data-testid="stException"]').length,
@@ -136,7 +136,8 @@ def wait_complete(
     titled: str | None = None,
     timeout: float = 120.0,
 ) -> dict:
-    """Wait until the app is idle with every chart drawn: nothing stale, nothing running and, if given, the
+    """Wait until the app is idle with every chart drawn: nothing stale or being drawn (ui/plot.js marks a
+    figure on its way), nothing running and, if given, the
     first chart's title, the number of charts, a piece of the URL, a text in the main area, a text in
     the first chart (the token chips, whose texts run together) and the start of some chart's title as
     expected.

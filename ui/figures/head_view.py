@@ -10,6 +10,7 @@ steps share one screen and a number is printed in a cell only where it fits.
 from __future__ import annotations
 
 import base64
+import copy
 import html
 import re
 from collections.abc import Sequence
@@ -299,10 +300,10 @@ def _layout_meta(
     }
 
 
-def showing(fig: go.Figure, head: int) -> dict:
+def showing(fig: go.Figure | dict, head: int) -> dict:
     """A figure that holds every head (its layout.meta, as _layout_meta writes it) as a plotly dict showing
     `head` (0-based): what the head switch in the browser does to it, for a file saved on the server."""
-    out = fig.to_plotly_json()
+    out = fig.to_plotly_json() if isinstance(fig, go.Figure) else copy.deepcopy(fig)
     meta = out["layout"].get("meta") or {}
     if head + 1 not in meta.get("heads", ()) or head + 1 == meta.get("shown"):
         return out

@@ -1,0 +1,64 @@
+"""A plotly figure drawn in place, once per change (ui/plot.js).
+
+Streamlit's own chart element is a new element whenever its figure changes (its id is a hash of the figure):
+mounted afresh and drawn twice, the second time by its theme effect, whatever the theme. A page of nine charts
+that all change with a new sentence cost eighteen draws on the browser's one main thread. This element keeps
+its place, draws a changed figure once, and leaves a figure that did not change alone. Its Plotly is
+Streamlit's: the chart code Streamlit ships defines window.Plotly, and the first figure loads it.
+
+Streamlit's chart stays where a click on a point must reach the app (its selection events).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import weakref
+from pathlib import Path
+from typing import Any
+
+import plotly.graph_objects as go
+import plotly.io
+import streamlit as st
+
+_JS = Path(__file__).with_name("plot.js").read_text(encoding="utf-8")
+_component = st.components.v2.component("attention_plot", js=_JS, isolate_styles=False)
+NAME = "attention_plot"
+# Streamlit's chart code, which defines window.Plotly: its file's name changes with Streamlit's version
+PLOTLY_JS = "./" + next((Path(st.__file__).parent / "static" / "static" / "js").glob("PlotlyChart.*.js")).name
+
+_specs: dict[int, tuple[weakref.ref, str]] = {}  # a figure's JSON, once per figure object
+_lock = threading.Lock()
+
+
+def plot(fig: go.Figure, config: dict, key: str) -> None:
+    """Draw the figure (read only from here on: its JSON is kept) with plotly's config."""
+    # every value text: Streamlit looks for data frames in any other (and imports pandas to do it)
+    data = {"spec": spec(fig), "config": json.dumps(config), "plotly": PLOTLY_JS}
+    _component(key=key, data=data, height="content")
+
+
+def spec(fig: go.Figure) -> str:
+    """The figure as plotly JSON, made once per figure object: a figure kept for a view is sent with every
+    rerun of every session that shows it."""
+    with _lock:
+        kept = _specs.get(id(fig))
+        if kept is not None and kept[0]() is fig:
+            return kept[1]
+    text = plotly.io.to_json(fig, validate=False)
+    with _lock:
+        key = id(fig)
+        _specs[key] = (weakref.ref(fig, lambda _ref, key=key: _specs.pop(key, None)), text)
+    return text
+
+
+def drawn(at: Any) -> list[tuple[dict, dict]]:
+    """Every figure a page run headless (Streamlit's AppTest) drew, in order: (plotly figure, plotly config)."""
+    out = []
+    for element in at._tree:  # the page's elements in order (AppTest's get() lists one kind at a time)
+        if element.type == "plotly_chart":
+            out.append((json.loads(element.proto.spec), json.loads(element.proto.config)))
+        elif element.type == "bidi_component" and element.proto.component_name.endswith(NAME):
+            data = json.loads(element.proto.json)
+            out.append((json.loads(data["spec"]), json.loads(data["config"])))
+    return out
