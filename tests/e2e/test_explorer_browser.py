@@ -102,6 +102,38 @@ def test_typed_sentence_shows_tokens_and_heatmaps(server, page):
     screenshot(page, "explorer-bank")
 
 
+# Counts the draws of each chart (ui/plot.js draws with Plotly.newPlot, Streamlit's own chart with Plotly.react).
+COUNT_DRAWS = """() => {
+    window.__drawn = new Map();
+    for (const name of ['react', 'newPlot']) {
+        const draw = window.Plotly[name];
+        window.Plotly[name] = function (gd, ...rest) {
+            window.__drawn.set(gd, (window.__drawn.get(gd) || 0) + 1);
+            return draw.call(this, gd, ...rest);
+        };
+    }
+}"""
+DRAWS = "() => Array.from(window.__drawn.values())"
+
+
+def test_each_changed_chart_is_drawn_once_and_the_others_not_at_all(server, browser):
+    page = browser.new_page(viewport=PROJECTOR)
+    try:
+        page.goto(server)
+        sized(page)
+        page.evaluate(COUNT_DRAWS)
+        submit(page, "the bank by the river bank")
+        wait_complete(page, "8 tokens", plots=N_CHARTS, url_has=url_mark(text="the bank by the river bank"))
+        assert page.evaluate(DRAWS) == [1] * N_CHARTS  # every chart shows the new sentence, drawn once
+        page.evaluate("() => window.__drawn.clear()")
+        head_buttons(page).locator('button[data-head="4"]').click()
+        wait_complete(page, url_has="head=4", shows="All heads at a glance")
+        # the steps, q/k/v and the grid switch in the browser; only the three pictures of one head's move redraw
+        assert page.evaluate(DRAWS) == [1, 1, 1]
+    finally:
+        page.close()
+
+
 @pytest.mark.parametrize(("viewport"), [PROJECTOR, WIDE], ids=["1280", "1920"])
 def test_the_four_steps_share_one_screen(server, browser, viewport):
     """Raw, scaled, masked and softmax of one head, each at least 180 px square, all inside the window below
