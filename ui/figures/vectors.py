@@ -93,6 +93,7 @@ NOTE_SIZE = 14
 RING = 16  # places tried around a point at each distance: every 22.5°
 MAX_LABELS = 40  # a longer sentence names the rest of its points on hover only
 LEADER_FROM = 12  # a label this many pixels or more from its point gets a leader line
+LEADER_BATCH = 8  # leader lines checked against the labels at once
 CHOSEN_TEXT = "#a86b00"  # the chosen head's orange, dark enough to read as text on white
 
 
@@ -185,14 +186,6 @@ def _candidates(
     return [(u[i] * (beside[i] + extra), extra > LEADER_FROM) for extra in distances for i in range(len(u))]
 
 
-def _hits(centre: np.ndarray, half: np.ndarray, points: np.ndarray, reach: np.ndarray) -> bool:
-    """Whether any of the points, each grown by its reach, falls on the box."""
-    if not len(points):
-        return False
-    inside = (np.abs(points - centre) < half + reach[:, None]).all(axis=1)
-    return bool(inside.any())
-
-
 def _line(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Points every 2 pixels from a to b."""
     n = max(2, int(np.linalg.norm(b - a) / 2) + 1)
@@ -237,15 +230,28 @@ class _Sheet:
         """(n,) bool: which of n places for a label's centre keep it in the plot, off every obstacle and label."""
         bounds = np.array([self.k * frame.width, frame.height]) / 2  # a narrower plot keeps its height
         ok = (np.abs(centres) + half <= bounds).all(axis=1)
+        if self.boxes:  # a few labels first, then the many arrow points, each only where still free
+            where = np.flatnonzero(ok)
+            centre, halves = self._boxes()
+            ok[where] = ~_overlap(centres[where], half, centre, halves)
         if len(self.points):
-            ok &= ~_overlap(centres, half, self.points, self.reach[:, None])
-        if self.boxes:
-            ok &= ~_overlap(centres, half, np.array([c for c, _ in self.boxes]), np.array([h for _, h in self.boxes]))
+            where = np.flatnonzero(ok)
+            ok[where] = ~_overlap(centres[where], half, self.points, self.reach[:, None])
         return ok
 
-    def clear_line(self, line: np.ndarray) -> bool:
-        """Whether a leader line crosses no label (it may cross an arrow)."""
-        return not any(_hits(c, h, line, np.zeros(len(line))) for c, h in self.boxes)
+    def _boxes(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.array([c for c, _ in self.boxes]), np.array([h for _, h in self.boxes])
+
+    def crossed(self, start: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """(n,) bool: which of n leader lines, from `start` to start + each offset, cross a label (they may cross
+        an arrow). Each line is its points every 2 pixels, all of them checked at once."""
+        if not self.boxes:
+            return np.zeros(len(offsets), dtype=bool)
+        lines = [_line(start, start + o) for o in offsets]
+        points = np.concatenate(lines)
+        centre, halves = self._boxes()
+        hit = (np.abs(points[None, :, :] - centre[:, None, :]) < halves[:, None, :]).all(axis=2).any(axis=0)
+        return np.logical_or.reduceat(hit, np.cumsum([0] + [len(line) for line in lines[:-1]]))
 
     def around(self, at: np.ndarray, radius: float) -> _Sheet:
         """This sheet cut to what lies within `radius` pixels of a point, all a label near it can touch: each
@@ -275,10 +281,7 @@ def place_labels(
             candidates = _candidates(np.asarray(label.toward, dtype=float), size, label.gap, distances)
             reach = max(float(np.abs(o).max()) for o, _ in candidates) + float(half.max()) + 1
             local = [s.around(anchor * s.k, reach) for s in sheets]
-            for n in range(len(local), 0, -1):
-                chosen = _first_free(candidates, anchor, half, frame, sorted(local[:n], key=lambda s: s.k))
-                if chosen:
-                    break
+            chosen = _first_free(candidates, anchor, half, frame, local)
             if chosen:
                 break
         if chosen is None:  # last, where no place is clear of every arrow: one that covers arrows, but no label
@@ -323,18 +326,28 @@ def place_labels(
 def _first_free(
     candidates: list[tuple[np.ndarray, bool]], anchor: np.ndarray, half: np.ndarray, frame: Frame, sheets: list[_Sheet]
 ) -> tuple[np.ndarray, bool] | None:
-    """The first candidate place where a label is free on every sheet (the smallest scale, which rules out the
-    most, checked first), and whether it needs a leader line; None if there is none."""
-    for ring in range(0, len(candidates), RING):  # the nearest ring first: most labels find room there
-        offsets = np.array([o for o, _ in candidates[ring : ring + RING]])
-        free = np.ones(len(offsets), dtype=bool)
-        for s in sheets:
-            where = np.flatnonzero(free)
-            free[where] = s.free(anchor * s.k + offsets[where], half, frame) if len(where) else False
-        for i in ring + np.flatnonzero(free):
+    """The first candidate place where a label is free on every sheet, and whether it needs a leader line; else
+    the first free on as many of the first sheets as can be; None if there is none on the first. Each sheet
+    checks every place once, at once."""
+    offsets = np.array([o for o, _ in candidates])
+    free = []  # place by place: free on this sheet and every one before it
+    for s in sheets:
+        where = np.flatnonzero(free[-1]) if free else np.arange(len(offsets))
+        mask = np.zeros(len(offsets), dtype=bool)
+        mask[where] = s.free(anchor * s.k + offsets[where], half, frame)
+        free.append(mask)
+    for n in range(len(sheets), 0, -1):
+        places = np.flatnonzero(free[n - 1])
+        crossing: dict[int, bool] = {}  # for a place with a leader line: whether it crosses a label on a sheet
+        for j, i in enumerate(places):
             offset, leader = candidates[i]
-            # a leader line runs from the point to the label's centre, and must cross no label
-            if not leader or all(s.clear_line(_line(anchor * s.k, anchor * s.k + offset)) for s in sheets):
+            if not leader:
+                return offset, leader
+            if i not in crossing:  # a leader line runs from the point to the label's centre, and must cross no label
+                batch = places[j : j + LEADER_BATCH]  # checked a few at once: most labels take one of the first
+                lines = [s.crossed(anchor * s.k, offsets[batch]) for s in sheets[:n]]
+                crossing.update(zip(batch.tolist(), np.logical_or.reduce(lines).tolist(), strict=True))
+            if not crossing[i]:
                 return offset, leader
     return None
 
