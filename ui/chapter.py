@@ -26,6 +26,7 @@ PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 def begin(file: str) -> dict[str, str]:
     """Shared state from the URL, the chapter's title and opening prose; returns its prose sections."""
     state.init()
+    engine.accept_where_needed()  # before the link's notices are said: a token the link named is checked
     chapter = chapters.by_file(file)
     st.session_state[CURRENT] = file
     prose = sections(chapter.prose)
@@ -199,5 +200,6 @@ def sentence_view(prefer_decoder: bool = False) -> SentenceView:
     model = engine.current_or_stop()
     widgets.sentence_controls(engine.max_tokens(model.config))
     widgets.cut_notice()
+    widgets.url_notices()  # a token the link named, refused when the text was accepted just now
     layer, head = widgets.layer_head(model.config.n_layers, model.config.n_heads)
     return SentenceView(model=model, layer=layer, head=head, text=state.get("text"))

@@ -173,10 +173,7 @@ def sentence_controls(max_tokens: int) -> None:
     A text longer than the page traces is cut to the part the model reads before it is kept anywhere
     (cache keys, the link), and the page says so (cut_notice).
     max_tokens: the most tokens the page traces."""
-    cut = engine.accept_text(state.get("text"), engine.model_name())
-    if cut is not None:
-        state.put("text", cut.kept)
-        st.session_state["_cut"] = cut
+    engine.accept()
     with st.sidebar:
         st.text_area(
             "Sentence",
@@ -214,7 +211,7 @@ def layer_head(n_layers: int, n_heads: int) -> tuple[int, int]:
 
 def cut_notice() -> None:
     """Say that the sentence was cut, for as long as the cut text is the one shown."""
-    cut = st.session_state.get("_cut")
+    cut = st.session_state.get(engine.CUT)
     if cut is not None and cut.kept == state.get("text"):
         st.warning(cut.message)
 
