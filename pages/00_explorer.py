@@ -164,7 +164,7 @@ def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[
         [t.display for t in tr.tokens],
         [t.is_special for t in tr.tokens],
         [t.is_continuation for t in tr.tokens],
-        canvas=Canvas(width=head_switch.size()["width"], type=view.type),
+        canvas=Canvas(width=head_switch.page_size()["width"], type=view.type),
     )
     screen = head_switch.canvas(view.type).height
     with st.container(height=screen) if chips.layout.height > screen else st.container():  # a long text scrolls
@@ -191,9 +191,9 @@ class HeadView:
         self.head = state.get("head") - 1
         self.n_heads = len(layer.weights)
         self.heads = list(range(self.n_heads)) if len(keep) <= ALL_HEADS_UP_TO else [self.head]
-        self.type = theme.figure_type(presenter, wide=head_switch.size()["width"] >= WIDE_PX)
+        self.type = theme.figure_type(presenter, wide=head_switch.page_size()["width"] >= WIDE_PX)
         self.at = dict(layer=layer.index, head=self.head, mask=tr.mask_kind)  # what the figures show, for chart()
-        self.narrow = head_switch.size()["width"] < NARROW_PX
+        self.narrow = head_switch.page_size()["width"] < NARROW_PX
         self.view = figure_view(tr)  # what the figures are drawn from, for widgets.chart to keep them by
         self.switch = self.head if len(self.heads) > 1 else None  # the head switch shows another head at once
 

@@ -38,7 +38,7 @@ VIEW = (
 
 def figure_view(tr: attention.Trace) -> tuple:
     """The explorer's view as plain values: what widgets.chart keeps its figures by, for every session."""
-    size = head_switch.size()
+    size = head_switch.page_size()
     return (tr.model_name, tr.text, tr.mask_kind, size["width"], size["height"], *(state.get(n) for n in VIEW))
 
 
