@@ -3,7 +3,7 @@
 import streamlit as st
 
 from ui import chapter, engine, figures, widgets
-from ui.figures import charts
+from ui.figures import diagrams
 
 prose = chapter.begin("12_cross_attention.py")
 st.latex(
@@ -16,7 +16,7 @@ st.markdown(
     chapter.fill(prose["cross"], model=view.config.name, kind="a decoder" if view.config.is_decoder else "an encoder")
 )
 widgets.chart(
-    charts.encoder_decoder_diagram("Encoder and decoder: where cross-attention reads the source"),
+    diagrams.encoder_decoder_diagram("Encoder and decoder: where cross-attention reads the source"),
     "encoder_decoder",
     key="fig_ch12_stacks",
     text="",  # a diagram of the architecture, no sentence in it

@@ -16,7 +16,7 @@ import attention
 from tests.apptest import array, figure, figures, messages, run_page
 from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
 from ui import engine, theme
-from ui.figures import head_view
+from ui.figures import cells
 from ui.figures.base import SUBTITLE_PX, token_labels
 
 FLUFFY = "a fluffy blue creature roamed the verdant forest"
@@ -232,7 +232,7 @@ def test_a_printed_number_fits_its_cell_measured_with_the_font_itself(cell, kind
     m = rng.dirichlet(np.ones(13), size=13) if kind == "weights" else rng.normal(0, 6, (13, 13))
     if kind == "scores":
         m[np.triu_indices(13, 1)] = -np.inf
-    chosen = head_view.cell_format(m, kind, cell, 11, 18)
+    chosen = cells.cell_format(m, kind, cell, 11, 18)
     if chosen is None:
         return
     font = ImageFont.truetype(str(DEJAVU), chosen.size)

@@ -11,7 +11,7 @@ import streamlit as st
 import attention.loading
 
 from . import downloads, engine, state, theme
-from .figures import head_view
+from .figures import head_meta
 from .figures.base import isolated, shortened, stand_alone
 
 FIGURES_KEPT = 64  # figures as chart() shows them, kept for every session: the explorer's nine in seven views
@@ -57,7 +57,7 @@ def chart(
     page_has = shown.get(key or name) if switch is not None else None
     if page_has is not None and page_has.view == (name, view, layer, mask, text, subtitle):
         fig, drawn = page_has.fig, page_has.file  # the browser switches its head
-        downloads.register(key or name, file, lambda: head_view.showing(fig, switch))
+        downloads.register(key or name, file, lambda: head_meta.showing(fig, switch))
     else:
         if view is None:
             fig = stand_alone(figure() if callable(figure) else figure, names, subtitle)
