@@ -21,7 +21,7 @@ from ui import engine, figures, head_switch, state, theme, widgets
 from ui.explorer_sections import displacement_section, figure_view, next_word_section, updated_section
 from ui.figures import head_view
 from ui.figures.base import Canvas, isolated
-from ui.prose import sections
+from ui.prose import fill, sections
 
 # While a sentence has at most this many tokens, the q/k/v and step figures carry every head's matrices (0.2 MB
 # at 13 tokens, 0.7 MB at 32, sent with every rerun) so that a head switch needs no round trip; beyond, one head's.
@@ -48,39 +48,34 @@ def controls(cfg: attention.ModelConfig) -> int:
         st.radio(
             "Mask",
             attention.MASKS,
-            key=state.widget_key("mask"),
-            on_change=state.copy_back("mask"),
+            **state.bound("mask"),
             horizontal=True,
             help=MASK_HELP,
         )
         st.radio(
             "Layout",
             attention.LAYOUTS,
-            key=state.widget_key("layout"),
-            on_change=state.copy_back("layout"),
+            **state.bound("layout"),
             format_func=LAYOUT_NAMES.get,
         )
-        st.toggle("Show [CLS] and [SEP]", key=state.widget_key("specials"), on_change=state.copy_back("specials"))
+        st.toggle("Show [CLS] and [SEP]", **state.bound("specials"))
         st.radio(
             "Weight colours",
             list(COLOUR_NAMES),
-            key=state.widget_key("colours"),
-            on_change=state.copy_back("colours"),
+            **state.bound("colours"),
             format_func=COLOUR_NAMES.get,
             help="0 to each query's largest weight shows where every token looks, even when no weight is large. "
             "0 to 1 compares weights across queries and heads.",
         )
         st.toggle(
             "Numbers in every cell",
-            key=state.widget_key("numbers"),
-            on_change=state.copy_back("numbers"),
+            **state.bound("numbers"),
             help="Values are printed where they fit their cells. On: the cells grow until the values fit, as far "
             "as the page's width allows, and the four steps may no longer share one screen.",
         )
         st.toggle(
             "Presenter mode",
-            key=state.widget_key("presenter"),
-            on_change=state.copy_back("presenter"),
+            **state.bound("presenter"),
             help="For a projector: larger type in the figures, the explanations hidden, the equations kept.",
         )
     return layer_i
@@ -131,7 +126,7 @@ def render() -> None:
     with above:
         st.title("Attention, step by step")
         if not presenter:
-            st.markdown(prose["intro"].replace("{model}", cfg.name))
+            st.markdown(fill(prose["intro"], model=cfg.name))
         show_notices(tr)
         tokens_section(tr, cfg, prose, view)
         view.qkv(prose)
@@ -158,7 +153,7 @@ def render() -> None:
 def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[str, str], view: HeadView) -> None:
     st.header("1 · Tokens")
     if not view.presenter:
-        st.markdown(prose["tokens"].replace("{vocab:,}", f"{cfg.vocab_size:,}"))
+        st.markdown(fill(prose["tokens"], vocab=f"{cfg.vocab_size:,}"))
     st.latex(embedding_equation(cfg))
     chips = figures.token_chips(
         [t.display for t in tr.tokens],

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from attention import budget
-from ui import chapter, engine, figures, widgets
+from ui import chapter, engine, figures, state, widgets
 from ui.figures import diagrams
 
 prose = chapter.begin("09_values.py")
@@ -17,7 +17,7 @@ texts = [t.display for t in tr.tokens]
 st.markdown(prose["displacement"])
 c1, c2 = st.columns([2, 1])
 token = widgets.token_picker(tr, container=c1)
-uniform = c2.toggle("Uniform weights", help="A counterfactual: every token weighs 1/n.", **chapter.bound("val_uniform"))
+uniform = c2.toggle("Uniform weights", help="A counterfactual: every token weighs 1/n.", **state.bound("val_uniform"))
 path, length = engine.value_chain(view.text, layer_i, head_i, token, uniform)
 widgets.chart(
     diagrams.value_chain(

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import chapter, engine, figures, widgets
+from ui import chapter, engine, figures, state, widgets
 from ui.figures import diagrams
 
 prose = chapter.begin("12_cross_attention.py")
@@ -23,8 +23,8 @@ widgets.chart(
 )
 st.markdown(prose["stacks"])
 target = view.text
-source = st.text_input("Source sentence (keys and values)", max_chars=2000, **chapter.bound("cr_source"))
-self_only = st.toggle("Self-attention instead (the target answers its own queries)", **chapter.bound("cr_self"))
+source = st.text_input("Source sentence (keys and values)", max_chars=2000, **state.bound("cr_source"))
+self_only = st.toggle("Self-attention instead (the target answers its own queries)", **state.bound("cr_self"))
 try:
     ca = engine.cross_attention(target, target if self_only else source, layer_i, head_i)
 except ValueError as exc:

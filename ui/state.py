@@ -271,6 +271,13 @@ def widget_key(name: str) -> str:
     return key
 
 
+def bound(name: str, on_change: Callable[[], None] | None = None) -> dict:
+    """A widget's key and callback, binding it to the shared choice `name` (one of PARAMS), so that the link
+    carries it: `st.slider("d_k", ..., **state.bound("sc_dk"))`. on_change: a callback of its own, in place of
+    copy_back, for a choice that brings others with it."""
+    return dict(key=widget_key(name), on_change=on_change or copy_back(name))
+
+
 def copy_back(name: str, key: str | None = None) -> Callable[[], None]:
     """An on_change callback that stores a widget's value (its key: "w:" + name unless given) under the plain key
     (the URL follows at the run's end).
