@@ -1,4 +1,4 @@
-"""The explorer's last sections: how the heads move one token, every token before and after, the next word."""
+"""The explorer's sections 5 to 7: how the heads move one token, every token before and after, the next word."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import attention
 from attention.geometry import AFTER
 from attention.tokens import readable
 
-from . import downloads, engine, figures, head_switch, state, widgets
-from .figures.base import isolated
-from .figures.charts import next_token_bars
-from .figures.vectors import after_heads_figure, heads_summed_figure
-from .prose import fill, sections
-from .table import table
+from .. import downloads, engine, figures, head_switch, state, widgets
+from ..figures.base import isolated
+from ..figures.charts import next_token_bars
+from ..figures.vectors import after_heads_figure, heads_summed_figure
+from ..prose import fill, sections
+from ..table import table
 
 TOP_NEXT = 10  # next tokens shown
 # The choices the explorer's figures are drawn from, besides the trace's model, sentence and mask and the page's
