@@ -3,7 +3,7 @@
 import streamlit as st
 
 from ui import chapter, chapters, engine, widgets
-from ui.figures import charts
+from ui.figures import diagrams
 
 prose = chapter.begin("01_big_picture.py")
 model = chapter.model_view()
@@ -41,7 +41,7 @@ def per_layer(n: int, in_block: bool) -> str:
 
 
 boxes = [
-    charts.Box(
+    diagrams.Box(
         p.name,
         p.detail,
         per_layer(p.parameters, p.in_block),
@@ -56,7 +56,7 @@ m1.metric("layers", cfg.n_layers)
 m2.metric("width d_model", cfg.d_model)
 m3.metric("heads per layer", f"{cfg.n_heads} × {cfg.d_head}")
 m4.metric("parameters", f"{arch.total:,}")
-widgets.chart(charts.architecture_diagram(boxes, cfg.n_layers, f"{cfg.name}, box by box"), "architecture", text="")
+widgets.chart(diagrams.architecture_diagram(boxes, cfg.n_layers, f"{cfg.name}, box by box"), "architecture", text="")
 attention_share = arch.part("attention").parameters * cfg.n_layers / arch.total
 st.markdown(chapter.fill(prose["count"], attention=f"{attention_share:.0%}", total=f"{arch.total:,}"))
 st.markdown(prose["decoder"] if cfg.is_decoder else prose["encoder"])

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from attention import motivation
-from ui import chapter, engine, widgets
+from ui import chapter, engine, state, widgets
 from ui.figures import charts
 
 prose = chapter.begin("02_why_attention.py")
@@ -28,7 +28,7 @@ keep = st.slider(
     0.5,
     0.99,
     step=0.01,
-    **chapter.bound("why_keep"),
+    **state.bound("why_keep"),
 )
 share_at_kill = float(motivation.recurrent_share(apart, keep))
 c1, c2 = st.columns(2)

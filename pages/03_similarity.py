@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from attention import similarity
-from ui import chapter, figures, theme, widgets
+from ui import chapter, figures, state, theme, widgets
 
 prose = chapter.begin("03_similarity.py")
 st.latex(
@@ -14,11 +14,11 @@ st.latex(
 
 controls, picture = st.columns([1, 2])
 with controls:
-    a1, a2 = (st.slider(f"a{i}", -5.0, 5.0, step=0.5, **chapter.bound(f"sim_a{n}")) for i, n in (("₁", 1), ("₂", 2)))
-    b1, b2 = (st.slider(f"b{i}", -5.0, 5.0, step=0.5, **chapter.bound(f"sim_b{n}")) for i, n in (("₁", 1), ("₂", 2)))
+    a1, a2 = (st.slider(f"a{i}", -5.0, 5.0, step=0.5, **state.bound(f"sim_a{n}")) for i, n in (("₁", 1), ("₂", 2)))
+    b1, b2 = (st.slider(f"b{i}", -5.0, 5.0, step=0.5, **state.bound(f"sim_b{n}")) for i, n in (("₁", 1), ("₂", 2)))
     a, b = np.array([a1, a2]), np.array([b1, b2])
     if st.toggle(
-        "Double b's length", help="A counterfactual: same direction, twice as long.", **chapter.bound("sim_double")
+        "Double b's length", help="A counterfactual: same direction, twice as long.", **state.bound("sim_double")
     ):
         b = 2 * b
     m1, m2 = st.columns(2)

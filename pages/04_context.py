@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from attention import similarity
-from ui import chapter, engine, figures, widgets
+from ui import chapter, engine, figures, state, widgets
 
 SENTENCES = ("an apple and an orange", "an apple phone")
 REFERENCES = ("orange", "phone")
@@ -21,13 +21,13 @@ every_token = similarity.token_softmax_row(SENTENCES[0].split(), "orange")
 orange_row |= {f"token_{w}": f"{every_token[w]:.3f}" for w in ("orange", "apple", "an")}
 st.markdown(chapter.fill(prose["toy"], **orange_row))
 c1, c2 = st.columns(2)
-sentence = c1.radio("Sentence", SENTENCES, horizontal=True, **chapter.bound("ctx_sentence"))
+sentence = c1.radio("Sentence", SENTENCES, horizontal=True, **state.bound("ctx_sentence"))
 how = c2.radio(
     "Weights",
     list(similarity.HOW),
     format_func=similarity.HOW.get,
     help="Attention takes the softmax over every token; the notes' table, and this one, list each word once.",
-    **chapter.bound("ctx_weights"),
+    **state.bound("ctx_weights"),
 )
 mixed = similarity.mix(sentence.split(), how=how)
 words = list(mixed.words)

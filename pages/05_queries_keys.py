@@ -3,7 +3,7 @@
 import streamlit as st
 
 from attention import budget, heads, similarity
-from ui import chapter, figures, theme, widgets
+from ui import chapter, figures, state, theme, widgets
 
 prose = chapter.begin("05_queries_keys.py")
 st.latex(
@@ -16,7 +16,7 @@ tr = view.trace()
 layer = tr.layers[layer_i]
 labels = figures.token_labels([t.display for t in tr.tokens])
 st.markdown(prose["why"])
-same = st.toggle("Same projection for queries and keys", help="A counterfactual: q = k.", **chapter.bound("qk_same"))
+same = st.toggle("Same projection for queries and keys", help="A counterfactual: q = k.", **state.bound("qk_same"))
 scores = heads.same_projection_scores(layer, head_i) if same else layer.scores[head_i]
 xx = heads.self_similarity(layer)
 left, right = st.columns(2)

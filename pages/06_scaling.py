@@ -15,9 +15,9 @@ st.markdown(prose["why"])
 def experiment() -> None:
     """Its own fragment: moving d_k or the number of keys redraws the experiment, not the whole page."""
     c1, c2, c3 = st.columns(3)
-    d_k = c1.select_slider("d_k, the width of queries and keys", state.D_K_WIDTHS, **chapter.bound("sc_dk"))
-    n_keys = c2.slider("keys per query", 2, 64, **chapter.bound("sc_keys"))
-    scaled = c3.toggle("Divide by √dₖ", help="A counterfactual when off.", **chapter.bound("sc_scaled"))
+    d_k = c1.select_slider("d_k, the width of queries and keys", state.D_K_WIDTHS, **state.bound("sc_dk"))
+    n_keys = c2.slider("keys per query", 2, 64, **state.bound("sc_keys"))
+    scaled = c3.toggle("Divide by √dₖ", help="A counterfactual when off.", **state.bound("sc_scaled"))
     exp = engine.scaling_experiment(d_k, n_keys)
     shown = "q·k / √dₖ" if scaled else "q·k"
     m1, m2, m3, m4 = st.columns(4)

@@ -5,7 +5,7 @@ import streamlit as st
 
 import attention
 from attention import masking
-from ui import chapter, engine, figures, state, widgets
+from ui import chapter, engine, figures, widgets
 
 TOP = 5  # guesses kept at every position
 
@@ -82,17 +82,7 @@ if cfg.is_decoder:
         hide_index=True,
         width="stretch",
     )
-    last = tr.n_tokens - 1
-    at = state.get("nw_at")
-    at = at if 0 <= at < tr.n_tokens else last
-    st.session_state["w:nw_at"] = at
-    st.selectbox(
-        "Guesses at position",
-        range(tr.n_tokens),
-        key="w:nw_at",
-        format_func=lambda i: f"{i} · {texts[i]}",
-        on_change=state.copy_back("nw_at"),
-    )
+    at = widgets.token_picker(tr, "Guesses at position", name="nw_at", key="w:nw_at", default=tr.n_tokens - 1)
     left, right = st.columns(2)
     with left:
         top = guesses.guesses[at]

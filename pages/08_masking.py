@@ -56,7 +56,7 @@ st.data_editor(
 if st.session_state.get(PROBLEM):
     st.warning(st.session_state.pop(PROBLEM))
 c1, c2 = st.columns([3, 1])
-mask_on = c1.toggle("Mask the later keys (−∞ below the diagonal)", **chapter.bound("mk_mask"))
+mask_on = c1.toggle("Mask the later keys (−∞ below the diagonal)", **state.bound("mk_mask"))
 c2.button("Back to the notes' table", on_click=reset_table)
 scores = masking.apply_notes_mask(typed) if mask_on else typed
 weights = masking.column_softmax(scores)

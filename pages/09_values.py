@@ -3,8 +3,8 @@
 import streamlit as st
 
 from attention import budget
-from ui import chapter, engine, figures, widgets
-from ui.figures import charts
+from ui import chapter, engine, figures, state, widgets
+from ui.figures import diagrams
 
 prose = chapter.begin("09_values.py")
 st.latex(
@@ -17,10 +17,10 @@ texts = [t.display for t in tr.tokens]
 st.markdown(prose["displacement"])
 c1, c2 = st.columns([2, 1])
 token = widgets.token_picker(tr, container=c1)
-uniform = c2.toggle("Uniform weights", help="A counterfactual: every token weighs 1/n.", **chapter.bound("val_uniform"))
+uniform = c2.toggle("Uniform weights", help="A counterfactual: every token weighs 1/n.", **state.bound("val_uniform"))
 path, length = engine.value_chain(view.text, layer_i, head_i, token, uniform)
 widgets.chart(
-    charts.value_chain(
+    diagrams.value_chain(
         path.points[0],
         path.steps,
         figures.token_labels(texts),

@@ -73,7 +73,7 @@ st.markdown(
 only = st.toggle(
     f"One head only (head {head_i + 1})",
     help="A counterfactual: the other heads switched off.",
-    **chapter.bound("hd_only"),
+    **state.bound("hd_only"),
 )
 mv = engine.heads_move(view.text, layer_i, head_i if only else None)
 moved_by = f"Δe⁽{head_i + 1}⁾" if only else "ΣΔe"

@@ -14,11 +14,11 @@ st.markdown(prose["blind"])
 if cfg.is_decoder:
     st.markdown(prose["decoder"])
 c1, c2 = st.columns(2)
-seed = c1.slider("Shuffle", 0, 20, **chapter.bound("pos_shuffle"))
+seed = c1.slider("Shuffle", 0, 20, **state.bound("pos_shuffle"))
 with_positions = c2.toggle(
     "Position embeddings",
     help="Off is the counterfactual: the model was trained with them.",
-    **chapter.bound("pos_embeddings"),
+    **state.bound("pos_embeddings"),
 )
 try:
     exp = engine.shuffle(view.text, seed, with_positions)
@@ -62,8 +62,8 @@ st.metric("max difference, all heads of this layer", f"{exp.gap(layer_i):.2e}")
 st.header("Sinusoidal positions (the original paper)")
 st.markdown(prose["sinusoid"])
 c1, c2 = st.columns(2)
-n_pos = c1.slider("positions", 8, 256, **chapter.bound("pos_n"))
-d = c2.select_slider("d_model", state.SINUSOID_WIDTHS, **chapter.bound("pos_d"))
+n_pos = c1.slider("positions", 8, 256, **state.bound("pos_n"))
+d = c2.select_slider("d_model", state.SINUSOID_WIDTHS, **state.bound("pos_d"))
 widgets.chart(
     figures.big_heatmap(position.sinusoidal_encoding(n_pos, d), "Sinusoidal encoding", "dimension", "position"),
     "sinusoidal",
@@ -113,7 +113,7 @@ else:
 
 st.header("The same sentence, further along")
 st.markdown(prose["rotary_shift" if cfg.positions == "rotary" else "learned_shift"])
-shift = st.slider("Shift every position by", 0, 256, **chapter.bound("pos_shift"))
+shift = st.slider("Shift every position by", 0, 256, **state.bound("pos_shift"))
 moved = engine.shifted(view.text, shift)
 shift_labels = figures.token_labels([t.display for t in moved.original.tokens])
 left, right = st.columns(2)

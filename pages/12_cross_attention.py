@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from ui import chapter, engine, figures, widgets
-from ui.figures import charts
+from ui import chapter, engine, figures, state, widgets
+from ui.figures import diagrams
 
 prose = chapter.begin("12_cross_attention.py")
 st.latex(
@@ -16,15 +16,15 @@ st.markdown(
     chapter.fill(prose["cross"], model=view.config.name, kind="a decoder" if view.config.is_decoder else "an encoder")
 )
 widgets.chart(
-    charts.encoder_decoder_diagram("Encoder and decoder: where cross-attention reads the source"),
+    diagrams.encoder_decoder_diagram("Encoder and decoder: where cross-attention reads the source"),
     "encoder_decoder",
     key="fig_ch12_stacks",
     text="",  # a diagram of the architecture, no sentence in it
 )
 st.markdown(prose["stacks"])
 target = view.text
-source = st.text_input("Source sentence (keys and values)", max_chars=2000, **chapter.bound("cr_source"))
-self_only = st.toggle("Self-attention instead (the target answers its own queries)", **chapter.bound("cr_self"))
+source = st.text_input("Source sentence (keys and values)", max_chars=2000, **state.bound("cr_source"))
+self_only = st.toggle("Self-attention instead (the target answers its own queries)", **state.bound("cr_self"))
 try:
     ca = engine.cross_attention(target, target if self_only else source, layer_i, head_i)
 except ValueError as exc:

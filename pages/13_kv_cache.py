@@ -51,7 +51,7 @@ def one_step() -> None:
     """Its own fragment: moving the step redraws only the two pictures it drives."""
     step = state.clamp("kv_step", 1, tr.n_tokens)  # a step beyond this sentence falls back
     if tr.n_tokens > 1:
-        step = st.slider("Step: tokens written so far", 1, tr.n_tokens, **chapter.bound("kv_step"))
+        step = st.slider("Step: tokens written so far", 1, tr.n_tokens, **state.bound("kv_step"))
     left, right = st.columns(2)
     with left:
         chapter.half_chart(
@@ -98,7 +98,7 @@ def costs_section() -> None:
         ["loaded", "gpt3"],
         format_func={"loaded": cfg.name, "gpt3": gpt3.name}.get,
         horizontal=True,
-        **chapter.bound("kv_model"),
+        **state.bound("kv_model"),
     )
     sizes, context = (cfg, cfg.max_positions or cfg.max_tokens) if which == "loaded" else (gpt3, gpt3.context)
     kv_heads = getattr(sizes, "n_kv_heads", sizes.n_heads)  # fewer than the query heads: grouped-query attention
@@ -106,7 +106,7 @@ def costs_section() -> None:
     if state.get("kv_tokens") not in lengths:  # another model's length: the nearest this one can read
         state.put("kv_tokens", max((n for n in lengths if n <= state.get("kv_tokens")), default=lengths[0]))
     n = c2.select_slider(
-        f"Length of the text (tokens; {sizes.name} reads at most {context:,})", lengths, **chapter.bound("kv_tokens")
+        f"Length of the text (tokens; {sizes.name} reads at most {context:,})", lengths, **state.bound("kv_tokens")
     )
     per_number = {
         name: kv_cache.cache_costs(n, sizes.n_layers, sizes.n_heads, sizes.d_head, sizes.d_model, b, kv_heads)

@@ -71,12 +71,11 @@ st.selectbox(
     "Start from",
     list(PRESET_NAMES),
     format_func=PRESET_NAMES.get,
-    key=state.widget_key("bp_preset"),
-    on_change=use_preset,
+    **state.bound("bp_preset", on_change=use_preset),
 )
 cols = st.columns(len(FIELDS))
 for col, (name, (label, _, low, high)) in zip(cols, FIELDS.items(), strict=True):
-    col.number_input(label, low, high, step=1, key=state.widget_key(name), on_change=field_changed, args=(name,))
+    col.number_input(label, low, high, step=1, **state.bound(name, on_change=field_changed), args=(name,))
 preset = state.get("bp_preset")
 sizes = replace(
     budget.PRESETS.get(preset, budget.GPT3),

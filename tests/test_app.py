@@ -16,7 +16,7 @@ import attention
 from tests.apptest import array, figure, figures, messages, run_page
 from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
 from ui import engine, plot, theme
-from ui.figures import head_view
+from ui.figures import cells, head_meta
 from ui.figures.base import SUBTITLE_PX, token_labels
 
 FLUFFY = "a fluffy blue creature roamed the verdant forest"
@@ -126,10 +126,10 @@ def test_chosen_layer_and_head_are_drawn(model):
     at.sidebar.selectbox(key="w:head").set_value(5).run()
     tr = attention.trace(model, FLUFFY)
     # another head: the page keeps the figures that hold every head, unchanged (nothing for the browser to draw
-    # again), and the head switch shows head 5 in them (ui/head_switch.js: what head_view.showing does here)
+    # again), and the head switch shows head 5 in them (ui/head_switch.js: what head_meta.showing does here)
     assert steps(at) == drawn and drawn["layout"]["meta"]["shown"] == 1
     assert head_switch_heads(at) == {5}
-    shown = head_view.showing(drawn, 4)
+    shown = head_meta.showing(drawn, 4)
     assert np.allclose(values(step(shown, 3)), tr.layers[2].weights[4], atol=1e-7)
     assert shown["layout"]["title"]["text"].startswith("Layer 3 · head 5:")
     assert at.query_params["layer"] == "3" and at.query_params["head"] == "5"
@@ -248,7 +248,7 @@ def test_a_printed_number_fits_its_cell_measured_with_the_font_itself(cell, kind
     m = rng.dirichlet(np.ones(13), size=13) if kind == "weights" else rng.normal(0, 6, (13, 13))
     if kind == "scores":
         m[np.triu_indices(13, 1)] = -np.inf
-    chosen = head_view.cell_format(m, kind, cell, 11, 18)
+    chosen = cells.cell_format(m, kind, cell, 11, 18)
     if chosen is None:
         return
     font = ImageFont.truetype(str(DEJAVU), chosen.size)

@@ -381,9 +381,10 @@ def test_9_values_low_rank_and_displacement(model):
 
 
 def test_9_every_name_on_the_chain_of_values_is_clear_of_the_others():
-    """The chain's names are placed in pixels (vectors.place_labels): measured back from the figure at the
+    """The chain's names are placed in pixels (labels.place_labels): measured back from the figure at the
     page's plot size, no two overlap, and "e", "e + Δe" and the longest steps are among them."""
-    from ui.figures.vectors import CHAIN_PLOT, text_px
+    from ui.figures.text import label_box
+    from ui.figures.vectors import CHAIN_PLOT
 
     at = run_page(page("values"))
     chain = figure(at, "“creature”")
@@ -401,7 +402,7 @@ def test_9_every_name_on_the_chain_of_values_is_clear_of_the_others():
         else:
             dx, dy = a.get("xshift", 0), a.get("yshift", 0)
         centre = np.array([(a["x"] - x0) * scale + dx, (a["y"] - y0) * scale + dy])
-        boxes.append((centre, np.array(text_px(a["text"], a["font"]["size"])) / 2))
+        boxes.append((centre, np.array(label_box(a["text"], a["font"]["size"])) / 2))
     for i, (c, h) in enumerate(boxes):
         for c2, h2 in boxes[i + 1 :]:
             assert not np.all(np.abs(c - c2) < h + h2), "two names of the chain overlap"

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from ui import figures
-from ui.figures import head_view
+from ui.figures import head_meta, head_view
 from ui.figures.base import NUMBERS_UP_TO, SMALLEST_TICK_PX, TICK_ROOM, Canvas
 
 SENTENCE = ["a", "fluffy", "blue", "creature", "roamed", "the", "verdant", "forest"]
@@ -61,7 +61,7 @@ def test_the_queries_keys_and_values_of_a_long_text_stay_one_screen_tall(width: 
 
 
 def test_a_figure_of_every_head_saved_for_another_head_is_the_one_drawn_for_it() -> None:
-    """What the head switch does in the browser, done on the server for a saved file (head_view.showing)."""
+    """What the head switch does in the browser, done on the server for a saved file (head_meta.showing)."""
     rng = np.random.default_rng(0)
     n, heads = 5, list(range(4))
     steps = [rng.normal(size=(4, n, n)) for _ in range(4)]
@@ -71,7 +71,7 @@ def test_a_figure_of_every_head_saved_for_another_head_is_the_one_drawn_for_it()
         lambda h: head_view.qkv_figure(q, q, q, words(n), h, heads, f"Layer 1 · head {h + 1}: q, k, v", Canvas()),
         lambda h: head_view.heads_grid(steps[3], words(n), h, "All 4 heads"),
     ):
-        switched, drawn = head_view.showing(build(0), 2), build(2).to_plotly_json()
+        switched, drawn = head_meta.showing(build(0), 2), build(2).to_plotly_json()
         assert switched["layout"]["meta"]["shown"] == 3 == drawn["layout"]["meta"]["shown"]
         assert switched["layout"]["title"]["text"] == drawn["layout"]["title"]["text"]
         assert switched["layout"].get("shapes") == drawn["layout"].get("shapes")
@@ -81,7 +81,7 @@ def test_a_figure_of_every_head_saved_for_another_head_is_the_one_drawn_for_it()
                     assert a[prop] == b[prop]
                 elif prop in b:
                     np.testing.assert_allclose(_values(a[prop]), _values(b[prop]), err_msg=prop)
-        assert head_view.showing(build(1), 1) == build(1).to_plotly_json()  # the head it shows: unchanged
+        assert head_meta.showing(build(1), 1) == build(1).to_plotly_json()  # the head it shows: unchanged
 
 
 def _values(x):

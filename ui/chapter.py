@@ -16,16 +16,16 @@ from streamlit.source_util import page_icon_and_name
 from attention import Model, ModelConfig, Trace
 
 from . import chapters, downloads, engine, state, theme, widgets
-from .prose import sections
+from .prose import fill, sections
 
 ROOT = Path(__file__).resolve().parents[1]
 CURRENT = "_chapter_file"  # the chapter this session's run is drawing, for end()
-PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
 
 def begin(file: str) -> dict[str, str]:
     """Shared state from the URL, the chapter's title and opening prose; returns its prose sections."""
     state.init()
+    engine.accept_where_needed()  # before the link's notices are said: a token the link named is checked
     chapter = chapters.by_file(file)
     st.session_state[CURRENT] = file
     prose = sections(chapter.prose)
@@ -90,17 +90,6 @@ def address(target: chapters.Chapter | None, anchor: str = "") -> str:
     )
     page = "./" if target is None else url_path(target)
     return page + (f"?{query}" if query else "") + (f"#{anchor}" if anchor else "")
-
-
-def bound(name: str) -> dict:
-    """A widget's key and callback, binding it to the shared choice `name` (one of state.PARAMS), so that
-    the link carries it: `st.slider("d_k", ..., **chapter.bound("sc_dk"))`."""
-    return dict(key=state.widget_key(name), on_change=state.copy_back(name))
-
-
-def fill(markdown: str, **values: object) -> str:
-    """Prose with its {{name}} places filled by numbers the page computed (a missing one raises KeyError)."""
-    return PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), markdown)
 
 
 @dataclass(frozen=True)
@@ -199,5 +188,6 @@ def sentence_view(prefer_decoder: bool = False) -> SentenceView:
     model = engine.current_or_stop()
     widgets.sentence_controls(engine.max_tokens(model.config))
     widgets.cut_notice()
+    widgets.url_notices()  # a token the link named, refused when the text was accepted just now
     layer, head = widgets.layer_head(model.config.n_layers, model.config.n_heads)
     return SentenceView(model=model, layer=layer, head=head, text=state.get("text"))

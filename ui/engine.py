@@ -7,6 +7,7 @@ computations run on the default model, loaded once.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import os
@@ -48,6 +49,9 @@ MODEL = attention.DEFAULT_MODEL
 # holds about 2 GB of intermediates, and 128 tokens (about 60 MB) already show a paragraph.
 ENCODER_TOKENS = 256
 DECODER_TOKENS = 128
+CUT = "_cut"  # session key: what accept() cut from the text, for the page to say
+# Every token covers at least one byte of the text, and every page reads at least this many.
+FITS_ANY_MODEL = min(ENCODER_TOKENS, DECODER_TOKENS) - 2
 # Traces are kept by size, not by count: a 256-token trace of the encoder holds about 56 MB, a class
 # sentence under 2 MB. With the server's own ~300 MB and its sessions' state this keeps it under 600 MB
 # whatever is pasted (benchmarks/soak.py: 160 MB let the server reach 616 MB).
@@ -256,18 +260,39 @@ class Cut:
         )
 
 
-def accept_text(text: str, model_name: str) -> Cut | None:
-    """Cut a text to the part the page traces before it is kept anywhere (cache keys, the URL); None if it fits."""
-    m = model(model_name)
+def accept() -> state.Sentence:
+    """The shared text accepted by the chosen model, once per text and model: cut to the part the page traces
+    before it is kept anywhere (cache keys, the link), its tokens counted, a followed token checked against them.
+    What was cut is kept for the page to say (widgets.cut_notice)."""
+    name, text = model_name(), state.get("text")
+    accepted = state.sentence()
+    if accepted is not None and accepted.model == name:
+        return accepted
+    m = model(name)
     limit = max_tokens(m.config)
     try:
         toks = attention.tokens.tokenize(m.tokenizer, text, limit)
     except ValueError:  # empty: the page says what to type
-        return None
-    if not toks.truncated:
-        return None
-    kept, _ = attention.read_prefix(m.tokenizer, text, limit)
-    return Cut(kept=kept, chars_dropped=len(text) - len(kept), tokens_dropped=toks.n_dropped, max_tokens=limit)
+        accepted = state.Sentence(name, text, None)
+    else:
+        kept = text
+        if toks.truncated:  # the part the model reads, as attention.read_prefix cuts it, from this one tokenization
+            kept = text[: max((t.end for t in toks.tokens if not t.is_special), default=0)]
+            cut = Cut(kept=kept, chars_dropped=len(text) - len(kept), tokens_dropped=toks.n_dropped, max_tokens=limit)
+            st.session_state[CUT] = cut
+        accepted = state.Sentence(name, kept, len(toks.tokens))
+    state.keep_sentence(accepted)
+    return accepted
+
+
+def accept_where_needed() -> None:
+    """On a page that may not show the sentence box: accept the text before the link is written, where that
+    needs the model: a text that may be longer than a model reads, or a token the link named. A short
+    sentence does not load a model a page does not use."""
+    long = len(state.get("text").encode("utf-8", "replace")) > FITS_ANY_MODEL
+    if state.sentence() is None and (long or state.get("token") != -1) and failed_reason(model_name()) is None:
+        with contextlib.suppress(attention.ModelError):  # the page that needs the model says why
+            accept()
 
 
 # --- the explorer ------------------------------------------------------------------------------

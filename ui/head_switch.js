@@ -1,6 +1,6 @@
 // The head switch (ui/head_switch.py): a row of head buttons that shows another head at once, in the browser.
 //
-// Figures that can show several heads say so in layout.meta (ui/figures/head_view.py): meta.heads (1-based),
+// Figures that can show several heads say so in layout.meta (ui/figures/head_meta.py): meta.heads (1-based),
 // meta.restyle[head] (the new values of the traces meta.traces, arrays as plotly typed-array specs),
 // meta.patches[head] (layout changes) and meta.shown (the head drawn). A click swaps the head in every such figure
 // (Plotly.update, no round trip), the four steps first, rewrites "head N" in their titles and the camera button's

@@ -39,7 +39,7 @@ HEADER_PX = 64  # Streamlit's bar at the top of the window
 SWITCH_PX = 56  # the head buttons above a figure
 
 
-def size() -> dict[str, int]:
+def page_size() -> dict[str, int]:
     """The page column's width and the window's height, as the browser last reported them."""
     return st.session_state.get(CANVAS) or DEFAULT_SIZE
 
@@ -47,14 +47,14 @@ def size() -> dict[str, int]:
 def canvas(type_: theme.FigureType, below: int = SWITCH_PX) -> Canvas:
     """Where a figure that should fill one screen is drawn: the column's width and the window's height less
     Streamlit's header and what stays on screen above the figure (`below`: the head buttons)."""
-    s = size()
+    s = page_size()
     return Canvas(width=int(s["width"]), height=int(s["height"]) - HEADER_PX - below, type=type_)
 
 
 def head_switch(n_heads: int, key: str, label: str = "Head", measure: bool = False, presenter: bool = False) -> None:
     """Head buttons 1…n_heads bound to the shared head; `measure`: this one reports the page's size, and in
     presenter mode folds the sidebar away once (the figures then fill the window's width)."""
-    s = size()
+    s = page_size()
     _component(
         key=key,
         data={

@@ -1,11 +1,14 @@
-"""The app's prose: one markdown file per page in assets/, cut into sections by `## key` headings."""
+"""The app's prose: one markdown file per page in assets/, cut into sections by `## key` headings, with `{{name}}`
+places for the numbers a page computes."""
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
+PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
 
 @cache
@@ -22,3 +25,8 @@ def sections(name: str) -> dict[str, str]:
             lines.append(line)
     out[key] = "\n".join(lines).strip()
     return out
+
+
+def fill(markdown: str, **values: object) -> str:
+    """Prose with its {{name}} places filled by numbers the page computed (a missing one raises KeyError)."""
+    return PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), markdown)

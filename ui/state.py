@@ -22,7 +22,6 @@ import attention.budget
 import attention.loading
 import attention.masking
 import attention.similarity
-import attention.tokens
 
 from .theme import DEFAULT_EXPORT, EXPORT_FORMATS
 
@@ -60,7 +59,7 @@ def _bool(raw: str) -> bool:
 
 
 def _position(raw: str) -> int:
-    """A token's position, or -1 for the default token; the upper bound is the text's, checked in init()."""
+    """A token's position, or -1 for the default token; the upper bound is the text's, checked when the text is accepted."""
     value = int(raw)
     if value < -1:
         raise ValueError(raw)
@@ -193,6 +192,8 @@ PARAMS: dict[str, Param] = {
 }
 NOTICES = "_url_notices"
 LINK_CHOSE = "_link_chose"  # the names of the choices a link (or the user, since) made, not left to a default
+LINK_TOKEN = "_link_token"  # the link named a token, not yet checked against its text
+SENTENCE = "_sentence"  # the Sentence: the text as the model reads it, accepted once per text and model
 # The most characters the text may take in the URL, encoded: a last guard after the cut to what the
 # model reads (a few thousand characters at most, unless it is made of words too long to split, each
 # one [UNK] token). The server refuses request lines over about 128 KB; this leaves room for the rest.
@@ -232,9 +233,7 @@ def init() -> None:
         st.session_state[name] = value
     # which choices the link made itself: without them, the mask follows the model's own (widgets.model_choice)
     st.session_state[LINK_CHOSE] = {name for name in ("model", "mask") if st.query_params.get(name) is not None}
-    if not _token_fits(get("token"), get("text")):
-        notices.append("token")  # past the link's own text: the default token, as for a layer out of range
-        st.session_state["token"] = -1
+    st.session_state[LINK_TOKEN] = get("token") != -1  # checked against the text when it is accepted
     st.session_state[NOTICES] = notices
     st.session_state["_state_ready"] = True
 
@@ -272,6 +271,13 @@ def widget_key(name: str) -> str:
     return key
 
 
+def bound(name: str, on_change: Callable[[], None] | None = None) -> dict:
+    """A widget's key and callback, binding it to the shared choice `name` (one of PARAMS), so that the link
+    carries it: `st.slider("d_k", ..., **state.bound("sc_dk"))`. on_change: a callback of its own, in place of
+    copy_back, for a choice that brings others with it."""
+    return dict(key=widget_key(name), on_change=on_change or copy_back(name))
+
+
 def copy_back(name: str, key: str | None = None) -> Callable[[], None]:
     """An on_change callback that stores a widget's value (its key: "w:" + name unless given) under the plain key
     (the URL follows at the run's end).
@@ -291,6 +297,35 @@ def copy_back(name: str, key: str | None = None) -> Callable[[], None]:
     return callback
 
 
+@dataclass(frozen=True)
+class Sentence:
+    """The shared text as a model accepted it (ui/engine.accept): cut to the part the model reads, its tokens
+    counted. Everything after reads this, and no other part of the app tokenizes the text to know it."""
+
+    model: str
+    text: str  # the part the model reads; the session's "text" holds the same
+    n_tokens: int | None  # None where it cannot be told (an empty text)
+
+
+def sentence() -> Sentence | None:
+    """The accepted sentence, while it is the session's text (None before the text is accepted)."""
+    accepted = st.session_state.get(SENTENCE)
+    return accepted if accepted is not None and accepted.text == get("text") else None
+
+
+def keep_sentence(accepted: Sentence) -> None:
+    """Keep the accepted sentence; a followed token past its end goes back to the default token, and is said to
+    have been refused when a link named it (as a layer out of range is)."""
+    put("text", accepted.text)
+    st.session_state[SENTENCE] = accepted
+    token = get("token")
+    if accepted.n_tokens is not None and token >= accepted.n_tokens:
+        put("token", -1)
+        if st.session_state.get(LINK_TOKEN):
+            st.session_state.setdefault(NOTICES, []).append("token")
+    st.session_state[LINK_TOKEN] = False
+
+
 def sync_url(names: tuple[str, ...] | None = None) -> None:
     """Write the chosen values into the URL, so that a copied link reopens exactly this view.
 
@@ -298,8 +333,6 @@ def sync_url(names: tuple[str, ...] | None = None) -> None:
     changes only then also tells a browser test that the new view is complete.
     """
     wanted = PARAMS.keys() if names is None else names
-    if not _token_fits(get("token"), get("text")):
-        put("token", -1)  # the text changed under it: the page shows the default token, and so does the link
     params = {}
     for name in wanted:
         value = _url_text(get(name)) if name == "text" else get(name)
@@ -310,42 +343,13 @@ def sync_url(names: tuple[str, ...] | None = None) -> None:
         st.query_params.from_dict(params)
 
 
-def _token_fits(token: int, text: str) -> bool:
-    """Whether a followed token is a position of the text's trace (-1, the default token, always is);
-    when that cannot be told (an empty text, a model that will not load), the page says why instead."""
-    if token == -1:
-        return True
-    from . import engine  # engine reads the chosen model from this module
-
-    name = engine.model_name()
-    if engine.failed_reason(name) is not None:
-        return True
-    try:
-        model = engine.model(name)
-        n_tokens = len(attention.tokens.tokenize(model.tokenizer, text, engine.max_tokens(model.config)).tokens)
-    except (attention.ModelError, ValueError):
-        return True
-    return token < n_tokens
-
-
 def _url_text(text: str) -> str:
-    """The text as the URL holds it: the part the model reads (as the sentence box keeps it), and never
-    more than URL_TEXT_LIMIT encoded characters, so that every link the app writes opens again."""
-    from . import engine
-
-    # every token covers at least one byte of the text, and every page reads at least this many
-    fits_any_model = min(engine.ENCODER_TOKENS, engine.DECODER_TOKENS) - 2
-    name = engine.model_name()
-    last = st.session_state.get("_url_text")  # (model, text, as written): a run writes the URL more than once
-    if last is not None and last[:2] == (name, text):
-        return last[2]
+    """The text as the URL holds it: the part the model reads (as accepted), and never more than URL_TEXT_LIMIT
+    encoded characters, so that every link the app writes opens again."""
+    last = st.session_state.get("_url_text")  # (text, as written): a run writes the URL more than once
+    if last is not None and last[0] == text:
+        return last[1]
     written = text
-    if len(text.encode("utf-8", "replace")) > fits_any_model and engine.failed_reason(name) is None:
-        try:
-            cut = engine.accept_text(text, name)
-        except attention.ModelError:
-            cut = None
-        written = text if cut is None else cut.kept
     if len(written) * 12 > URL_TEXT_LIMIT:  # no character takes more than 12 encoded ("%F0%9F%A4%96")
         size = 0
         for i, char in enumerate(written):
@@ -353,5 +357,5 @@ def _url_text(text: str) -> str:
             if size > URL_TEXT_LIMIT:
                 written = written[:i]
                 break
-    st.session_state["_url_text"] = (name, text, written)
+    st.session_state["_url_text"] = (text, written)
     return written

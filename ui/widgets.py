@@ -11,7 +11,7 @@ import streamlit as st
 import attention.loading
 
 from . import downloads, engine, plot, state, theme
-from .figures import head_view
+from .figures import head_meta
 from .figures.base import isolated, shortened, stand_alone
 
 FIGURES_KEPT = 64  # figures as chart() shows them, kept for every session: the explorer's nine in seven views
@@ -57,7 +57,7 @@ def chart(
     page_has = shown.get(key or name) if switch is not None else None
     if page_has is not None and page_has.view == (name, view, layer, mask, text, subtitle):
         fig, drawn = page_has.fig, page_has.file  # the browser switches its head
-        downloads.register(key or name, file, lambda: head_view.showing(fig, switch))
+        downloads.register(key or name, file, lambda: head_meta.showing(fig, switch))
     else:
         if view is None:
             fig = stand_alone(figure() if callable(figure) else figure, names, subtitle)
@@ -134,8 +134,7 @@ def model_choice(prefer_decoder: bool = False) -> None:
         st.selectbox(
             "Model",
             list(options),
-            key=state.widget_key("model"),
-            on_change=_model_changed,
+            **state.bound("model", on_change=_model_changed),
             format_func=lambda n: options[n].label + ("" if options[n].available else " · unavailable"),
             help="\n\n".join(f"**{c.label}**: {c.reason}." for c in options.values()),
         )
@@ -175,15 +174,11 @@ def sentence_controls(max_tokens: int) -> None:
     A text longer than the page traces is cut to the part the model reads before it is kept anywhere
     (cache keys, the link), and the page says so (cut_notice).
     max_tokens: the most tokens the page traces."""
-    cut = engine.accept_text(state.get("text"), engine.model_name())
-    if cut is not None:
-        state.put("text", cut.kept)
-        st.session_state["_cut"] = cut
+    engine.accept()
     with st.sidebar:
         st.text_area(
             "Sentence",
-            key=state.widget_key("text"),
-            on_change=state.copy_back("text"),
+            **state.bound("text"),
             height=110,
             help=f"Any text: the model reads up to {max_tokens} tokens of it. Press Ctrl+Enter to apply.",
         )
@@ -206,17 +201,16 @@ def layer_head(n_layers: int, n_heads: int) -> tuple[int, int]:
     box.selectbox(
         "Layer",
         range(1, n_layers + 1),
-        key=state.widget_key("layer"),
-        on_change=state.copy_back("layer"),
+        **state.bound("layer"),
         help=f"This model has {n_layers} layers; each runs {n_heads} heads.",
     )
-    box.selectbox("Head", range(1, n_heads + 1), key=state.widget_key("head"), on_change=state.copy_back("head"))
+    box.selectbox("Head", range(1, n_heads + 1), **state.bound("head"))
     return chosen
 
 
 def cut_notice() -> None:
     """Say that the sentence was cut, for as long as the cut text is the one shown."""
-    cut = st.session_state.get("_cut")
+    cut = st.session_state.get(engine.CUT)
     if cut is not None and cut.kept == state.get("text"):
         st.warning(cut.message)
 
@@ -235,8 +229,7 @@ def download_all() -> None:
         st.radio(
             "Figures save as",
             list(theme.EXPORT_FORMATS),
-            key=state.widget_key("export"),
-            on_change=state.copy_back("export"),
+            **state.bound("export"),
             format_func=lambda f: theme.EXPORT_FORMATS[f].label,
             horizontal=True,
             help="For the camera button on each figure, and for the zip of them all.",
@@ -265,18 +258,22 @@ def default_token(tr) -> int:
     return words[-1] if words else 0
 
 
-def token_picker(tr, label: str = "Token to follow", container=None) -> int:
-    """A token of the trace, bound to the shared choice (the explorer's followed token)."""
-    token = state.get("token")
+def token_picker(
+    tr, label: str = "Token to follow", *, name: str = "token", key: str = "w:token_pick", default=None, container=None
+) -> int:
+    """A token of the trace, bound to the shared choice `name` (a position; by default the explorer's followed
+    token). A position the trace does not have is shown as `default` (None: the example's token, default_token).
+    key: the box's own, where a page shows two boxes bound to one choice."""
+    token = state.get(name)
     if not 0 <= token < tr.n_tokens:
-        token = default_token(tr)
-    st.session_state["w:token_pick"] = token
+        token = default_token(tr) if default is None else default
+    st.session_state[key] = token
     texts = [t.display for t in tr.tokens]
     (container or st).selectbox(
         label,
         range(tr.n_tokens),
-        key="w:token_pick",
+        key=key,
         format_func=lambda i: f"{i} · {isolated(texts[i])}",  # a right-to-left token keeps its "##" before it
-        on_change=state.copy_back("token", key="w:token_pick"),
+        on_change=state.copy_back(name, key=key),
     )
     return token

@@ -7,7 +7,6 @@ plotly reads a few HTML tags in its strings, and user text must never be read as
 
 from __future__ import annotations
 
-import html
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -64,13 +63,6 @@ def token_labels(texts: Sequence[str], positions: Sequence[int] | None = None) -
 def numbers_fit(n_cells: int, half_width: bool = False) -> bool:
     """Whether a matrix n_cells wide has room to print its values in its cells."""
     return n_cells <= (HALF_WIDTH_NUMBERS if half_width else NUMBERS_UP_TO)
-
-
-def label_px(labels: Sequence[str], font_px: int = 15) -> int:
-    """About how wide the longest label is drawn, in pixels. Margins are set from this rather than by
-    plotly's automargin, which redraws a figure again to measure it and made every update slower."""
-    longest = max((len(html.unescape(lbl)) for lbl in labels), default=1)
-    return int(0.62 * font_px * longest) + 8
 
 
 TICK_PX = 15  # token labels on an axis: the template's type, when each has the room

@@ -10,9 +10,9 @@ import plotly.graph_objects as go
 from attention.layout import in_layout
 
 from .. import theme
-from .base import TICK_PX, Canvas, figure, label_px, numbers_fit, plain, tick_px, token_ticks
+from .base import TICK_PX, Canvas, figure, numbers_fit, plain, tick_px, token_ticks
+from .text import MINUS_INFINITY, label_px
 
-MINUS_INFINITY = "−∞"
 COLUMN_GAP = 16  # px between st.columns(2), Streamlit's default gap
 COLOURBAR_PX = 70  # the colour bar beside a heatmap, its numbers and its padding
 

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import html
-import math
-import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
 
 from .. import theme
-from .base import GRID, arrow, axis_titles, figure, plain, title_room
+from .base import GRID, arrow, figure, plain, title_room
+from .labels import Frame, Label, Segment, place_labels
 
 
 def _point(x: float, y: float, name: str, label: str, position: str, **marker) -> dict:
@@ -69,10 +66,8 @@ def two_vectors(a: np.ndarray, b: np.ndarray, names: tuple[str, str] = ("a", "b"
 # --- pictures whose labels never collide ------------------------------------------------------------------
 # Plotly does not keep text apart by itself. These pictures draw their points on one scale in both axes,
 # with ranges fitted to a plot area of known size, so a label's size in pixels is known in data units
-# too: each label goes beside its point where it touches no other label, arrow or marker.
+# too: each label goes beside its point where it touches no other label, arrow or marker (labels.py).
 
-ARROW_SIZE = 1.2  # base.arrow's arrowsize
-LABEL_GAP = 3  # pixels kept clear around every label
 # Plot areas in pixels, where the page is narrowest on a desktop (1280 px with the sidebar open): wider, the
 # same ranges are drawn at the same scale with room to spare; on a phone they are drawn smaller.
 HALF_PLOT = (322, 300)  # in half the page's width
@@ -90,266 +85,7 @@ AXIS_BOTTOM = 52
 NOTE_LINE = 22
 LEGEND_LINE = 40
 NOTE_SIZE = 14
-RING = 16  # places tried around a point at each distance: every 22.5°
-MAX_LABELS = 40  # a longer sentence names the rest of its points on hover only
-LEADER_FROM = 12  # a label this many pixels or more from its point gets a leader line
-LEADER_BATCH = 8  # leader lines checked against the labels at once
 CHOSEN_TEXT = "#a86b00"  # the chosen head's orange, dark enough to read as text on white
-
-
-@dataclass(frozen=True)
-class Frame:
-    """One scale in both axes, with ranges that fit the points, and a margin for their labels, into a plot
-    area of width × height pixels. A wider plot shows more of the x range at the same scale (plotly widens
-    a range to keep the axes' ratio), so labels placed for this one still fit there."""
-
-    centre: np.ndarray  # (2,): the data point at the middle of the plot
-    scale: float  # pixels per unit of the data, in both axes
-    width: float
-    height: float
-
-    @classmethod
-    def around(cls, points: np.ndarray, width: float, height: float, margin: float) -> Frame:
-        points = np.asarray(points, dtype=float).reshape(-1, 2)
-        low, high = points.min(axis=0), points.max(axis=0)
-        span = high - low
-        span = np.where(span > 0, span, max(float(span.max()), 1e-6))  # a flat set of points still gets a scale
-        scale = min((width - 2 * margin) / span[0], (height - 2 * margin) / span[1])
-        return cls(centre=(low + high) / 2, scale=float(scale), width=width, height=height)
-
-    def px(self, points: np.ndarray) -> np.ndarray:
-        """Data → pixels from the plot's centre, y up."""
-        return (np.asarray(points, dtype=float) - self.centre) * self.scale
-
-    def axes(self, explained: np.ndarray, names: tuple[str, str] | None = None) -> dict:
-        """Both axes with these ranges, titled with the variance each principal direction keeps, or with names."""
-        half = np.array([self.width, self.height]) / (2 * self.scale)
-        titles = axis_titles(explained)
-        if names is not None:
-            titles = {axis: t | dict(title=dict(text=n)) for (axis, t), n in zip(titles.items(), names, strict=True)}
-        return dict(
-            xaxis=dict(titles["xaxis"], range=[self.centre[0] - half[0], self.centre[0] + half[0]]),
-            yaxis=dict(titles["yaxis"], range=[self.centre[1] - half[1], self.centre[1] + half[1]]),
-        )
-
-
-@dataclass(frozen=True)
-class Label:
-    text: str  # as plotly shows it (user text already through plain())
-    at: tuple[float, float]  # the data point it names
-    toward: tuple[float, float]  # the direction it would rather sit in, from its point (data units)
-    size: int = 15  # font size in pixels
-    color: str = theme.INK
-    gap: float = 4.0  # pixels between the point and the label's nearest edge
-
-
-@dataclass(frozen=True)
-class Segment:
-    """Something a label must not cover: a line (an arrow's shaft; a marker when start == end), in data units,
-    grown by half_width pixels each side; or, with a span, pixels back and forward from `end` along the line."""
-
-    start: tuple[float, float]
-    end: tuple[float, float]
-    half_width: float  # pixels
-    span: tuple[float, float] | None = None  # pixels behind and ahead of `end`, along start → end
-
-    @classmethod
-    def arrow(cls, start, end, width: float) -> list[Segment]:
-        """An arrow of base.arrow: its shaft, and its head. Plotly draws arrowhead 3 from 4.45 units behind the
-        tip to 1.55 ahead of it and 3 to each side, a unit being the arrow's width × its arrowsize."""
-        unit = width * ARROW_SIZE
-        start, end = tuple(map(float, start)), tuple(map(float, end))
-        return [cls(start, end, width / 2 + 1), cls(start, end, 3 * unit + 1, span=(4.45 * unit, 1.55 * unit))]
-
-
-def text_px(text: str, size: int) -> tuple[float, float]:
-    """About how wide and tall a one-line label is drawn: wide (CJK) characters take a whole font size."""
-    chars = html.unescape(text)
-    width = sum(1.0 if unicodedata.east_asian_width(c) in "WF" else 0.62 for c in chars)
-    return width * size + 4, 1.25 * size
-
-
-TURNS = np.array([0, *[s * k for k in range(1, 9) for s in (1, -1)]][:RING]) * np.pi / 8  # nearest turn first
-DISTANCES = (0, 10, 24, 44, 70)  # pixels further out than beside the point, one ring each
-FAR = (100, 140, 190, 250)  # further still, on a leader line, for a label with no room nearer: every token named
-
-
-def _candidates(
-    toward: np.ndarray, size: tuple[float, float], gap: float, distances: Sequence[int] = DISTANCES
-) -> list[tuple[np.ndarray, bool]]:
-    """Offsets of a label's centre from its point, and whether a leader line must join them: beside the point
-    in the preferred direction first, then turning away from it, then a little further out; last, further
-    still on a leader line."""
-    angle = math.atan2(toward[1], toward[0]) if np.any(toward) else math.pi / 2
-    u = np.column_stack([np.cos(angle + TURNS), np.sin(angle + TURNS)])  # (RING, 2)
-    beside = gap + np.abs(u) @ (np.array(size) / 2)  # from the point to the centre of a box just clear of it
-    return [(u[i] * (beside[i] + extra), extra > LEADER_FROM) for extra in distances for i in range(len(u))]
-
-
-def _line(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Points every 2 pixels from a to b."""
-    n = max(2, int(np.linalg.norm(b - a) / 2) + 1)
-    return a + np.linspace(0, 1, n)[:, None] * (b - a)
-
-
-def _sampled(segments: Sequence[Segment], frame: Frame, k: float) -> tuple[np.ndarray, np.ndarray]:
-    """Points every 2 pixels along each segment at k times the frame's scale, and each point's half width."""
-    points, reach = [np.zeros((0, 2))], [np.zeros(0)]
-    for seg in segments:
-        a, b = frame.px(seg.start) * k, frame.px(seg.end) * k
-        if seg.span is not None:
-            length = np.linalg.norm(b - a)
-            if length == 0:
-                continue
-            u = (b - a) / length
-            a, b = b - u * seg.span[0], b + u * seg.span[1]
-        points.append(_line(a, b))
-        reach.append(np.full(len(points[-1]), seg.half_width))
-    return np.concatenate(points), np.concatenate(reach)
-
-
-def _overlap(centres: np.ndarray, half: np.ndarray, at: np.ndarray, reach: np.ndarray) -> np.ndarray:
-    """(n,) bool: which of n boxes (centres, the same half size) overlap any of m others (at, their half sizes
-    `reach`, (m, 2) or (m, 1)). Each axis is compared on its own: a ring of places is checked against thousands of
-    sampled arrow points, and one (n, m) array per axis is several times quicker than an (n, m, 2) one."""
-    near_x = np.abs(centres[:, None, 0] - at[None, :, 0]) < half[0] + reach[:, 0]
-    near_y = np.abs(centres[:, None, 1] - at[None, :, 1]) < half[1] + reach[:, -1]
-    return (near_x & near_y).any(axis=1)
-
-
-@dataclass
-class _Sheet:
-    """What is drawn at one scale so far: obstacles' sampled points, and the labels' boxes."""
-
-    k: float
-    points: np.ndarray
-    reach: np.ndarray
-    boxes: list[tuple[np.ndarray, np.ndarray]]
-
-    def free(self, centres: np.ndarray, half: np.ndarray, frame: Frame) -> np.ndarray:
-        """(n,) bool: which of n places for a label's centre keep it in the plot, off every obstacle and label."""
-        bounds = np.array([self.k * frame.width, frame.height]) / 2  # a narrower plot keeps its height
-        ok = (np.abs(centres) + half <= bounds).all(axis=1)
-        if self.boxes:  # a few labels first, then the many arrow points, each only where still free
-            where = np.flatnonzero(ok)
-            centre, halves = self._boxes()
-            ok[where] = ~_overlap(centres[where], half, centre, halves)
-        if len(self.points):
-            where = np.flatnonzero(ok)
-            ok[where] = ~_overlap(centres[where], half, self.points, self.reach[:, None])
-        return ok
-
-    def _boxes(self) -> tuple[np.ndarray, np.ndarray]:
-        return np.array([c for c, _ in self.boxes]), np.array([h for _, h in self.boxes])
-
-    def crossed(self, start: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-        """(n,) bool: which of n leader lines, from `start` to start + each offset, cross a label (they may cross
-        an arrow). Each line is its points every 2 pixels, all of them checked at once."""
-        if not self.boxes:
-            return np.zeros(len(offsets), dtype=bool)
-        lines = [_line(start, start + o) for o in offsets]
-        points = np.concatenate(lines)
-        centre, halves = self._boxes()
-        hit = (np.abs(points[None, :, :] - centre[:, None, :]) < halves[:, None, :]).all(axis=2).any(axis=0)
-        return np.logical_or.reduceat(hit, np.cumsum([0] + [len(line) for line in lines[:-1]]))
-
-    def around(self, at: np.ndarray, radius: float) -> _Sheet:
-        """This sheet cut to what lies within `radius` pixels of a point, all a label near it can touch: each
-        label is then checked against a few dozen points rather than every arrow of a long sentence."""
-        near = (np.abs(self.points - at) < radius + self.reach[:, None]).all(axis=1)
-        boxes = [(c, h) for c, h in self.boxes if np.all(np.abs(c - at) < radius + h)]
-        return _Sheet(self.k, self.points[near], self.reach[near], boxes)
-
-
-def place_labels(
-    labels: Sequence[Label], frame: Frame, obstacles: Sequence[Segment], scales: Sequence[float] = (1.0,)
-) -> list[dict]:
-    """Plotly annotations for the labels, each beside its point, in order of importance, where it overlaps
-    no label placed before it, no obstacle, and stays in the plot, at each of `scales` × the frame's scale
-    (a narrower plot shows the same ranges smaller), the page's own first: a label with no such place at
-    all of them gets one that holds at as many of the first as can be. A label that finds no room beside
-    its point is put further out with a thin leader line to it; one with no room at all is left out, and
-    its point still names itself on hover."""
-    sheets = [_Sheet(k, *_sampled(obstacles, frame, k), []) for k in scales]
-    out = []
-    for label in labels[:MAX_LABELS]:
-        size = text_px(label.text, label.size)
-        half = np.array(size) / 2 + LABEL_GAP / 2
-        anchor = frame.px(label.at)
-        chosen = None
-        for distances in (DISTANCES, FAR):  # near the point first; far out only where nothing near is free
-            candidates = _candidates(np.asarray(label.toward, dtype=float), size, label.gap, distances)
-            reach = max(float(np.abs(o).max()) for o, _ in candidates) + float(half.max()) + 1
-            local = [s.around(anchor * s.k, reach) for s in sheets]
-            chosen = _first_free(candidates, anchor, half, frame, local)
-            if chosen:
-                break
-        if chosen is None:  # last, where no place is clear of every arrow: one that covers arrows, but no label
-            bare = [_Sheet(s.k, np.zeros((0, 2)), np.zeros(0), s.boxes) for s in local[:1]]
-            near = _candidates(np.asarray(label.toward, dtype=float), size, label.gap)
-            chosen = _first_free(near + candidates, anchor, half, frame, bare)
-        if chosen is None:
-            continue
-        offset, leader = chosen
-        for s in sheets:
-            line = _line(anchor * s.k, anchor * s.k + offset)
-            s.boxes.append((anchor * s.k + offset, half))
-            if leader:  # later labels keep off it
-                s.points = np.concatenate([s.points, line])
-                s.reach = np.concatenate([s.reach, np.full(len(line), 1.0)])
-        placement = dict(
-            x=float(label.at[0]),
-            y=float(label.at[1]),
-            xref="x",
-            yref="y",
-            text=label.text,
-            xanchor="center",
-            yanchor="middle",
-            font=dict(size=label.size, color=label.color),
-        )
-        if leader:  # plotly draws the line from the label's edge to the point; ay counts down
-            placement |= dict(
-                showarrow=True,
-                ax=float(offset[0]),
-                ay=float(-offset[1]),
-                arrowhead=0,
-                arrowwidth=1,
-                arrowcolor=theme.MUTED,
-                standoff=2,
-            )
-        else:
-            placement |= dict(showarrow=False, xshift=float(offset[0]), yshift=float(offset[1]))
-        out.append(placement)
-    return out
-
-
-def _first_free(
-    candidates: list[tuple[np.ndarray, bool]], anchor: np.ndarray, half: np.ndarray, frame: Frame, sheets: list[_Sheet]
-) -> tuple[np.ndarray, bool] | None:
-    """The first candidate place where a label is free on every sheet, and whether it needs a leader line; else
-    the first free on as many of the first sheets as can be; None if there is none on the first. Each sheet
-    checks every place once, at once."""
-    offsets = np.array([o for o, _ in candidates])
-    free = []  # place by place: free on this sheet and every one before it
-    for s in sheets:
-        where = np.flatnonzero(free[-1]) if free else np.arange(len(offsets))
-        mask = np.zeros(len(offsets), dtype=bool)
-        mask[where] = s.free(anchor * s.k + offsets[where], half, frame)
-        free.append(mask)
-    for n in range(len(sheets), 0, -1):
-        places = np.flatnonzero(free[n - 1])
-        crossing: dict[int, bool] = {}  # for a place with a leader line: whether it crosses a label on a sheet
-        for j, i in enumerate(places):
-            offset, leader = candidates[i]
-            if not leader:
-                return offset, leader
-            if i not in crossing:  # a leader line runs from the point to the label's centre, and must cross no label
-                batch = places[j : j + LEADER_BATCH]  # checked a few at once: most labels take one of the first
-                lines = [s.crossed(anchor * s.k, offsets[batch]) for s in sheets[:n]]
-                crossing.update(zip(batch.tolist(), np.logical_or.reduce(lines).tolist(), strict=True))
-            if not crossing[i]:
-                return offset, leader
-    return None
 
 
 def _note(text: str, below: int) -> dict:

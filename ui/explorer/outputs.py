@@ -1,4 +1,4 @@
-"""The explorer's last sections: how the heads move one token, every token before and after, the next word."""
+"""The explorer's sections 5 to 7: how the heads move one token, every token before and after, the next word."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import attention
 from attention.geometry import AFTER
 from attention.tokens import readable
 
-from . import downloads, engine, figures, head_switch, state, widgets
-from .figures.base import isolated
-from .figures.charts import next_token_bars
-from .figures.vectors import after_heads_figure, heads_summed_figure
-from .prose import sections
-from .table import table
+from .. import downloads, engine, figures, head_switch, state, widgets
+from ..figures.base import isolated
+from ..figures.charts import next_token_bars
+from ..figures.vectors import after_heads_figure, heads_summed_figure
+from ..prose import fill, sections
+from ..table import table
 
 TOP_NEXT = 10  # next tokens shown
 # The choices the explorer's figures are drawn from, besides the trace's model, sentence and mask and the page's
@@ -38,7 +38,7 @@ VIEW = (
 
 def figure_view(tr: attention.Trace) -> tuple:
     """The explorer's view as plain values: what widgets.chart keeps its figures by, for every session."""
-    size = head_switch.size()
+    size = head_switch.page_size()
     return (tr.model_name, tr.text, tr.mask_kind, size["width"], size["height"], *(state.get(n) for n in VIEW))
 
 
@@ -49,25 +49,15 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
     h = state.get("head") - 1
     decoder = tr.config.norm_position == "pre"  # the residual stream is never normalized
     if not state.get("presenter"):  # presenter mode keeps the equations, not the prose
-        st.markdown(sections("explorer")["displacement"].replace("{d_model}", str(layer.x.shape[1])))
+        st.markdown(fill(sections("explorer")["displacement"], d_model=layer.x.shape[1]))
     then = (
         r"e_j + \sum_h \Delta e_j^{(h)} + b_O"
         if decoder
         else r"\mathrm{LayerNorm}\Big(e_j + \sum_h \Delta e_j^{(h)} + b_O\Big)"
     )
     st.latex(r"\Delta e_j^{(h)} = \Big(\sum_i w_{ji}\, v_i^{(h)}\Big) W_O^{(h)} \qquad e_j' = " + then)
-    token = state.get("token")
-    if not 0 <= token < tr.n_tokens:
-        token = widgets.default_token(tr)
+    token = widgets.token_picker(tr, key="w:token_follow")
     texts = [t.display for t in tr.tokens]
-    st.session_state["w:token_follow"] = token
-    st.selectbox(
-        "Token to follow",
-        range(tr.n_tokens),
-        key="w:token_follow",
-        format_func=lambda i: f"{i} · {isolated(texts[i])}",
-        on_change=state.copy_back("token", key="w:token_follow"),
-    )
     pic = engine.displacement_picture(tr.text, tr.mask_kind, layer_i, token)
     label = figures.token_labels(texts)[token]
     after = pic.after
@@ -128,7 +118,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
         )
     with step:
         what = "the LayerNorm step" if after.layer_norm else "the step after the heads (+ b_O)"
-        st.toggle(f"Show {what}", key=state.widget_key("layernorm"), on_change=state.copy_back("layernorm"))
+        st.toggle(f"Show {what}", **state.bound("layernorm"))
         if state.get("layernorm"):
             title = "Then + b_O and the LayerNorm" if after.layer_norm else "Then + b_O: no LayerNorm here"
             widgets.chart(
@@ -172,8 +162,7 @@ def updated_section(
         "After",
         AFTER,
         horizontal=True,
-        key=state.widget_key("after"),
-        on_change=state.copy_back("after"),
+        **state.bound("after"),
         format_func=names.get,
     )
     which = state.get("after")
@@ -226,8 +215,7 @@ def _without_specials(tr: attention.Trace, keep: Sequence[int]) -> list[int]:
         return list(keep)
     shown = st.toggle(
         "Show [CLS] and [SEP] here",
-        key=state.widget_key("ba_specials"),
-        on_change=state.copy_back("ba_specials"),
+        **state.bound("ba_specials"),
         help="After a layer they lie far from the words: shown, they crowd the words into a corner of the "
         "picture, and many words' largest move is toward [SEP].",
     )
@@ -264,8 +252,7 @@ def next_word_section(tr: attention.Trace) -> None:
             high,
             step=step,
             format="%.1f",
-            key=state.widget_key("temperature"),
-            on_change=_temperature,
+            **state.bound("temperature", on_change=_temperature),
         )
         temperature = state.get("temperature")
         predictions = tr.next_tokens(top=TOP_NEXT, temperature=temperature)

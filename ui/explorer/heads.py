@@ -1,0 +1,269 @@
+"""The explorer's sections 1 to 4: the tokens, one head's queries, keys and values, its four steps from scores to
+weights, and every head of the layer at a glance.
+
+While the sentence is short, the q/k/v and step figures carry every head, for the head buttons (ui/head_switch.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+import attention
+
+from .. import engine, figures, head_switch, state, theme, widgets
+from ..figures import head_view
+from ..figures.base import Canvas, isolated
+from ..prose import fill
+from .outputs import figure_view
+
+# While a sentence has at most this many tokens, the q/k/v and step figures carry every head's matrices (0.2 MB
+# at 13 tokens, 0.7 MB at 32, sent with every rerun) so that a head switch needs no round trip; beyond, one head's.
+ALL_HEADS_UP_TO = 32
+
+
+WIDE_PX = 1200  # a page column at least this wide (a 1920 px screen) gets larger type
+
+
+NARROW_PX = 500  # a page column narrower than this (a phone) gets shorter figure titles
+
+
+UNKNOWN = "[UNK]"  # what a WordPiece tokenizer writes for a word its vocabulary has no pieces for
+
+
+def mask_notes(tr: attention.Trace) -> tuple[str, str, str, str]:
+    """A few words under each step's title: what the mask does to step 3 for this model."""
+    if tr.mask_kind == "none":
+        masked = "no mask: the same as 2"
+    else:
+        masked = "causal: the model's own" if tr.mask_is_real else "causal: an illustration"
+    return ("", "", masked, "")
+
+
+def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[str, str], view: HeadView) -> None:
+    st.header("1 · Tokens")
+    if not view.presenter:
+        st.markdown(fill(prose["tokens"], vocab=f"{cfg.vocab_size:,}"))
+    st.latex(embedding_equation(cfg))
+    chips = figures.token_chips(
+        [t.display for t in tr.tokens],
+        [t.is_special for t in tr.tokens],
+        [t.is_continuation for t in tr.tokens],
+        canvas=Canvas(width=head_switch.page_size()["width"], type=view.type),
+    )
+    screen = head_switch.canvas(view.type).height
+    with st.container(height=screen) if chips.layout.height > screen else st.container():  # a long text scrolls
+        widgets.chart(chips, "tokens", key="fig_tokens", text=tr.text)  # the sentence under its title and in its file
+    unknown = sorted({tr.text[t.start : t.end] for t in tr.tokens if t.text == UNKNOWN and t.end > t.start})
+    if unknown:
+        st.caption(
+            f"**{UNKNOWN}** is the unknown token: the model's {cfg.vocab_size:,} pieces hold nothing for "
+            + ", ".join(f"“{isolated(w)}”" for w in unknown)
+            + ", so the tokenizer put this one token in its place, and the model reads only that something it "
+            "does not know stood there (emoji, for one, are unknown to this encoder)."
+        )
+
+
+class HeadView:
+    """Sections 2 to 4: one head's queries, keys and values, its four steps from scores to weights, every head.
+
+    While the sentence is short, the q/k/v and step figures carry every head, for the head buttons."""
+
+    def __init__(self, tr: attention.Trace, layer: attention.LayerTrace, keep: Sequence[int], presenter: bool) -> None:
+        self.tr, self.layer, self.keep, self.presenter = tr, layer, list(keep), presenter
+        texts = [t.display for t in tr.tokens]
+        self.labels = figures.token_labels([texts[i] for i in keep], keep)
+        self.head = state.get("head") - 1
+        self.n_heads = len(layer.weights)
+        self.heads = list(range(self.n_heads)) if len(keep) <= ALL_HEADS_UP_TO else [self.head]
+        self.type = theme.figure_type(presenter, wide=head_switch.page_size()["width"] >= WIDE_PX)
+        self.at = dict(layer=layer.index, head=self.head, mask=tr.mask_kind)  # what the figures show, for chart()
+        self.narrow = head_switch.page_size()["width"] < NARROW_PX
+        self.view = figure_view(tr)  # what the figures are drawn from, for widgets.chart to keep them by
+        self.switch = self.head if len(self.heads) > 1 else None  # the head switch shows another head at once
+
+    def title(self, what: str, detail: str = "") -> str:
+        """ "Layer 1 · head 3: what (detail)", only "Layer 1 · head 3" on a phone, where a longer title is cut (the
+        panels name the steps; "head N" is what the head buttons rewrite)."""
+        name = f"Layer {self.layer.index + 1} · head {self.head + 1}"
+        return name if self.narrow else f"{name}: {what}{detail}"
+
+    def qkv(self, prose: dict[str, str]) -> None:
+        layer, h, keep = self.layer, self.head, self.keep
+        st.header("2 · Queries, keys and values")
+        if not self.presenter:
+            st.markdown(prose["qkv"])
+        st.latex(qkv_equation(self.tr.config))
+        head_switch.head_switch(self.n_heads, key="heads_qkv", measure=True, presenter=self.presenter)
+        q, k, v = (a[self.heads][:, keep] for a in (layer.q, layer.k, layer.v))
+        title = self.title("queries, keys and values", f" ({len(keep)} tokens × {layer.d_head})")
+        canvas = head_switch.canvas(self.type)
+        fig = widgets.chart(
+            lambda: head_view.qkv_figure(q, k, v, self.labels, h, self.heads, title, canvas),
+            "qkv",
+            key="fig_qkv",
+            view=self.view,
+            switch=self.switch,
+            **self.at,
+        )
+        cfg = self.tr.config
+        if cfg.n_kv_heads < cfg.n_heads:  # grouped-query attention: say whose keys and values each head reads
+            groups = "; ".join(
+                f"heads {g * cfg.group_size + 1}–{(g + 1) * cfg.group_size} read key/value head {g + 1}"
+                for g in range(cfg.n_kv_heads)
+            )
+            st.caption(
+                f"{cfg.name} computes {cfg.n_kv_heads} sets of keys and values per layer for its {cfg.n_heads} query "
+                f"heads (grouped-query attention): {groups}. Heads of one group show the same k and v, each its "
+                "own q; k (and q) are shown after their rotation by position."
+                if cfg.positions == "rotary"
+                else f"{cfg.name}: {groups}."
+            )
+        labelled = len(fig.layout.yaxis.tickvals)
+        if labelled < len(keep):
+            st.caption(
+                f"{len(keep)} tokens in one screen: each is a thin row, and one row in {-(-len(keep) // labelled)} "
+                "is named; hover a row for its token."
+            )
+
+    def steps(self) -> None:
+        ix = np.ix_(self.keep, self.keep)
+        canvas = head_switch.canvas(self.type)
+        if self.presenter:  # on a projector each row of two steps fills the screen, read one after the other
+            canvas = replace(canvas, height=2 * canvas.height)
+        widgets.chart(
+            lambda: head_view.steps_figure(
+                [m[self.heads][(slice(None), *ix)] for m in self.layer.score_steps()],
+                self.labels,
+                self.head,
+                self.heads,
+                self.title("from scores to weights"),
+                notes=mask_notes(self.tr),
+                layout=state.get("layout"),
+                weight_colours=state.get("colours"),
+                numbers=bool(state.get("numbers")),
+                canvas=canvas,
+            ),
+            "steps",
+            key="fig_steps",
+            view=self.view,
+            switch=self.switch,
+            **self.at,
+        )
+
+    def steps_words(self, prose: dict[str, str]) -> None:
+        """Section 3's heading, each step's words and equation, and the head buttons: above the steps' figure,
+        which the page sends before them."""
+        st.header("3 · From scores to weights")
+        steps_text(self.layer, prose, self.presenter, hidden=len(self.keep) < self.tr.n_tokens)
+        head_switch.head_switch(self.n_heads, key="heads_steps")
+
+    def steps_note(self) -> None:
+        """Under the steps' figure: what its colours mean."""
+        if not self.presenter:
+            st.caption(steps_caption(self.tr, state.get("colours"), state.get("layout")))
+
+    def grid(self, prose: dict[str, str]) -> None:
+        layer = self.layer
+        st.header("4 · All heads at a glance")
+        if not self.presenter:
+            st.markdown(prose["heads"])
+        st.latex(r"\mathrm{head}_h = \mathrm{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}} + M\Big) V_h")
+        title = f"All {self.n_heads} heads of layer {layer.index + 1}" + (
+            "" if self.narrow else " (click one to pick it)"
+        )
+        canvas = head_switch.canvas(self.type, below=0)
+
+        def grid() -> go.Figure:
+            roles = engine.roles(self.tr.text, self.tr.mask_kind).roles[layer.index]
+            return head_view.heads_grid(
+                layer.weights[(slice(None), *np.ix_(self.keep, self.keep))],
+                self.labels,
+                self.head,
+                title,
+                layout=state.get("layout"),
+                weight_colours=state.get("colours"),
+                canvas=canvas,
+                roles=[ROLE_WORDS.get(r, "") for r in roles],
+            )
+
+        at = dict(layer=layer.index, mask=self.tr.mask_kind)
+        # a click on a panel: head_switch.js, which also moves the frame
+        widgets.chart(grid, "all_heads", key="fig_heads", view=self.view, switch=self.head, **at)
+
+
+ROLE_WORDS = {  # a head's role as its panel in the grid names it (ui/figures/roles.py draws the whole model's)
+    "first token": "first token",
+    "previous token": "previous",
+    "[SEP]": "[SEP]",
+    "self": "itself",
+    "broad": "broad",
+    "induction": "induction",
+}
+
+
+def embedding_equation(cfg: attention.ModelConfig) -> str:
+    """What the first layer receives, as this model builds it."""
+    if cfg.positions == "rotary":
+        return r"e_i = W_E[t_i] \qquad \text{(positions: } q \text{ and } k \text{ rotated in every head)}"
+    if cfg.norm_position == "pre":
+        return r"e_i = W_E[t_i] + P_i"
+    return r"e_i = \mathrm{LayerNorm}\big(W_E[t_i] + P_i + T_0\big)"
+
+
+def qkv_equation(cfg: attention.ModelConfig) -> str:
+    """q, k and v as this model computes them: from e or its norm, with or without biases, rotated or not."""
+    x = "e" if cfg.norm_position == "post" else r"\hat e"
+    q, k, v = (rf"W_{m}\,{x}_{i}" + (rf" + b_{m}" if cfg.bias else "") for m, i in (("Q", "i"), ("K", "j"), ("V", "j")))
+    if cfg.positions == "rotary":
+        q, k = rf"R_i\,W_Q\,{x}_i", rf"R_j\,W_K\,{x}_j"
+    norm = (
+        ""
+        if cfg.norm_position == "post"
+        else rf"\qquad \hat e = \mathrm{{{'RMSNorm' if cfg.norm == 'rms' else 'LayerNorm'}}}(e)"
+    )
+    return rf"q_i = {q} \qquad k_j = {k} \qquad v_j = {v}{norm}"
+
+
+def steps_text(layer: attention.LayerTrace, prose: dict[str, str], presenter: bool, hidden: bool) -> None:
+    """Each step's words and equation, two by two as the panels below are laid out; the equations alone in
+    presenter mode."""
+    d_k = layer.d_head
+    equations = {
+        "raw": r"s_{ij} = q_i \cdot k_j",
+        "scaled": rf"s_{{ij}} \,/\, \sqrt{{d_k}}, \quad d_k = {d_k}",
+        "masked": r"s_{ij}/\sqrt{d_k} + M_{ij}, \quad M_{ij} = -\infty \text{ if } j > i",
+        "softmax": r"w_{ij} = \frac{\exp(s_{ij}/\sqrt{d_k} + M_{ij})}{\sum_{j'} \exp(s_{ij'}/\sqrt{d_k} + M_{ij'})}",
+    }
+    hidden_note = " [CLS] and [SEP] are hidden, so the weights shown no longer add up to exactly 1." if hidden else ""
+    keys = list(equations)
+    for pair in (keys[:2], keys[2:]):
+        for col, key in zip(st.columns(2), pair, strict=True):
+            with col:
+                if not presenter:
+                    st.markdown(prose[key] + (hidden_note if key == "softmax" else ""))
+                st.latex(equations[key])
+
+
+def steps_caption(tr: attention.Trace, colours: str, layout: str) -> str:
+    query = "row" if layout == "paper" else "column"
+    weights = (
+        f"Weights are coloured from 0 to the largest weight in their {query} (each query's own scale); "
+        "hover a cell for its value."
+        if colours == "row"
+        else "Weights are coloured from 0 to 1."
+    )
+    scores = "Scores: red above 0, blue below, each step on its own scale."
+    if tr.mask_kind == "none":
+        mask = "With mask none nothing is hidden, so step 3 is step 2 unchanged."
+        if not tr.mask_is_real:
+            mask += " This decoder was trained with the causal mask: without it, every token here is a counterfactual."
+    elif tr.mask_is_real:
+        mask = "Grey: −∞, the keys after each query, hidden by this decoder's own causal mask."
+    else:
+        mask = "Grey: −∞, the keys after each query; this encoder was trained without the mask, so this is an illustration."
+    return f"{scores} {mask} {weights}"

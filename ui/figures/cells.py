@@ -1,0 +1,94 @@
+"""The values printed in a matrix's cells: the most precise format, and the largest type, that fit a cell."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .text import LINE, MINUS_INFINITY, text_px
+
+CELL_AIR = 4  # px left free beside a printed number: the cell's gap and some air
+
+
+def _weight_text(fmt: str, w: float) -> str:
+    """A weight (0 to 1) written in `fmt`: "0.26", or without its leading zero (".26"; 1 as "1") where cells are
+    narrow, as tables of correlations do for values that cannot pass 1."""
+    if fmt == "0.00":
+        return f"{w:.2f}"
+    text = f"{w:.2f}"
+    return "1" if float(text) >= 1 else text.removeprefix("0")
+
+
+# The most precise first. Fewer digits than these tell a class nothing (a row of ".0", scores of ±2 as "0"):
+# the values are then left out. Whole scores only where the largest has two digits.
+WEIGHT_FORMATS = ("0.00", ".00")
+
+
+SCORE_FORMATS = (".1f", ".0f")
+
+
+WHOLE_SCORES_FROM = 10.0
+
+
+def _write(m: np.ndarray, kind: str, fmt: str) -> list[list[str]]:
+    if kind == "weights":
+        return [[_weight_text(fmt, float(v)) for v in row] for row in m]
+    return [[MINUS_INFINITY if np.isneginf(v) else _score_text(fmt, float(v)) for v in row] for row in m]
+
+
+def _score_text(fmt: str, s: float) -> str:
+    text = format(s, fmt)
+    return text.removeprefix("-") if float(text) == 0 else text  # a small negative rounds to 0, not to "-0.0"
+
+
+@dataclass(frozen=True)
+class CellFormat:
+    """How values are printed in cells: a format, a font size, and whether a −∞ fits too."""
+
+    fmt: str
+    size: int
+    infinity: bool
+
+    def write(self, m: np.ndarray, kind: str) -> list[list[str]]:
+        """One string per cell of the matrix m ("" for a −∞ that does not fit: its cell is grey)."""
+        text = _write(m, kind, self.fmt)
+        return text if self.infinity else [["" if t == MINUS_INFINITY else t for t in row] for row in text]
+
+
+def _widest(m: np.ndarray, kind: str, fmt: str) -> float:
+    """The width in em of the widest value of m written in `fmt` (−∞ aside): that of its largest or smallest."""
+    finite = m[np.isfinite(m)]
+    if finite.size == 0:
+        return 0.0
+    ends = [float(finite.min()), float(finite.max())]
+    texts = _write(np.array([ends]), kind, fmt)[0]
+    return max(text_px(t, 1) for t in texts)
+
+
+def cell_format(m: np.ndarray, kind: str, cell_px: float, smallest: int, largest: int) -> CellFormat | None:
+    """How to print the values of m (any shape) so that each fits inside its cell (cell_px square): the most
+    decimals that fit at `smallest` px or more, in the largest font up to `largest` that holds them; None when
+    nothing fits."""
+    if cell_px < smallest * LINE + 2:
+        return None
+    finite = np.abs(m[np.isfinite(m)])
+    for fmt in WEIGHT_FORMATS if kind == "weights" else SCORE_FORMATS:
+        if fmt == ".0f" and (finite.size == 0 or finite.max() < WHOLE_SCORES_FROM):
+            return None
+        widest = _widest(m, kind, fmt)
+        if widest == 0:
+            return None
+        size = min(largest, int((cell_px - CELL_AIR) / widest), int((cell_px - 2) / LINE))
+        if size >= smallest:
+            return CellFormat(fmt, size, text_px(MINUS_INFINITY, size) <= cell_px - CELL_AIR)
+    return None
+
+
+def needed_cell_px(m: np.ndarray, kind: str, smallest: int) -> float:
+    """The smallest cell that holds every value of m at `smallest` px, in the most compact format it may take."""
+    finite = np.abs(m[np.isfinite(m)])
+    whole = finite.size > 0 and finite.max() >= WHOLE_SCORES_FROM
+    fmt = WEIGHT_FORMATS[-1] if kind == "weights" else SCORE_FORMATS[-1 if whole else 0]
+    widest = _widest(m, kind, fmt) * smallest
+    return max(widest + CELL_AIR, smallest * LINE + 2)

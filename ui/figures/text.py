@@ -1,0 +1,50 @@
+"""How wide text is drawn, measured without a browser: the figures are laid out in pixels by their builders."""
+
+from __future__ import annotations
+
+import html
+import unicodedata
+from collections.abc import Callable, Sequence
+
+MINUS_INFINITY = "−∞"  # what a masked cell prints
+LINE = 1.25  # a line of text is this many times its font size tall
+# Advance widths in em of DejaVu Sans, the figures' font (Arial's are narrower), for what a cell prints.
+DEJAVU_EM = {**dict.fromkeys("0123456789", 0.636), ".": 0.318, "-": 0.361, "−": 0.838, "∞": 0.833}
+
+
+def dejavu_em(char: str) -> float:
+    """A character's advance width in em of the figures' font: exact for what a cell prints, 0.64 for any other."""
+    return DEJAVU_EM.get(char, 0.64)
+
+
+def any_script_em(char: str) -> float:
+    """A character's width in em, in any script: a wide (CJK) character takes a whole font size, others 0.62."""
+    return 1.0 if unicodedata.east_asian_width(char) in "WF" else 0.62
+
+
+def text_px(text: str, size: float, em: Callable[[str], float] = dejavu_em) -> float:
+    """How wide `text` (one line) is drawn at `size` px: its characters' advance widths."""
+    return size * sum(em(c) for c in text)
+
+
+def label_box(text: str, size: int) -> tuple[float, float]:
+    """About how wide and tall a one-line label is drawn, in any script (text as plotly shows it)."""
+    return text_px(html.unescape(text), size, any_script_em) + 4, LINE * size
+
+
+def label_px(labels: Sequence[str], font_px: int = 15) -> int:
+    """About how wide the longest label is drawn, in pixels. Margins are set from this rather than by
+    plotly's automargin, which redraws a figure again to measure it and made every update slower."""
+    longest = max((len(html.unescape(lbl)) for lbl in labels), default=1)
+    return int(0.62 * font_px * longest) + 8
+
+
+def wrap(text: str, width_px: float, size: int) -> list[str]:
+    """Words in lines no wider than width_px at `size` px (a longer word keeps a line of its own)."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and text_px(f"{lines[-1]} {word}", size) <= width_px:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return lines
