@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from attention import similarity
+from attention.lessons import similarity
 from ui import chapter, engine, figures, widgets
 
 SENTENCES = ("an apple and an orange", "an apple phone")

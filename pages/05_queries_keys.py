@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from attention import budget, heads, similarity
+from attention.lessons import budget, heads, similarity
 from ui import chapter, figures, theme, widgets
 
 prose = chapter.begin("05_queries_keys.py")

@@ -3,8 +3,7 @@
 import numpy as np
 import streamlit as st
 
-import attention
-from attention import masking
+from attention.lessons import masking, prediction
 from ui import chapter, engine, figures, state, widgets
 
 TOP = 5  # guesses kept at every position
@@ -15,13 +14,13 @@ st.latex(
     r"\mathcal{L} = -\frac{1}{n-1} \sum_{i=1}^{n-1} \ln p(t_{i+1} \mid t_1 \dots t_i)"
 )
 st.markdown(prose["training"])
-candidates = attention.prediction.candidate_probabilities(attention.prediction.NOTES_CANDIDATES)
+candidates = prediction.candidate_probabilities(prediction.NOTES_CANDIDATES)
 st.markdown(prose["notes"])
 left, right = st.columns([2, 3])
 left.dataframe(
     {
         "next word": list(candidates),
-        "score": list(attention.prediction.NOTES_CANDIDATES.values()),
+        "score": list(prediction.NOTES_CANDIDATES.values()),
         "softmax": [f"{p:.4f}" for p in candidates.values()],
     },
     hide_index=True,

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import attention
-from attention import masking
+from attention.lessons import masking
 from ui import chapter, figures, state, theme, widgets
 
 KEYS = [f"k{i + 1}" for i in range(4)]

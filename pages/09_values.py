@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from attention import budget
+from attention.lessons import budget
 from ui import chapter, engine, figures, widgets
 from ui.figures import charts
 

@@ -5,7 +5,7 @@ import streamlit as st
 
 import attention
 import attention.tokens
-from attention import budget, heads
+from attention.lessons import budget, heads
 from ui import chapter, engine, figures, state, widgets
 
 prose = chapter.begin("10_heads.py")

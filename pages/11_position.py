@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from attention import position
+from attention.lessons import position
 from ui import chapter, engine, figures, state, widgets
 
 prose = chapter.begin("11_position.py")

@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from attention import budget, kv_cache
+from attention import kv_cache
+from attention.lessons import budget
 from ui import chapter, engine, figures, state, widgets
 
 LENGTHS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)  # the text-length presets, cut at each context

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import attention
+from attention.lessons import masking
 from tests.apptest import array, figure, figures, messages, metric, run_page
 from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
 from ui import chapter, engine
@@ -350,7 +351,7 @@ def test_8_masking_worked_softmax_keeps_minus_infinity_and_a_centred_scale(model
     at.toggle(key="w:mk_mask").set_value(False).run()
     w = z(figure(at, "Softmax down each column"))
     # the notes' −∞ stay in the table without the mask: the same weights, until a number is typed below the diagonal
-    assert np.allclose(w, attention.masking.column_softmax(attention.masking.NOTES_SCORES))
+    assert np.allclose(w, masking.column_softmax(masking.NOTES_SCORES))
 
 
 def test_8_a_table_in_the_link_is_the_table_shown():

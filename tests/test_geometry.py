@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import attention
-from attention.geometry import (
+from attention.lessons.geometry import (
     after_heads,
     before_after,
     displacement_directions,
@@ -53,7 +53,7 @@ def test_moved_toward_finds_the_pair_that_got_closer():
 def test_a_chain_ends_where_the_whole_sum_lands():
     rng = np.random.default_rng(5)
     start, steps = rng.standard_normal(384), rng.standard_normal((7, 384))
-    from attention.geometry import chain
+    from attention.lessons.geometry import chain
 
     c = chain(start, steps)
     assert c.points.shape == (8, 2) and c.steps.shape == (7, 2)

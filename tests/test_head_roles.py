@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import attention
-from attention import head_roles as hr
 from attention import ops
+from attention.lessons import head_roles as hr
 
 N = 7  # tokens in the hand-made patterns
 SEP = N - 1  # an encoder's [SEP]: the last token

@@ -24,8 +24,9 @@ import torch
 from transformers import GPT2LMHeadModel, LlamaForCausalLM
 
 import attention
-from attention import knockouts, ops
-from attention.knockouts import kl_divergence, knockout_effect
+from attention import ops
+from attention.lessons import knockouts
+from attention.lessons.knockouts import kl_divergence, knockout_effect
 from tests.llama_reference import Measurements
 from tests.tiny_gpt2 import build_tiny_gpt2
 from tests.tiny_llama import build_tiny_llama

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 import attention
-from attention import (
+from attention import kv_cache
+from attention.lessons import (
     budget,
     context,
     cross,
     heads,
-    kv_cache,
     masking,
     motivation,
     position,
@@ -388,7 +388,7 @@ def test_shuffling_keeps_special_tokens_only_where_a_model_has_them(tiny):
 
 
 def test_the_additive_mask_is_zero_or_minus_infinity_and_gives_the_masked_softmax():
-    m = attention.masking.additive_mask(3)
+    m = masking.additive_mask(3)
     assert m.tolist() == [[0, -np.inf, -np.inf], [0, 0, -np.inf], [0, 0, 0]]
     s = np.array([[1.0, 2.0, 3.0], [0.5, 0.0, 9.0], [0.0, 0.0, 0.0]])
     w = attention.ops.softmax(s + m)
@@ -403,7 +403,7 @@ def test_the_notes_12288_is_gpt3s_width_not_a_number_of_tokens():
 
 
 def test_one_projection_makes_the_scores_symmetric_but_not_the_weights():
-    sym = attention.similarity.symmetric_scores()
+    sym = similarity.symmetric_scores()
     assert np.allclose(sym.scores, sym.scores.T)
     score, orange_and, and_orange = sym.pair("orange", "and")
     assert score == 0

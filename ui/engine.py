@@ -26,7 +26,8 @@ from threadpoolctl import threadpool_limits
 import attention
 import attention.loading
 import attention.tokens
-from attention import (
+from attention import kv_cache
+from attention.lessons import (
     budget,
     context,
     cross,
@@ -34,7 +35,6 @@ from attention import (
     head_roles,
     heads,
     knockouts,
-    kv_cache,
     motivation,
     position,
     prediction,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import ops
+from .. import ops
 
 NEG_INF = -np.inf
 # Keys are rows, queries are columns; −∞ below the diagonal: a key after its query is masked.

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import ops
-from .model import Model
-from .tokens import readable
-from .trace import Trace
+from .. import ops
+from ..model import Model
+from ..tokens import readable
+from ..trace import Trace
 
 # The lesson notes' worked scores for the word after "the fluffy": raw scores (logits), before any softmax.
 NOTES_CANDIDATES = {"dog": 4.1, "cat": 3.1, "bluebird": 5.1, "creature": 5.1, "animal": 5.5}

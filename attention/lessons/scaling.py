@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import ops
+from .. import ops
 
 
 @dataclass(frozen=True)

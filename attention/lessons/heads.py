@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import ops
-from .model import Model, ModelConfig
-from .trace import LayerTrace
+from .. import ops
+from ..model import Model, ModelConfig
+from ..trace import LayerTrace
 
 
 def asymmetry(matrix: np.ndarray) -> float:
