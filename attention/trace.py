@@ -96,7 +96,8 @@ class LayerTrace:
 
     @property
     def delta_sum(self) -> np.ndarray:
-        """(n_tokens, d_model): Σ_h Δe^(h), the heads' summed change (b_O not included)."""
+        """(n_tokens, d_model): the heads' summed change Σ_h Δe^(h), as the forward pass computed it, Concat(heads)
+        W_O with the whole W_O (b_O not included)."""
         return self.attention_output - self.b_o
 
 

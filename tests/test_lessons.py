@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -140,9 +141,19 @@ def test_value_map_is_low_rank(model):
 def test_sum_of_heads_equals_concat_times_w_o(model):
     layer = attention.trace(model, "an apple and an orange").layers[3]
     summed = layer.displacement.sum(axis=0)  # each head's Δe^(h), added here
-    assert np.abs(summed - heads.concat_then_project(layer)).max() <= 1e-5
-    assert np.abs(layer.delta_sum - summed).max() <= 1e-5
+    concat = attention.ops.merge_heads(layer.head_outputs) @ model.layers[3].w_o  # all heads at once, the whole W_O
+    assert np.abs(summed - concat).max() <= 1e-5
+    assert np.abs(layer.delta_sum - concat).max() <= 1e-5
     assert heads.concat_gap(layer) <= 1e-5
+
+
+def test_the_concat_gap_sees_a_head_missing_from_the_sum(model):
+    layer = attention.trace(model, "an apple and an orange").layers[3]
+    w_o_heads = layer.w_o_heads.copy()
+    w_o_heads[2] = 0.0  # head 3's slice of W_O broken: its Δe⁽³⁾ drops out of the sum, not out of the forward pass
+    broken = dataclasses.replace(layer, w_o_heads=w_o_heads)
+    assert heads.concat_gap(broken) == pytest.approx(np.abs(layer.displacement[2]).max(), abs=1e-5)
+    assert heads.concat_gap(broken) > 1000 * heads.concat_gap(layer)
 
 
 # --- 4. scaling -------------------------------------------------------------------------------------
