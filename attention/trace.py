@@ -103,7 +103,9 @@ class LayerTrace:
 
 @dataclass(frozen=True)
 class Prediction:
-    token: str  # in the tokenizer's own spelling ("Ġforest": GPT-2 writes a leading space as Ġ)
+    """One next token a decoder finds likely, and how likely."""
+
+    token: str  # in the tokenizer's own spelling ("Ġforest": GPT-2 writes a leading space as Ġ); see tokens.readable
     id: int
     probability: float
 

@@ -3,6 +3,8 @@
 import numpy as np
 import streamlit as st
 
+import attention
+import attention.tokens
 from attention.lessons import masking, prediction
 from ui import chapter, engine, figures, state, widgets
 
@@ -60,6 +62,11 @@ def reads(i: int) -> str:
     return tr.text[: tr.tokens[i].end]
 
 
+def shown(p: attention.Prediction) -> str:
+    """A predicted token as a person reads it (a byte-level "Ġforest" as "␣forest")."""
+    return attention.tokens.readable(view.model.tokenizer, p.token, p.id)
+
+
 if cfg.is_decoder:
     st.markdown(prose["decoder"])
     guesses = engine.every_next_token(view.text, TOP)
@@ -73,7 +80,7 @@ if cfg.is_decoder:
         {
             "reads": [reads(i) for i in range(tr.n_tokens - 1)],
             "next token (the answer)": texts[1:],
-            "model's best guess": [g[0].token for g in guesses.guesses[:-1]],
+            "model's best guess": [shown(g[0]) for g in guesses.guesses[:-1]],
             "p(best guess)": [round(g[0].probability, 3) for g in guesses.guesses[:-1]],
             "p(answer)": np.round(guesses.actual_probability, 3),
             "right": ["✓" if h else "" for h in hits],
@@ -97,7 +104,7 @@ if cfg.is_decoder:
         top = guesses.guesses[at]
         chapter.half_chart(
             figures.bars(
-                [g.token for g in top],
+                [shown(g) for g in top],
                 [g.probability for g in top],
                 f"Likeliest after “{labels[at]}” (position {at})",
                 "probability",
