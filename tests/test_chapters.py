@@ -5,18 +5,15 @@ from __future__ import annotations
 
 import math
 
-import huggingface_hub.constants
 import numpy as np
 import pytest
 
 import attention
 from attention.lessons import masking
 from tests.apptest import array, figure, figures, messages, metric, run_page
-from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
-from ui import chapter, engine
+from tests.sentences import FLUFFY
+from ui import chapter
 from ui.chapters import CHAPTERS
-
-FLUFFY = "a fluffy blue creature roamed the verdant forest"
 
 
 def page(name: str) -> str:
@@ -43,26 +40,10 @@ def metric_exactly(at, label: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def tiny_folder(tmp_path_factory):
-    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
-
-
-@pytest.fixture
-def gpt2_in_cache(tiny_folder, tmp_path, monkeypatch):
-    """A small random GPT-2 where a download of "gpt2" would be: the Model choice offers it."""
-    install_in_hf_cache(tiny_folder, "gpt2", tmp_path / "hub")
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
-    engine.choices.clear()
-    yield
-    engine.choices.clear()
-
-
-@pytest.fixture(scope="module")
-def tiny_reference(tiny_folder):
+def tiny_reference(tiny_gpt2_folder):
     from transformers import GPT2LMHeadModel
 
-    return GPT2LMHeadModel.from_pretrained(tiny_folder, attn_implementation="eager").eval()
+    return GPT2LMHeadModel.from_pretrained(tiny_gpt2_folder, attn_implementation="eager").eval()
 
 
 # --- what every chapter has ---------------------------------------------------------------------------
@@ -313,11 +294,11 @@ def test_7_the_notes_candidates_after_the_fluffy_exactly():
     assert "0.2503" in markdown(at) and "0.0339" in markdown(at)  # bluebird and creature tie; cat
 
 
-def test_7_a_decoder_predicts_every_next_token_as_transformers_does(gpt2_in_cache, tiny_reference, tiny_folder):
+def test_7_a_decoder_predicts_every_next_token_as_transformers_does(gpt2_in_cache, tiny_reference, tiny_gpt2_folder):
     import torch
 
     at = run_page(page("next_word"), model="gpt2")
-    ids = [t.id for t in attention.trace(attention.load_model(str(tiny_folder)), FLUFFY).tokens]
+    ids = [t.id for t in attention.trace(attention.load_model(str(tiny_gpt2_folder)), FLUFFY).tokens]
     with torch.no_grad():
         p = torch.softmax(tiny_reference(torch.tensor([ids])).logits[0].double(), -1).numpy()
     table = next(d.value for d in at.dataframe if "p(answer)" in d.value)

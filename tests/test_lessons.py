@@ -23,28 +23,19 @@ from attention.lessons import (
     scaling,
     similarity,
 )
-
-FLUFFY = "a fluffy blue creature roamed the verdant forest"
-
-
-@pytest.fixture(scope="module")
-def tiny_folder(tmp_path_factory):
-    """A small random GPT-2 saved as Hugging Face saves one (tests/tiny_gpt2.py), read by both engines."""
-    from tests.tiny_gpt2 import build_tiny_gpt2
-
-    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
+from tests.sentences import FLUFFY
 
 
 @pytest.fixture(scope="module")
-def tiny(tiny_folder):
-    return attention.load_model(str(tiny_folder))
+def tiny(tiny_gpt2_folder):
+    return attention.load_model(str(tiny_gpt2_folder))
 
 
 @pytest.fixture(scope="module")
-def tiny_reference(tiny_folder):
+def tiny_reference(tiny_gpt2_folder):
     from transformers import GPT2LMHeadModel
 
-    return GPT2LMHeadModel.from_pretrained(tiny_folder, attn_implementation="eager").eval()
+    return GPT2LMHeadModel.from_pretrained(tiny_gpt2_folder, attn_implementation="eager").eval()
 
 
 def reference_run(reference, ids: list[int]):
@@ -127,7 +118,7 @@ def test_real_model_puts_apple_near_orange_or_phone_by_context(model):
 
 
 def test_query_key_scores_are_not_symmetric_but_self_similarity_is(model):
-    layer = attention.trace(model, "a fluffy blue creature roamed the verdant forest").layers[0]
+    layer = attention.trace(model, FLUFFY).layers[0]
     assert heads.asymmetry(layer.scores[0]) > 0.1
     assert heads.asymmetry(heads.self_similarity(layer)) < 1e-6
 
@@ -253,7 +244,7 @@ def test_cross_attention_shapes_and_self_case(model):
 
 
 def test_cached_steps_equal_full_causal_attention(model):
-    layer = attention.trace(model, "a fluffy blue creature roamed the verdant forest", mask="causal").layers[2]
+    layer = attention.trace(model, FLUFFY, mask="causal").layers[2]
     run = kv_cache.cached_attention(layer, head=4)
     assert run.max_difference < 1e-6
     assert np.allclose(run.full_weights, layer.weights[4], atol=1e-6)
@@ -325,7 +316,7 @@ def test_loaded_model_budget_counts_every_parameter(model):
 
 
 def test_value_contributions_add_up_to_the_displacement(model):
-    layer = attention.trace(model, "a fluffy blue creature roamed the verdant forest").layers[1]
+    layer = attention.trace(model, FLUFFY).layers[1]
     parts = heads.value_contributions(layer, head=3, token=4)
     assert parts.shape == (13, 384)
     assert np.abs(parts.sum(axis=0) - layer.displacement[3, 4]).max() <= 1e-5
