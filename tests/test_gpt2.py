@@ -110,7 +110,7 @@ def test_sizes_are_read_from_the_config(model, reference):
     assert (c.norm, c.norm_position, c.positions, c.mlp) == ("layer", "pre", "learned", "gelu_tanh")
     assert (c.n_layers, c.n_heads, c.d_model) == (cfg.n_layer, cfg.n_head, cfg.n_embd)
     assert c.d_head == cfg.n_embd // cfg.n_head
-    assert c.d_ff == 4 * cfg.n_embd  # n_inner None means 4·d_model
+    assert c.d_ff == reference.transformer.h[0].mlp.c_fc.nf  # the MLP's width as transformers built it
     assert c.max_positions == cfg.n_positions
     assert c.vocab_size == cfg.vocab_size
     assert c.norm_eps == cfg.layer_norm_epsilon and c.n_kv_heads == c.n_heads

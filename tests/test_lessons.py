@@ -23,6 +23,7 @@ from attention.lessons import (
     scaling,
     similarity,
 )
+from tests.gpt2_counts import gpt2_of_sizes, parameters_by_group
 from tests.sentences import FLUFFY
 
 
@@ -126,7 +127,9 @@ def test_query_key_scores_are_not_symmetric_but_self_similarity_is(model):
 def test_value_map_is_low_rank(model):
     vm = heads.value_map(model, 0, 0)
     assert vm.rank == model.config.d_head == 32
-    assert vm.full_parameters == 384 * 384 and vm.low_rank_parameters == 2 * 384 * 32
+    w = model.layers[0]
+    assert vm.low_rank_parameters == (w.w_v.size + w.w_o.size) // model.config.n_heads  # one head's share of both
+    assert vm.full_parameters == (vm.value_up @ vm.value_down).size == 384 * 384  # the map as one matrix
 
 
 def test_sum_of_heads_equals_concat_times_w_o(model):
@@ -266,11 +269,14 @@ def test_the_decoders_generation_with_a_cache_equals_transformers_full_pass(tiny
     assert np.abs(run.hidden - hidden[-1]).max() < 1e-4  # transformers' last hidden state is after ln_f
 
 
-def test_cache_costs_grow_linearly_and_quadratically():
-    c = kv_cache.cache_costs(100, n_layers=6, n_heads=12, d_head=32, d_model=384)
+def test_cache_costs_grow_linearly_and_quadratically(model):
+    cfg = model.config
+    c = kv_cache.cache_costs(100, n_layers=cfg.n_layers, n_heads=cfg.n_heads, d_head=cfg.d_head, d_model=cfg.d_model)
     assert np.allclose(np.diff(c.flops_with_cache, 2), 0)  # linear in t
     assert (np.diff(c.flops_without_cache, 2) > 0).all()  # quadratic in t
-    assert c.cache_bytes[-1] == 2 * 6 * 384 * 100 * 4
+    tr = attention.trace(model, "the cat sat on the mat " * 30, mask="causal", max_tokens=100)
+    kept = sum(layer.k_shared.nbytes + layer.v_shared.nbytes for layer in tr.layers)  # what a cache would hold
+    assert tr.n_tokens == 100 and c.cache_bytes[-1] == kept
 
 
 # --- 14. parameter budget -------------------------------------------------------------------------------
@@ -279,11 +285,12 @@ def test_cache_costs_grow_linearly_and_quadratically():
 def test_gpt3_tally_follows_3blue1brown_and_the_full_count_is_its_published_175b():
     tally = budget.matrix_tally(budget.GPT3)
     assert tally.total == 175_181_291_520  # 3Blue1Brown's tally of GPT-3's weight matrices
-    assert tally.group("attention") == 96 * 4 * 12288 * 12288
-    d, L, vocab, ctx = 12288, 96, 50257, 2048
-    per_layer = 4 * (d * d + d) + 2 * d + (d * 4 * d + 4 * d) + (4 * d * d + d) + 2 * d
+    assert tally.group("attention") == 4 * 14_495_514_624  # his key, query, value and output rows
     full = budget.decoder_budget(budget.GPT3)
-    assert full.total == L * per_layer + vocab * d + ctx * d + 2 * d == 174_604_259_328
+    g = budget.GPT3
+    counted = parameters_by_group(gpt2_of_sizes(g.n_layers, g.n_heads, g.d_head, g.vocab, g.context))
+    assert {group: full.group(group) for group in counted} == counted  # as transformers builds a GPT-2 that size
+    assert full.total == sum(counted.values()) == 174_604_259_328
     assert budget.rounded(full.total, "B") == budget.GPT3.published == "175B"
     assert 0.30 < full.share("attention") < 0.36  # the notes' "about 1/3"
 
@@ -291,6 +298,8 @@ def test_gpt3_tally_follows_3blue1brown_and_the_full_count_is_its_published_175b
 def test_gpt2_small_matches_hugging_faces_count_exactly():
     g = budget.GPT2_SMALL
     assert g.n_heads * g.d_head == g.d_model == 768 and g.d_ff == 4 * 768
+    counted = parameters_by_group(gpt2_of_sizes(g.n_layers, g.n_heads, g.d_head, g.vocab, g.context))
+    assert {group: budget.decoder_budget(g).group(group) for group in counted} == counted
     assert budget.decoder_budget(g).total == 124_439_808  # Hugging Face's gpt2
     assert budget.rounded(124_439_808, "M") == g.published == "124M"
 
@@ -309,10 +318,12 @@ def test_the_big_pictures_boxes_add_up_to_the_reference_models_parameters(model,
     assert [p.key for p in arch.parts].index("norm_attention") < [p.key for p in arch.parts].index("attention")
 
 
-def test_loaded_model_budget_counts_every_parameter(model):
+def test_loaded_model_budget_counts_every_parameter(model, st_model):
     b = budget.model_budget(model)
     assert b.total == model.n_parameters
-    assert b.group("attention") == 6 * (4 * 384 * 384 + 4 * 384 + 2 * 384)
+    # sentence-transformers' own: per layer, query, key, value, the output dense layer and the LayerNorm after them
+    attention_ = sum(p.numel() for name, p in st_model.named_parameters() if ".attention." in name)
+    assert b.group("attention") == attention_
 
 
 def test_value_contributions_add_up_to_the_displacement(model):
