@@ -38,7 +38,7 @@ with right:
             text_fmt=".4f",
         ),
         "notes_candidates",
-        key="fig_ch7_notes",
+        key="fig_next_word_notes",
         text="",
     )
 st.markdown(

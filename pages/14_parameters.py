@@ -57,7 +57,7 @@ def show_budget(b: budget.Budget, name: str, key: str) -> None:
             horizontal=True,
         ),
         f"budget_{key}",
-        key=f"fig_ch11_{key}",
+        key=f"fig_parameters_{key}",
     )
 
 

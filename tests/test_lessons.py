@@ -48,7 +48,7 @@ def reference_run(reference, ids: list[int]):
     return out.logits[0].double().numpy(), [h[0].double().numpy() for h in out.hidden_states]
 
 
-# --- 1. similarity ---------------------------------------------------------------------------
+# --- 3. similarity ---------------------------------------------------------------------------
 
 
 def test_toy_cosine_table_matches_the_notes():
@@ -68,7 +68,7 @@ def test_dot_cosine_and_distance():
     assert similarity.angle_degrees(np.array([1.0, 0]), np.array([0, 1.0])) == pytest.approx(90)
 
 
-# --- 2. context --------------------------------------------------------------------------------
+# --- 4. context --------------------------------------------------------------------------------
 
 
 def test_normalized_mixing_is_exact_where_the_notes_round():
@@ -115,7 +115,7 @@ def test_real_model_puts_apple_near_orange_or_phone_by_context(model):
     assert np.allclose(shift.similarity[0, 0], shift.similarity[0, 1])  # before any layer, context plays no part
 
 
-# --- 3 and 6, 7. queries, keys, values, heads ------------------------------------------------------
+# --- 5, 9 and 10. queries, keys, values, heads ------------------------------------------------------
 
 
 def test_query_key_scores_are_not_symmetric_but_self_similarity_is(model):
@@ -150,7 +150,7 @@ def test_the_concat_gap_sees_a_head_missing_from_the_sum(model):
     assert heads.concat_gap(broken) > 1000 * heads.concat_gap(layer)
 
 
-# --- 4. scaling -------------------------------------------------------------------------------------
+# --- 6. scaling -------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("d_k", [4, 64, 512])
@@ -172,7 +172,7 @@ def test_unscaled_softmax_collapses_onto_one_key():
     assert exp.entropy_scaled > 1.5 and exp.entropy_scaled <= exp.max_entropy
 
 
-# --- 5. masking ---------------------------------------------------------------------------------------
+# --- 8. masking ---------------------------------------------------------------------------------------
 
 
 def test_notes_worked_softmax_exact_values():
@@ -214,7 +214,7 @@ def test_softmax_of_the_notes_small_example():
     assert w[0] == w[2] == pytest.approx(np.exp(-10) / (1 + 2 * np.exp(-10)))
 
 
-# --- 8. position ----------------------------------------------------------------------------------------
+# --- 11. position ---------------------------------------------------------------------------------------
 
 
 def test_sinusoidal_encoding_formula():
@@ -232,7 +232,7 @@ def test_without_positions_shuffling_only_shuffles_the_weights(model):
     assert seeing.gap(0) > 1e-2
 
 
-# --- 9. cross-attention -------------------------------------------------------------------------------
+# --- 12. cross-attention ------------------------------------------------------------------------------
 
 
 def test_cross_attention_shapes_and_self_case(model):
@@ -243,7 +243,7 @@ def test_cross_attention_shapes_and_self_case(model):
     assert np.allclose(same.weights, attention.trace(model, "an apple phone").layers[1].weights[2], atol=1e-6)
 
 
-# --- 10. KV cache -----------------------------------------------------------------------------------------
+# --- 13. KV cache -----------------------------------------------------------------------------------------
 
 
 def test_cached_steps_equal_full_causal_attention(model):

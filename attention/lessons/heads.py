@@ -1,4 +1,4 @@
-"""Chapters 3, 6 and 7 on the real model: queries versus keys, the low-rank value map, many heads."""
+"""Chapters 5, 9 and 10 on the real model: queries versus keys, the low-rank value map, many heads."""
 
 from __future__ import annotations
 

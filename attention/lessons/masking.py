@@ -1,4 +1,4 @@
-"""Chapter 5: the lesson notes' worked example of masking and a column-wise softmax.
+"""Chapter 8: the lesson notes' worked example of masking and a column-wise softmax.
 
 The notes draw keys as rows and queries as columns, so each column is one query's scores and
 the softmax runs down each column. Their hand-rounded answers are kept here only to show where

@@ -1,4 +1,4 @@
-"""Chapter 4: why the scores are divided by √d_k, shown on random queries and keys."""
+"""Chapter 6: why the scores are divided by √d_k, shown on random queries and keys."""
 
 from __future__ import annotations
 
