@@ -65,14 +65,8 @@ def link(target: chapters.Chapter, label: str) -> None:
 
 
 def link_explorer(label: str) -> None:
-    file = ROOT / "pages" / "00_explorer.py"
     try:
-        if file.exists():
-            st.page_link(st.Page(file, title="Explorer", default=True), label=label)
-        else:
-            from . import explorer
-
-            st.page_link(st.Page(explorer.render, title="Explorer", default=True), label=label)
+        st.page_link(st.Page(ROOT / "pages" / "00_explorer.py", title="Explorer", default=True), label=label)
     except StreamlitAPIException:
         st.markdown(f"[{label}](./)")
 

@@ -166,9 +166,6 @@ def current_or_stop() -> attention.Model:
         stop()
 
 
-load_model_or_stop = current_or_stop  # the name the pages used before there was a choice
-
-
 # --- traces ---------------------------------------------------------------------------------------------
 
 
