@@ -9,10 +9,10 @@
     attention.trace(gpt2, "the verdant").next_tokens(top=5)
 
 Importing this package loads numpy only; loading a model reads its files (safetensors, GGUF) with numpy and
-tokenizers, and never imports torch.
+tokenizers, and never imports torch. The package is the engine; what the lesson computes from its results
+is in `attention.lessons`, one module per idea.
 """
 
-from .geometry import before_after, displacement_picture, fit_projection, moved_toward
 from .layout import LAYOUTS, in_layout
 from .loading import ModelChoice, available_models, load_model
 from .model import (
@@ -42,12 +42,8 @@ __all__ = [
     "Trace",
     "UnsupportedModelError",
     "available_models",
-    "before_after",
-    "displacement_picture",
-    "fit_projection",
     "in_layout",
     "load_model",
-    "moved_toward",
     "read_prefix",
     "trace",
 ]

@@ -96,13 +96,16 @@ class LayerTrace:
 
     @property
     def delta_sum(self) -> np.ndarray:
-        """(n_tokens, d_model): Σ_h Δe^(h), the heads' summed change (b_O not included)."""
+        """(n_tokens, d_model): the heads' summed change Σ_h Δe^(h), as the forward pass computed it, Concat(heads)
+        W_O with the whole W_O (b_O not included)."""
         return self.attention_output - self.b_o
 
 
 @dataclass(frozen=True)
 class Prediction:
-    token: str  # in the tokenizer's own spelling ("Ġforest": GPT-2 writes a leading space as Ġ)
+    """One next token a decoder finds likely, and how likely."""
+
+    token: str  # in the tokenizer's own spelling ("Ġforest": GPT-2 writes a leading space as Ġ); see tokens.readable
     id: int
     probability: float
 

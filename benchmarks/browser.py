@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.e2e.driver import chromium, streamlit_server, url_mark, wait_complete
+from app_driver import chromium, streamlit_server, url_mark, wait_complete
 
 VIEWPORT = {"width": 1280, "height": 720}  # a classroom projector
 TARGETS = {"head switch, buttons": 0.5, "sentence update, 13 tokens": 1.5}  # first ÷ the bare page's 10 charts

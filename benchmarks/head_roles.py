@@ -17,8 +17,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import attention
-from attention.head_roles import head_roles, induction_scores
-from attention.knockouts import knockout_effect
+from attention.lessons.head_roles import head_roles, induction_scores
+from attention.lessons.knockouts import knockout_effect
 
 MODELS = (  # (name, sentence, knocked-out head, target for the role map in seconds)
     (None, "a fluffy blue creature roamed the verdant forest", (3, 5), 0.3),

@@ -33,7 +33,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.e2e.driver import CHROMIUM, CHROMIUM_ARGS, streamlit_server, url_mark
+from app_driver import CHROMIUM, CHROMIUM_ARGS, streamlit_server, url_mark
 
 # Each is one token of the model's vocabulary, in lower case, so the token chips show it whole
 # and three of them in a row spell the sentence's mark.

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from browser import APP_COMPLETE, VIEWPORT, print_table  # benchmarks/browser.py, beside this file
 from load import WORDS, cpu_seconds
 
-from tests.e2e.driver import chromium, streamlit_server, url_mark, wait_complete
+from app_driver import chromium, streamlit_server, url_mark, wait_complete
 
 TARGETS = {"new sentence, 13 tokens": 0.2, "first page of a new session": 0.3}  # server CPU seconds
 SETTLE = 0.6  # s the page must stay idle after it is complete before the server's CPU is read
@@ -44,7 +44,7 @@ def held_out(seed: int, n_words: int) -> str:
 
 
 def settled(page, timeout: float = 120.0, **expected) -> None:
-    """Complete as driver.wait_complete tells it, and still complete after SETTLE seconds."""
+    """Complete as app_driver.wait_complete tells it, and still complete after SETTLE seconds."""
     wait_complete(page, timeout=timeout, **expected)
     page.wait_for_timeout(SETTLE * 1000)
     wait_complete(page, timeout=timeout, **expected)

@@ -24,6 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app_driver import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 from benchmarks.load import (
     VIEWPORT,
     WORDS,
@@ -35,7 +36,6 @@ from benchmarks.load import (
     submit,
     wait_drawn,
 )
-from tests.e2e.driver import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 
 GOAL_MB = 600
 MAX_TOKENS = 256  # what the explorer draws of a long text

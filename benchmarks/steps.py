@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from attention import ops
-from attention.bench import LONG_TEXT, full_numpy_trace
+from benchmarks.engine import LONG_TEXT, full_numpy_trace
 
 # Our steps and the operators PyTorch's BERT runs for the same work.
 STEPS = (

@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from attention import motivation
+from attention.lessons import motivation
 from ui import chapter, engine, state, widgets
 from ui.figures import charts
 

@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from attention import similarity
+from attention.lessons import similarity
 from ui import chapter, figures, state, theme, widgets
 
 prose = chapter.begin("03_similarity.py")

@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from attention import similarity
+from attention.lessons import similarity
 from ui import chapter, engine, figures, state, widgets
 
 SENTENCES = ("an apple and an orange", "an apple phone")
@@ -44,7 +44,7 @@ with left:
             zmax=1,
         ),
         "toy_weights",
-        key="fig_ch2_weights",
+        key="fig_context_weights",
     )
 with right:
     st.markdown("**New vectors** (tech, fruitness, other)")
@@ -85,7 +85,7 @@ widgets.chart(
         "cosine similarity",
     ),
     "apple_context",
-    key="fig_ch2_context",
+    key="fig_context_apple",
 )
 st.dataframe(
     {

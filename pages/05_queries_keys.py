@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from attention import budget, heads, similarity
+from attention.lessons import budget, heads, similarity
 from ui import chapter, figures, state, theme, widgets
 
 prose = chapter.begin("05_queries_keys.py")
@@ -25,7 +25,7 @@ with left:
     chapter.half_chart(
         figures.attention_heatmap(scores, labels, title, kind="scores", half_width=True),
         "qk_scores",
-        key="fig_ch3_qk",
+        key="fig_queries_keys_qk",
         layer=layer_i,
         head=head_i,
     )
@@ -34,7 +34,7 @@ with right:
     chapter.half_chart(
         figures.attention_heatmap(xx, labels, "X Xᵀ of the embeddings", kind="scores", half_width=True),
         "xx",
-        key="fig_ch3_xx",
+        key="fig_queries_keys_xx",
         layer=layer_i,
     )
     st.metric("asymmetry of X Xᵀ", f"{heads.asymmetry(xx):.3f}")
@@ -51,7 +51,7 @@ with left:
             sym.scores, sym.words, sym.words, "Scores: symmetric", fmt=".4f", scale=theme.SCORES_SCALE, zmin=-1, zmax=1
         ),
         "symmetric_scores",
-        key="fig_ch5_sym_scores",
+        key="fig_queries_keys_sym_scores",
     )
 with right:
     widgets.chart(
@@ -59,7 +59,7 @@ with right:
             sym.weights, sym.words, sym.words, "Softmax of each row: not symmetric", fmt=".4f", zmin=0, zmax=1
         ),
         "row_softmax",
-        key="fig_ch5_sym_weights",
+        key="fig_queries_keys_sym_weights",
     )
 st.metric("asymmetry of these weights, max|W − Wᵀ| / max|W|", f"{heads.asymmetry(sym.weights):.3f}")
 
@@ -87,7 +87,7 @@ widgets.chart(
         horizontal=True,
     ),
     "widths",
-    key="fig_ch3_widths",
+    key="fig_queries_keys_widths",
 )
 chapter.try_this(prose, d_model=cfg.d_model, d_head=cfg.d_head)
 chapter.end()

@@ -38,7 +38,7 @@ def experiment() -> None:
                 "score",
             ),
             "score_histogram",
-            key="fig_ch4_hist",
+            key="fig_scaling_hist",
         )
     with right:
         widgets.chart(
@@ -50,7 +50,7 @@ def experiment() -> None:
                 highlight=exp.example_top_key(scaled),
             ),
             "example_weights",
-            key="fig_ch4_example",
+            key="fig_scaling_example",
         )
     st.markdown(prose["entropy"])
     curve = engine.entropy_curve(state.D_K_WIDTHS, n_keys)
@@ -65,7 +65,7 @@ def experiment() -> None:
             log_x=True,
         ),
         "entropy",
-        key="fig_ch4_entropy",
+        key="fig_scaling_entropy",
     )
     wide, narrow = engine.scaling_experiment(512, n_keys), engine.scaling_experiment(2, n_keys)
     chapter.try_this(

@@ -4,7 +4,8 @@ import numpy as np
 import streamlit as st
 
 import attention
-from attention import masking
+import attention.tokens
+from attention.lessons import masking, prediction
 from ui import chapter, engine, figures, widgets
 
 TOP = 5  # guesses kept at every position
@@ -15,13 +16,13 @@ st.latex(
     r"\mathcal{L} = -\frac{1}{n-1} \sum_{i=1}^{n-1} \ln p(t_{i+1} \mid t_1 \dots t_i)"
 )
 st.markdown(prose["training"])
-candidates = attention.prediction.candidate_probabilities(attention.prediction.NOTES_CANDIDATES)
+candidates = prediction.candidate_probabilities(prediction.NOTES_CANDIDATES)
 st.markdown(prose["notes"])
 left, right = st.columns([2, 3])
 left.dataframe(
     {
         "next word": list(candidates),
-        "score": list(attention.prediction.NOTES_CANDIDATES.values()),
+        "score": list(prediction.NOTES_CANDIDATES.values()),
         "softmax": [f"{p:.4f}" for p in candidates.values()],
     },
     hide_index=True,
@@ -37,7 +38,7 @@ with right:
             text_fmt=".4f",
         ),
         "notes_candidates",
-        key="fig_ch7_notes",
+        key="fig_next_word_notes",
         text="",
     )
 st.markdown(
@@ -61,6 +62,11 @@ def reads(i: int) -> str:
     return tr.text[: tr.tokens[i].end]
 
 
+def shown(p: attention.Prediction) -> str:
+    """A predicted token as a person reads it (a byte-level "Ġforest" as "␣forest")."""
+    return attention.tokens.readable(view.model.tokenizer, p.token, p.id)
+
+
 if cfg.is_decoder:
     st.markdown(prose["decoder"])
     guesses = engine.every_next_token(view.text, TOP)
@@ -74,7 +80,7 @@ if cfg.is_decoder:
         {
             "reads": [reads(i) for i in range(tr.n_tokens - 1)],
             "next token (the answer)": texts[1:],
-            "model's best guess": [g[0].token for g in guesses.guesses[:-1]],
+            "model's best guess": [shown(g[0]) for g in guesses.guesses[:-1]],
             "p(best guess)": [round(g[0].probability, 3) for g in guesses.guesses[:-1]],
             "p(answer)": np.round(guesses.actual_probability, 3),
             "right": ["✓" if h else "" for h in hits],
@@ -88,7 +94,7 @@ if cfg.is_decoder:
         top = guesses.guesses[at]
         chapter.half_chart(
             figures.bars(
-                [g.token for g in top],
+                [shown(g) for g in top],
                 [g.probability for g in top],
                 f"Likeliest after “{labels[at]}” (position {at})",
                 "probability",

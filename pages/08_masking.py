@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import attention
-from attention import masking
+from attention.lessons import masking
 from ui import chapter, figures, state, theme, widgets
 
 KEYS = [f"k{i + 1}" for i in range(4)]
@@ -78,7 +78,7 @@ with left:
             col_title="queries",
         ),
         "worked_scores",
-        key="fig_ch5_scores",
+        key="fig_masking_scores",
         mask="causal" if mask_on else "none",
         text="",  # the notes' table, not the sidebar's sentence
     )
@@ -96,7 +96,7 @@ with right:
             col_title="queries",
         ),
         "worked_softmax",
-        key="fig_ch5_softmax",
+        key="fig_masking_softmax",
         mask="causal" if mask_on else "none",
         text="",
     )
@@ -152,7 +152,7 @@ for col, mask in zip((left, right), attention.MASKS, strict=True):
                 half_width=True,
             ),
             f"weights_{mask}",
-            key=f"fig_ch5_{mask}",
+            key=f"fig_masking_{mask}",
             layer=layer_i,
             head=head_i,
             mask=mask,

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from attention import budget
+from attention.lessons import budget
 from ui import chapter, engine, figures, state, widgets
 from ui.figures import diagrams
 
@@ -28,7 +28,7 @@ widgets.chart(
         f"“{figures.token_labels(texts)[token]}”: weighted values of layer {layer_i + 1}, head {head_i + 1}, tip to tail",
     ),
     "value_chain",
-    key="fig_ch6_chain",
+    key="fig_values_chain",
     layer=layer_i,
     head=head_i,
 )
@@ -59,7 +59,7 @@ widgets.chart(
         log_y=True,
     ),
     "singular_values",
-    key="fig_ch6_sv",
+    key="fig_values_sv",
     layer=layer_i,
     head=head_i,
     text="",  # the weights alone: no sentence

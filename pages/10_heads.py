@@ -5,7 +5,7 @@ import streamlit as st
 
 import attention
 import attention.tokens
-from attention import budget, heads
+from attention.lessons import budget, heads
 from ui import chapter, engine, figures, state, widgets
 
 prose = chapter.begin("10_heads.py")
@@ -59,7 +59,7 @@ widgets.chart(
         col_title="",  # the tokens name themselves; an axis title would collide with the subtitle
     ),
     "head_norms",
-    key="fig_ch7_norms",
+    key="fig_heads_norms",
     layer=layer_i,
 )
 st.markdown(
@@ -82,7 +82,7 @@ widgets.chart(
         mv.moves, mv.projection.explained, labels, moved_by, f"Where the heads move every token: its {moved_by}"
     ),
     "heads_move",
-    key="fig_ch7_move",
+    key="fig_heads_move",
     layer=layer_i,
     head=head_i if only else None,
 )
@@ -126,7 +126,7 @@ if cfg.n_kv_heads < cfg.n_heads:
                     layer.weights[h], labels, f"Query head {h + 1}, keys of head {group_of + 1}", half_width=True
                 ),
                 f"group_{group_of + 1}_head_{h + 1}",
-                key=f"fig_ch10_group_{h}",
+                key=f"fig_heads_group_{h}",
                 layer=layer_i,
                 head=h,
             )
@@ -160,11 +160,11 @@ measures = {
 widgets.chart(
     figures.role_map(found.roles, measures, f"{cfg.name}: the role of every head", chosen=(layer_i, head_i)),
     "head_roles",
-    key="fig_ch10_roles",
+    key="fig_heads_roles",
     text=view.text,
     pick=True,
 )
-points = (st.session_state.get("fig_ch10_roles") or {}).get("selection", {}).get("points", [])
+points = (st.session_state.get("fig_heads_roles") or {}).get("selection", {}).get("points", [])
 if points and "x" in points[0] and "y" in points[0]:  # a square clicked: x is its head, y its layer (1-based)
     clicked = int(points[0]["y"]), int(points[0]["x"])
     if clicked != (layer_i + 1, head_i + 1) and 1 <= clicked[0] <= cfg.n_layers and 1 <= clicked[1] <= cfg.n_heads:
@@ -204,7 +204,7 @@ else:
     shares, y_title = found.sep_share, "weight on [SEP]"
     shares_title = f"{cfg.name}: attention on [SEP], by layer"
 widgets.chart(
-    figures.share_by_layer(shares, shares_title, y_title), "share_by_layer", key="fig_ch10_share", text=view.text
+    figures.share_by_layer(shares, shares_title, y_title), "share_by_layer", key="fig_heads_share", text=view.text
 )
 
 st.subheader(f"Remove head {head_i + 1} of layer {layer_i + 1}")
@@ -253,7 +253,7 @@ else:
             text_fmt=".3f",
         ),
         "removed_cosines",
-        key="fig_ch10_removed",
+        key="fig_heads_removed",
         layer=layer_i,
         head=head_i,
     )

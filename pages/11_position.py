@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from attention import position
+from attention.lessons import position
 from ui import chapter, engine, figures, state, widgets
 
 prose = chapter.begin("11_position.py")
@@ -40,7 +40,7 @@ with left:
             half_width=True,
         ),
         "original",
-        key="fig_ch8_original",
+        key="fig_position_original",
         layer=layer_i,
         head=head_i,
     )
@@ -53,7 +53,7 @@ with right:
             half_width=True,
         ),
         "unshuffled",
-        key="fig_ch8_unshuffled",
+        key="fig_position_unshuffled",
         layer=layer_i,
         head=head_i,
     )
@@ -67,7 +67,7 @@ d = c2.select_slider("d_model", state.SINUSOID_WIDTHS, **state.bound("pos_d"))
 widgets.chart(
     figures.big_heatmap(position.sinusoidal_encoding(n_pos, d), "Sinusoidal encoding", "dimension", "position"),
     "sinusoidal",
-    key="fig_ch8_sin",
+    key="fig_position_sin",
 )
 if cfg.positions == "rotary":
     st.header("Rotary positions (the loaded model)")
@@ -86,7 +86,7 @@ if cfg.positions == "rotary":
             "position",
         ),
         "rotary",
-        key="fig_ch11_rotary",
+        key="fig_position_rotary",
         text="",
     )
 else:
@@ -100,7 +100,7 @@ else:
                 model.embeddings.position[:n_learned], f"{cfg.name}: position embeddings", "dimension", "position"
             ),
             "learned",
-            key="fig_ch8_learned",
+            key="fig_position_learned",
         )
     with right:
         widgets.chart(
@@ -108,7 +108,7 @@ else:
                 engine.position_similarity(n_learned), "Cosine similarity between positions", "position", "position"
             ),
             "learned_cosine",
-            key="fig_ch8_cos",
+            key="fig_position_cos",
         )
 
 st.header("The same sentence, further along")

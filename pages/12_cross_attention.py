@@ -18,7 +18,7 @@ st.markdown(
 widgets.chart(
     diagrams.encoder_decoder_diagram("Encoder and decoder: where cross-attention reads the source"),
     "encoder_decoder",
-    key="fig_ch12_stacks",
+    key="fig_cross_stacks",
     text="",  # a diagram of the architecture, no sentence in it
 )
 st.markdown(prose["stacks"])
@@ -41,7 +41,7 @@ widgets.chart(
         key_labels=source_labels,
     ),
     "cross_attention",
-    key="fig_ch9",
+    key="fig_cross_weights",
     layer=layer_i,
     head=head_i,
     mask="none",

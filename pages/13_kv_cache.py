@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from attention import budget, kv_cache
+from attention import kv_cache
+from attention.lessons import budget
 from ui import chapter, engine, figures, state, widgets
 
 LENGTHS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)  # the text-length presets, cut at each context
@@ -64,7 +65,7 @@ def one_step() -> None:
                 text_fmt=".2f",
             ),
             "cached_step",
-            key="fig_ch10_step",
+            key="fig_kv_cache_step",
             layer=layer_i,
             head=head_i,
             mask="causal",
@@ -73,7 +74,7 @@ def one_step() -> None:
         chapter.half_chart(
             figures.attention_heatmap(run.full_weights, labels, "All at once", half_width=True),
             "full_causal",
-            key="fig_ch10_full",
+            key="fig_kv_cache_full",
             layer=layer_i,
             head=head_i,
             mask="causal",
@@ -127,7 +128,7 @@ def costs_section() -> None:
                 log_y=True,
             ),
             "cache_flops",
-            key="fig_ch10_flops",
+            key="fig_kv_cache_flops",
         )
     with right:
         widgets.chart(
@@ -139,7 +140,7 @@ def costs_section() -> None:
                 f"{unit} (2{'³⁰' if giga else '²⁰'} bytes)",
             ),
             "cache_memory",
-            key="fig_ch10_memory",
+            key="fig_kv_cache_memory",
         )
     m1, m2 = st.columns(2)
     for column, (name, b) in zip((m1, m2), BYTES.items(), strict=True):

@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from attention import budget
+from attention.lessons import budget
 from ui import chapter, figures, state, widgets
 
 FIELDS = {  # the calculator's inputs: the link's name, the label, the DecoderSizes field, the range
@@ -57,7 +57,7 @@ def show_budget(b: budget.Budget, name: str, key: str) -> None:
             horizontal=True,
         ),
         f"budget_{key}",
-        key=f"fig_ch11_{key}",
+        key=f"fig_parameters_{key}",
     )
 
 

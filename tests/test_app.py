@@ -7,19 +7,17 @@ import html
 import json
 from pathlib import Path
 
-import huggingface_hub.constants
 import numpy as np
 import plotly.graph_objects as go
 import pytest
 
 import attention
 from tests.apptest import array, figure, figures, messages, run_page
-from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
-from ui import engine, plot, theme
+from tests.sentences import FLUFFY
+from ui import plot, theme
 from ui.figures import cells, head_meta
 from ui.figures.base import SUBTITLE_PX, token_labels
 
-FLUFFY = "a fluffy blue creature roamed the verdant forest"
 DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")  # the figures' font, shipped with Chromium
 
 
@@ -344,17 +342,6 @@ def test_example_picker_sets_the_sentence():
     assert figure(at, "5 tokens")
     assert at.query_params["text"] == "an apple phone"
     assert any("“apple”" in title for title in figures(at))
-
-
-@pytest.fixture
-def gpt2_in_cache(tmp_path, monkeypatch):
-    tiny = build_tiny_gpt2(tmp_path / "tiny-gpt2")
-    install_in_hf_cache(tiny, "gpt2", tmp_path / "hub")
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
-    engine.choices.clear()
-    yield
-    engine.choices.clear()
 
 
 def test_a_decoders_own_mask_is_named_as_its_own(gpt2_in_cache):

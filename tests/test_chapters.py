@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import math
 
-import huggingface_hub.constants
 import numpy as np
 import pytest
 
 import attention
+from attention.lessons import masking
 from tests.apptest import array, figure, figures, messages, metric, run_page
-from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
-from ui import chapter, engine, plot
+from tests.gpt2_counts import gpt2_of_sizes, parameters_by_group
+from tests.sentences import FLUFFY
+from ui import chapter, plot
 from ui.chapters import CHAPTERS
-
-FLUFFY = "a fluffy blue creature roamed the verdant forest"
 
 
 def page(name: str) -> str:
@@ -42,26 +41,10 @@ def metric_exactly(at, label: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def tiny_folder(tmp_path_factory):
-    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
-
-
-@pytest.fixture
-def gpt2_in_cache(tiny_folder, tmp_path, monkeypatch):
-    """A small random GPT-2 where a download of "gpt2" would be: the Model choice offers it."""
-    install_in_hf_cache(tiny_folder, "gpt2", tmp_path / "hub")
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
-    engine.choices.clear()
-    yield
-    engine.choices.clear()
-
-
-@pytest.fixture(scope="module")
-def tiny_reference(tiny_folder):
+def tiny_reference(tiny_gpt2_folder):
     from transformers import GPT2LMHeadModel
 
-    return GPT2LMHeadModel.from_pretrained(tiny_folder, attn_implementation="eager").eval()
+    return GPT2LMHeadModel.from_pretrained(tiny_gpt2_folder, attn_implementation="eager").eval()
 
 
 # --- what every chapter has ---------------------------------------------------------------------------
@@ -152,20 +135,29 @@ def test_1_the_big_picture_of_a_decoder_has_its_layernorms_first(gpt2_in_cache, 
 # --- 2. why attention ----------------------------------------------------------------------------------
 
 
+def leaky_state(keep: float, n_words: int) -> np.ndarray:
+    """Each word's share of a leaky recurrent state, h_t = λ h_{t−1} + (1 − λ) x_t, run step by step on n_words
+    one-hot words: coordinate 0 is the first word's."""
+    h = np.zeros(n_words)
+    for t in range(n_words):
+        h = keep * h + (1 - keep) * np.eye(n_words)[t]
+    return h
+
+
 def test_2_a_recurrent_state_keeps_a_fixed_share_of_dont_at_kill():
     at = run_page(page("why_attention"), why_keep="0.8")
     assert metric(at, "tokens from “Don't” to “kill”") == "13"  # [CLS] don ' t go insane , find … and kill
-    assert metric(at, "share of “Don't” left") == f"{0.2 * 0.8**13:.2%}"
+    assert metric(at, "share of “Don't” left") == f"{leaky_state(0.8, 14)[0]:.2%}"  # 14 words read, "Don't" first
     chart = figure(at, "How much of a word d tokens back is left")
-    assert array(chart["data"][0]["y"])[10] == pytest.approx(0.2 * 0.8**10)
+    assert array(chart["data"][0]["y"])[10] == pytest.approx(leaky_state(0.8, 11)[0])
     assert array(chart["data"][1]["y"]).min() > 0.3  # the head that looks back keeps looking, 165 tokens away
     text = markdown(at)
-    # λ = 0.9 → 0.99 lowers "Don't"'s share, 0.1 × 0.9¹³ = 2.54 % → 0.01 × 0.99¹³ = 0.88 %, because it enters
-    # with 1 − λ (10 % → 1 %) though it keeps far more of it (0.9¹³ = 25.42 % → 0.99¹³ = 87.75 %)
-    for value in (0.1 * 0.9**13, 0.01 * 0.99**13, 0.9**13, 0.99**13):
-        assert f"{value:.2%}" in text
-    # of what the 14 words read put in (1 − λ¹⁴ of the state), "Don't" holds more at 0.99 than at 0.9
-    assert f"{0.1 * 0.9**13 / (1 - 0.9**14):.2%}" in text and f"{0.01 * 0.99**13 / (1 - 0.99**14):.2%}" in text
+    # λ = 0.9 → 0.99 lowers "Don't"'s share, 2.54 % → 0.88 %, because it enters with 1 − λ (10 % → 1 %) though
+    # it keeps far more of it (25.42 % → 87.75 %); of what the 14 words put in, it holds more at 0.99 than at 0.9
+    for keep in (0.9, 0.99):
+        state, entered = leaky_state(keep, 14), leaky_state(keep, 1)[0]
+        for value in (state[0], state[0] / entered, state[0] / state.sum()):
+            assert f"{value:.2%}" in text
     assert "for every } j \\text{ (an encoder" in at.latex[1].value  # MiniLM reads both ways
 
 
@@ -312,11 +304,11 @@ def test_7_the_notes_candidates_after_the_fluffy_exactly():
     assert "0.2503" in markdown(at) and "0.0339" in markdown(at)  # bluebird and creature tie; cat
 
 
-def test_7_a_decoder_predicts_every_next_token_as_transformers_does(gpt2_in_cache, tiny_reference, tiny_folder):
+def test_7_a_decoder_predicts_every_next_token_as_transformers_does(gpt2_in_cache, tiny_reference, tiny_gpt2_folder):
     import torch
 
     at = run_page(page("next_word"), model="gpt2")
-    ids = [t.id for t in attention.trace(attention.load_model(str(tiny_folder)), FLUFFY).tokens]
+    ids = [t.id for t in attention.trace(attention.load_model(str(tiny_gpt2_folder)), FLUFFY).tokens]
     with torch.no_grad():
         p = torch.softmax(tiny_reference(torch.tensor([ids])).logits[0].double(), -1).numpy()
     table = next(d.value for d in at.dataframe if "p(answer)" in d.value)
@@ -350,7 +342,7 @@ def test_8_masking_worked_softmax_keeps_minus_infinity_and_a_centred_scale(model
     at.toggle(key="w:mk_mask").set_value(False).run()
     w = z(figure(at, "Softmax down each column"))
     # the notes' −∞ stay in the table without the mask: the same weights, until a number is typed below the diagonal
-    assert np.allclose(w, attention.masking.column_softmax(attention.masking.NOTES_SCORES))
+    assert np.allclose(w, masking.column_softmax(masking.NOTES_SCORES))
 
 
 def test_8_a_table_in_the_link_is_the_table_shown():
@@ -492,8 +484,7 @@ def test_13_kv_cache_equals_full_masked_attention_and_says_it_is_an_illustration
     assert "illustration" in markdown(at)
     step = figure(at, "Step 5")
     assert float(np.sum(array(step["data"][0]["y"]))) == pytest.approx(1.0, abs=1e-5)
-    # GPT-3 at 2,048 tokens: 2 × 96 × 12,288 × 2,048 × 4 bytes = 19,327,352,832 bytes
-    assert 2 * 96 * 12288 * 2048 * 4 == 19_327_352_832 == 18_432 * 2**20 == 18 * 2**30
+    # GPT-3 at 2,048 tokens: 2 × 96 × 12,288 × 2,048 × 4 bytes = 19,327,352,832 bytes = 18,432 × 2²⁰ = 18 × 2³⁰
     assert "18,432 MiB = 18 GiB, which is 19.3 GB" in markdown(at) and "9.66 GB" in markdown(at)
     assert "why keys and values, and not queries" in markdown(at).lower()
     length = at.select_slider(key="w:kv_tokens")
@@ -534,7 +525,8 @@ def test_14_presets_give_the_published_counts_and_the_try_this_comes_out():
     assert "124,439,808 parameters, 124M" in "\n".join(c.value for c in at.caption)  # Hugging Face's gpt2
     assert in_link(at, "bp_preset") == "gpt2"
     # the Try this: GPT-2 small's embedding outweighs all its attention layers, as the question's answer says
-    embedding, attention_ = 50257 * 768, 12 * (4 * (768 * 768 + 768) + 2 * 768)
+    gpt2 = gpt2_of_sizes(n_layers=12, n_heads=12, d_head=64, vocab=50257, context=1024)  # transformers' own, counted
+    embedding, attention_ = gpt2.transformer.wte.weight.numel(), parameters_by_group(gpt2)["attention"]
     assert embedding > attention_
     question = next(r for r in at.radio if r.label.startswith("**Question.**"))
     question.set_value("the token embedding").run()
@@ -572,7 +564,10 @@ def test_11_rotary_positions_score_by_distance_and_learned_ones_do_not(model):
 def test_10_and_13_grouped_query_attention_on_smollm2():
     """SmolLM2: 9 query heads share 3 key/value heads; a token's cache is 2 × 30 layers × 3 × 64 = 11,520 numbers,
     where a key and a value per query head would be 2 × 30 × 9 × 64 = 34,560."""
-    assert (2 * 30 * 3 * 64, 2 * 30 * 9 * 64) == (11_520, 34_560)
+    tr = attention.trace(attention.load_model("smollm2"), FLUFFY)
+    cached = sum(layer.k_shared.size + layer.v_shared.size for layer in tr.layers) // tr.n_tokens  # what it keeps
+    one_per_head = sum(layer.k.size + layer.v.size for layer in tr.layers) // tr.n_tokens  # a key per query head
+    assert (cached, one_per_head) == (11_520, 34_560)
     at = run_page(page("heads"), model="smollm2", head="5")
     text = markdown(at)
     assert "key/value head 2 → query heads 4, 5, 6" in text and "11,520" in text and "34,560" in text

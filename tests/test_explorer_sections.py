@@ -7,18 +7,14 @@ and laid out in a temporary Hugging Face cache.
 
 from __future__ import annotations
 
-import huggingface_hub.constants
 import numpy as np
 import pytest
 
 import attention
 from attention.tokens import readable
 from tests.apptest import array, figure, figures, run_page, table
-from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
-from ui import engine
+from tests.sentences import FLUFFY
 from ui import figures as figures_
-
-FLUFFY = "a fluffy blue creature roamed the verdant forest"
 
 
 def pca(points: np.ndarray) -> np.ndarray:
@@ -135,21 +131,6 @@ def test_the_next_word_panel_needs_a_decoder():
     )
 
 
-@pytest.fixture(scope="module")
-def tiny_gpt2(tmp_path_factory):
-    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
-
-
-@pytest.fixture
-def gpt2_in_cache(tiny_gpt2, tmp_path, monkeypatch):
-    install_in_hf_cache(tiny_gpt2, "gpt2", tmp_path / "hub")
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
-    engine.choices.clear()
-    yield attention.load_model(str(tiny_gpt2))
-    engine.choices.clear()
-
-
 def top_ten(logits: np.ndarray, temperature: float) -> tuple[np.ndarray, np.ndarray]:
     """The ten likeliest ids and their probabilities, softmax(logits / T) computed here."""
     z = logits.astype(np.float64) / temperature
@@ -165,8 +146,8 @@ def bars(at) -> tuple[list[str], np.ndarray]:
     return list(spec["layout"]["yaxis"]["ticktext"]), array(bar["x"])
 
 
-def test_the_next_word_on_a_decoder_is_softmax_of_its_logits_over_the_temperature(gpt2_in_cache):
-    gpt2 = gpt2_in_cache
+def test_the_next_word_on_a_decoder_is_softmax_of_its_logits_over_the_temperature(gpt2_in_cache, tiny_gpt2_folder):
+    gpt2 = attention.load_model(str(tiny_gpt2_folder))
     at = run_page(model="gpt2")
     assert not at.exception
     logits = attention.trace(gpt2, FLUFFY).next_logits

@@ -15,10 +15,9 @@ import pytest
 import attention
 from tests.apptest import figures as drawn_figures
 from tests.apptest import run_page
+from tests.sentences import FLUFFY
 from ui import downloads, figures, plot, theme
 from ui.chapters import CHAPTERS
-
-FLUFFY = "a fluffy blue creature roamed the verdant forest"
 
 
 def test_png_at_three_times_and_svg(model):

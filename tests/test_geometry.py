@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import attention
-from attention.geometry import (
+from attention.lessons.geometry import (
     after_heads,
     before_after,
     displacement_directions,
@@ -15,6 +15,7 @@ from attention.geometry import (
     layer_before_after,
     moved_toward,
 )
+from tests.sentences import FLUFFY
 
 
 def test_pca_recovers_a_plane_exactly():
@@ -30,7 +31,7 @@ def test_pca_recovers_a_plane_exactly():
 
 
 def test_projection_is_linear_so_arrows_add(model):
-    layer = attention.trace(model, "a fluffy blue creature roamed the verdant forest").layers[1]
+    layer = attention.trace(model, FLUFFY).layers[1]
     pic = displacement_picture(layer, dims=3, layer_norm=True)
     assert pic.e.shape == (13, 3) and pic.e_plus_head.shape == (12, 13, 3)
     arrows = pic.e_plus_head - pic.e[None]
@@ -53,15 +54,12 @@ def test_moved_toward_finds_the_pair_that_got_closer():
 def test_a_chain_ends_where_the_whole_sum_lands():
     rng = np.random.default_rng(5)
     start, steps = rng.standard_normal(384), rng.standard_normal((7, 384))
-    from attention.geometry import chain
+    from attention.lessons.geometry import chain
 
     c = chain(start, steps)
     assert c.points.shape == (8, 2) and c.steps.shape == (7, 2)
     assert np.allclose(c.points[-1], c.projection(start + steps.sum(axis=0)))
     assert np.allclose(c.steps.sum(axis=0), c.points[-1] - c.points[0])
-
-
-FLUFFY = "a fluffy blue creature roamed the verdant forest"
 
 
 def pca(points: np.ndarray, dims: int = 2) -> tuple[np.ndarray, np.ndarray]:
@@ -149,11 +147,9 @@ def test_before_after_leaves_out_the_rows_not_shown(fluffy):
         layer_before_after(layer, "ffn", keep)
 
 
-def test_a_decoders_step_after_the_heads_has_no_layer_norm(tmp_path):
+def test_a_decoders_step_after_the_heads_has_no_layer_norm(tiny_gpt2_folder):
     """GPT-2 adds the heads' sum and b_O to e and stops there: e′ is e + ΣΔe + b_O, the last two points one."""
-    from tests.tiny_gpt2 import build_tiny_gpt2
-
-    gpt2 = attention.load_model(str(build_tiny_gpt2(tmp_path / "tiny")))
+    gpt2 = attention.load_model(str(tiny_gpt2_folder))
     layer, j = attention.trace(gpt2, FLUFFY).layers[1], 3
     after = after_heads(layer, j, layer_norm=False)
     e = layer.x[j].astype(np.float64)
@@ -175,7 +171,7 @@ def test_moves_in_a_plane_are_drawn_at_their_full_length_however_far_apart_the_t
 
 
 def test_the_moves_picture_keeps_more_of_the_moves_than_the_embeddings_picture(model):
-    layer = attention.trace(model, "a fluffy blue creature roamed the verdant forest").layers[0]
+    layer = attention.trace(model, FLUFFY).layers[0]
     delta = layer.delta_sum.astype(np.float64)
     mv = displacement_directions(delta)
     # the share of Σ|Δe|² the plane keeps, measured directly, is what its axes say

@@ -19,12 +19,12 @@ import torch
 from transformers import AutoTokenizer, GPT2LMHeadModel
 
 import attention
-from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
+from tests.sentences import FLUFFY
+from tests.tiny_gpt2 import install_in_hf_cache
 
 ROOT = Path(__file__).resolve().parents[1]
-TEXT = "a fluffy blue creature roamed the verdant forest"
 SENTENCES = [
-    TEXT,
+    FLUFFY,
     "the bank by the river bank",  # a repeated word
     "a fluffy blue creature roamed the verdant forest, then slept.",  # a word the tokenizer splits
     "In 1969, 3 astronauts flew 384,400 km to the Moon!",  # digits and punctuation
@@ -36,24 +36,19 @@ SENTENCES = [
 
 
 @pytest.fixture(scope="module")
-def folder(tmp_path_factory) -> Path:
-    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
-
-
-@pytest.fixture(scope="module")
-def reference(folder):
+def reference(tiny_gpt2_folder):
     """The reference: transformers' own GPT-2, eager attention so it returns its weights, float32."""
-    return GPT2LMHeadModel.from_pretrained(folder, attn_implementation="eager", dtype=torch.float32).eval()
+    return GPT2LMHeadModel.from_pretrained(tiny_gpt2_folder, attn_implementation="eager", dtype=torch.float32).eval()
 
 
 @pytest.fixture(scope="module")
-def reference_tokenizer(folder):
-    return AutoTokenizer.from_pretrained(folder)
+def reference_tokenizer(tiny_gpt2_folder):
+    return AutoTokenizer.from_pretrained(tiny_gpt2_folder)
 
 
 @pytest.fixture(scope="module")
-def model(folder):
-    return attention.load_model(str(folder))
+def model(tiny_gpt2_folder):
+    return attention.load_model(str(tiny_gpt2_folder))
 
 
 @dataclass(frozen=True)
@@ -115,7 +110,7 @@ def test_sizes_are_read_from_the_config(model, reference):
     assert (c.norm, c.norm_position, c.positions, c.mlp) == ("layer", "pre", "learned", "gelu_tanh")
     assert (c.n_layers, c.n_heads, c.d_model) == (cfg.n_layer, cfg.n_head, cfg.n_embd)
     assert c.d_head == cfg.n_embd // cfg.n_head
-    assert c.d_ff == 4 * cfg.n_embd  # n_inner None means 4·d_model
+    assert c.d_ff == reference.transformer.h[0].mlp.c_fc.nf  # the MLP's width as transformers built it
     assert c.max_positions == cfg.n_positions
     assert c.vocab_size == cfg.vocab_size
     assert c.norm_eps == cfg.layer_norm_epsilon and c.n_kv_heads == c.n_heads
@@ -134,7 +129,7 @@ def test_same_tokens_as_the_reference_tokenizer(model, reference_tokenizer, text
 
 
 def test_tokens_keep_the_tokenizers_spelling(model):
-    tokens = [t.text for t in attention.trace(model, TEXT).tokens]
+    tokens = [t.text for t in attention.trace(model, FLUFFY).tokens]
     assert tokens[:4] == ["a", "Ġfluffy", "Ġblue", "Ġcreature"]
     assert "<|endoftext|>" not in tokens
 
@@ -165,7 +160,7 @@ def test_weights_and_hidden_states_equal_transformers(model, reference, text):
 
 
 def test_the_trace_is_causal_by_default(model):
-    tr = attention.trace(model, TEXT)
+    tr = attention.trace(model, FLUFFY)
     assert tr.mask_kind == "causal" and tr.mask_is_real
     rows, cols = above_diagonal(tr.n_tokens)
     assert (tr.weights[..., rows, cols] == 0).all()  # exactly zero, not merely small
@@ -175,14 +170,14 @@ def test_the_trace_is_causal_by_default(model):
 
 def test_the_reference_weights_have_structure(reference, reference_tokenizer):
     """Guard on the tiny model itself: flat rows (all 1/n) would let a wrong engine pass."""
-    run = reference_run(reference, reference_tokenizer(TEXT)["input_ids"])
+    run = reference_run(reference, reference_tokenizer(FLUFFY)["input_ids"])
     n = run.attentions.shape[-1]
     uniform = 1.0 / np.arange(1, n + 1)  # a causal row i spread evenly over i + 1 tokens
     assert (run.attentions.max(-1)[..., 1:] - uniform[1:]).mean() > 0.3
 
 
 def test_queries_keys_values_and_scores_equal_transformers(model, reference):
-    tr = attention.trace(model, TEXT)
+    tr = attention.trace(model, FLUFFY)
     run = reference_run(reference, [t.id for t in tr.tokens])
     for layer, qkv in zip(tr.layers, run.qkv, strict=True):
         q, k, v = split_heads(qkv, model.config.n_heads)
@@ -194,7 +189,7 @@ def test_queries_keys_values_and_scores_equal_transformers(model, reference):
 
 
 def test_each_heads_displacement_equals_its_slice_of_c_proj(model, reference):
-    tr = attention.trace(model, TEXT)
+    tr = attention.trace(model, FLUFFY)
     run = reference_run(reference, [t.id for t in tr.tokens])
     d = model.config.d_head
     for i, (block, layer) in enumerate(zip(reference.transformer.h, tr.layers, strict=True)):
@@ -215,7 +210,7 @@ def test_each_heads_displacement_equals_its_slice_of_c_proj(model, reference):
 # --- next-token probabilities ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", [TEXT, "the bank by the river", "x"])
+@pytest.mark.parametrize("text", [FLUFFY, "the bank by the river", "x"])
 def test_next_tokens_equal_the_softmax_of_the_last_logits(model, reference, reference_tokenizer, text):
     tr = attention.trace(model, text)
     run = reference_run(reference, [t.id for t in tr.tokens])
@@ -231,7 +226,7 @@ def test_next_tokens_equal_the_softmax_of_the_last_logits(model, reference, refe
 
 @pytest.mark.parametrize("temperature", [0.5, 2.0])
 def test_temperature_divides_the_logits(model, reference, temperature):
-    tr = attention.trace(model, TEXT)
+    tr = attention.trace(model, FLUFFY)
     run = reference_run(reference, [t.id for t in tr.tokens])
     p = softmax(run.logits[-1].astype(np.float64) / temperature)
     top = np.argsort(-p)[:10]
@@ -241,7 +236,7 @@ def test_temperature_divides_the_logits(model, reference, temperature):
 
 
 def test_next_tokens_is_for_decoders_only():
-    tr = attention.trace(attention.load_model(), TEXT)  # the bundled encoder
+    tr = attention.trace(attention.load_model(), FLUFFY)  # the bundled encoder
     with pytest.raises(ValueError):
         tr.next_tokens()
 
@@ -250,7 +245,7 @@ def test_next_tokens_is_for_decoders_only():
 
 
 def test_no_mask_on_a_decoder_is_a_counterfactual(model, reference):
-    tr = attention.trace(model, TEXT, mask="none")
+    tr = attention.trace(model, FLUFFY, mask="none")
     assert tr.mask_kind == "none" and tr.mask_is_real is False
     rows, cols = above_diagonal(tr.n_tokens)
     assert (tr.weights[..., rows, cols] > 0).any()
@@ -273,23 +268,25 @@ def run_python(*args: str, env: dict[str, str] | None = None, timeout: float = 1
     )
 
 
-def test_cli_next_prints_the_reference_top_tokens(folder, reference, reference_tokenizer):
-    done = run_python("-m", "attention", "next", TEXT, "--model", str(folder), "--top", "5", "--format", "json")
+def test_cli_next_prints_the_reference_top_tokens(tiny_gpt2_folder, reference, reference_tokenizer):
+    done = run_python(
+        "-m", "attention", "next", FLUFFY, "--model", str(tiny_gpt2_folder), "--top", "5", "--format", "json"
+    )
     assert done.returncode == 0, done.stderr
     predictions = json.loads(done.stdout)
-    run = reference_run(reference, reference_tokenizer(TEXT)["input_ids"])
+    run = reference_run(reference, reference_tokenizer(FLUFFY)["input_ids"])
     p = softmax(run.logits[-1].astype(np.float64))
     top = np.argsort(-p)[:5]
     assert [x["token"] for x in predictions] == reference_tokenizer.convert_ids_to_tokens(top.tolist())
     assert np.abs(np.array([x["probability"] for x in predictions]) - p[top]).max() <= 1e-5
 
 
-def test_cli_trace_writes_the_reference_weights(folder, reference, reference_tokenizer, tmp_path):
+def test_cli_trace_writes_the_reference_weights(tiny_gpt2_folder, reference, reference_tokenizer, tmp_path):
     out = tmp_path / "t.npz"
-    done = run_python("-m", "attention", "trace", TEXT, "--model", str(folder), "--out", str(out))
+    done = run_python("-m", "attention", "trace", FLUFFY, "--model", str(tiny_gpt2_folder), "--out", str(out))
     assert done.returncode == 0, done.stderr
     data = np.load(out)
-    ids = reference_tokenizer(TEXT)["input_ids"]
+    ids = reference_tokenizer(FLUFFY)["input_ids"]
     assert [str(t) for t in data["tokens"]] == reference_tokenizer.convert_ids_to_tokens(ids)
     run = reference_run(reference, ids)
     assert data["weights"].shape == run.attentions.shape
@@ -310,7 +307,7 @@ LOAD_FROM_CACHE = f"""
 import json, sys
 import attention
 model = attention.load_model("gpt2")
-tr = attention.trace(model, {TEXT!r})
+tr = attention.trace(model, {FLUFFY!r})
 print(json.dumps({{
     "arch": model.config.family,
     "sizes": [model.config.n_layers, model.config.n_heads, model.config.d_model, model.config.vocab_size],
@@ -322,16 +319,16 @@ print(json.dumps({{
 
 
 @pytest.mark.parametrize("offline", [True, False], ids=["offline", "online"])
-def test_a_hub_name_is_read_from_the_local_cache(folder, reference, reference_tokenizer, tmp_path, offline):
+def test_a_hub_name_is_read_from_the_local_cache(tiny_gpt2_folder, reference, reference_tokenizer, tmp_path, offline):
     """The tiny model installed as "gpt2": found in the cache first, so no network is needed even online."""
-    install_in_hf_cache(folder, "gpt2", tmp_path / "hub")
+    install_in_hf_cache(tiny_gpt2_folder, "gpt2", tmp_path / "hub")
     done = run_python("-c", LOAD_FROM_CACHE, env=hub_env(tmp_path / "hub", tmp_path / "home", offline))
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
     cfg = reference.config
     assert got["arch"] == "GPT-2 decoder"
     assert got["sizes"] == [cfg.n_layer, cfg.n_head, cfg.n_embd, cfg.vocab_size]  # the tiny model, not the real gpt2
-    p = softmax(reference_run(reference, reference_tokenizer(TEXT)["input_ids"]).logits[-1].astype(np.float64))
+    p = softmax(reference_run(reference, reference_tokenizer(FLUFFY)["input_ids"]).logits[-1].astype(np.float64))
     top = np.argsort(-p)[:5]
     assert [t for t, _ in got["next"]] == reference_tokenizer.convert_ids_to_tokens(top.tolist())
     assert np.abs(np.array([q for _, q in got["next"]]) - p[top]).max() <= 1e-5
@@ -363,10 +360,10 @@ def test_a_model_missing_offline_fails_at_once_and_says_why(tmp_path):
     assert "offline" in message or "cache" in message
 
 
-def test_the_server_path_never_imports_torch(folder):
+def test_the_server_path_never_imports_torch(tiny_gpt2_folder):
     code = (
         "import sys, attention\n"
-        f"m = attention.load_model({str(folder)!r})\n"
+        f"m = attention.load_model({str(tiny_gpt2_folder)!r})\n"
         "attention.trace(m, 'a fluffy blue').next_tokens()\n"
         "print(sorted(name for name in sys.modules if name.split('.')[0] in ('torch', 'transformers', 'sentence_transformers')))\n"
     )

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 import attention
-from attention import head_roles as hr
 from attention import ops
+from attention.lessons import head_roles as hr
+from tests.sentences import FLUFFY
 
 N = 7  # tokens in the hand-made patterns
 SEP = N - 1  # an encoder's [SEP]: the last token
-TEXT = "a fluffy blue creature roamed the verdant forest"
 PARIS = "The capital of France is"
 PLANNED_FIRST_TOKEN_SHARE = 0.673  # SmolLM2, the last query of PARIS, the mean over its 270 heads
 
@@ -86,7 +86,7 @@ def test_a_sep_pattern_scores_one_on_sep_and_zero_elsewhere():
 
 def test_without_a_sep_its_share_is_not_a_number(model):
     assert math.isnan(measures(sep_pattern(), sep=None)["sep"])
-    tokens = attention.trace(model, TEXT).tokens
+    tokens = attention.trace(model, FLUFFY).tokens
     assert hr.sep_position(tokens) == len(tokens) - 1 and tokens[-1].text == "[SEP]"
 
 
@@ -216,7 +216,7 @@ def print_counts(name: str, found: hr.HeadRoles) -> None:
 def test_minilm_roles_and_its_attention_on_sep(model, st_model):
     import torch
 
-    tr = attention.trace(model, TEXT)
+    tr = attention.trace(model, FLUFFY)
     found = hr.head_roles(tr, hr.induction_scores(model))
     print_counts("all-MiniLM-L6-v2", found)
     assert sum(found.counts.values()) == model.config.n_layers * model.config.n_heads == 72

@@ -24,13 +24,13 @@ import torch
 from transformers import GPT2LMHeadModel, LlamaForCausalLM
 
 import attention
-from attention import knockouts, ops
-from attention.knockouts import kl_divergence, knockout_effect
+from attention import ops
+from attention.lessons import knockouts
+from attention.lessons.knockouts import kl_divergence, knockout_effect
 from tests.llama_reference import Measurements
-from tests.tiny_gpt2 import build_tiny_gpt2
+from tests.sentences import FLUFFY
 from tests.tiny_llama import build_tiny_llama
 
-TEXT = "a fluffy blue creature roamed the verdant forest"
 PARIS = "The capital of France is"
 KINDS = ("zero", "uniform")
 PROBABILITIES = 1e-5  # next-token probabilities, over the whole vocabulary
@@ -153,10 +153,9 @@ def check_decoder(model, reference, site_of, text: str, layer: int, head: int, k
 
 
 @pytest.fixture(scope="module")
-def gpt2(tmp_path_factory):
-    folder = build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
-    reference = GPT2LMHeadModel.from_pretrained(folder, attn_implementation="eager", dtype=torch.float32).eval()
-    return attention.load_model(str(folder)), reference
+def gpt2(tiny_gpt2_folder):
+    reference = GPT2LMHeadModel.from_pretrained(tiny_gpt2_folder, attn_implementation="eager", dtype=torch.float32)
+    return attention.load_model(str(tiny_gpt2_folder)), reference.eval()
 
 
 @pytest.fixture(scope="module")
@@ -171,7 +170,7 @@ def test_tiny_gpt2_knockouts_equal_transformers(gpt2, kind):
     model, reference = gpt2
     for layer in range(model.config.n_layers):
         for head in range(model.config.n_heads):
-            check_decoder(model, reference, gpt2_site, TEXT, layer, head, kind, "tiny GPT-2")
+            check_decoder(model, reference, gpt2_site, FLUFFY, layer, head, kind, "tiny GPT-2")
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -179,7 +178,7 @@ def test_tiny_llama_knockouts_equal_transformers(llama, kind):
     model, reference = llama
     for layer in range(model.config.n_layers):
         for head in range(model.config.n_heads):  # 4 query heads reading 2 key/value heads
-            check_decoder(model, reference, llama_site, TEXT, layer, head, kind, "tiny Llama")
+            check_decoder(model, reference, llama_site, FLUFFY, layer, head, kind, "tiny Llama")
 
 
 # --- the real models ---------------------------------------------------------------------------------------------
@@ -188,15 +187,15 @@ def test_tiny_llama_knockouts_equal_transformers(llama, kind):
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize(("layer", "head"), [(0, 2), (3, 5), (5, 11)])
 def test_minilm_knockouts_equal_transformers(model, st_model, layer, head, kind):
-    before = attention.trace(model, TEXT)
-    effect = knockout_effect(model, TEXT, layer, head, kind, before=before)
+    before = attention.trace(model, FLUFFY)
+    effect = knockout_effect(model, FLUFFY, layer, head, kind, before=before)
     auto = st_model[0].auto_model
     ids = torch.tensor([[t.id for t in before.tokens]])
 
     def run() -> tuple[np.ndarray, np.ndarray]:
         with torch.inference_mode():
             hidden = auto(input_ids=ids, attention_mask=torch.ones_like(ids)).last_hidden_state[0].numpy()
-        return hidden, st_model.encode(TEXT, convert_to_numpy=True)  # pooled and normalized by the library
+        return hidden, st_model.encode(FLUFFY, convert_to_numpy=True)  # pooled and normalized by the library
 
     hidden_before, sentence_before = run()
     with knocked_out(bert_site(auto, layer), head, kind, causal=False):
@@ -261,12 +260,12 @@ def test_a_uniform_that_ignores_the_mask_fails(gpt2, monkeypatch):
     monkeypatch.setattr(ops, "uniform_weights", lambda mask: np.full(mask.shape, 1.0 / mask.shape[-1], np.float32))
     assert uniform_by_hand(model, "the cat sat", 1, 2) > 1e-2
     with pytest.raises(AssertionError):
-        check_decoder(model, reference, gpt2_site, TEXT, 0, 1, "uniform", "tiny GPT-2 (broken uniform)")
+        check_decoder(model, reference, gpt2_site, FLUFFY, 0, 1, "uniform", "tiny GPT-2 (broken uniform)")
     MEASURED.largest.pop("tiny GPT-2 (broken uniform): next-token probabilities, uniform", None)
 
 
 def test_an_encoders_uniform_is_even_over_every_token(model):
-    after = knockout_effect(model, TEXT, 2, 7, "uniform").after
+    after = knockout_effect(model, FLUFFY, 2, 7, "uniform").after
     n = after.n_tokens
     assert np.allclose(after.layers[2].weights[7], np.full((n, n), 1.0 / n), atol=1e-7)
     v = after.layers[2].v[7].astype(np.float64)
@@ -297,26 +296,26 @@ def test_one_knockout_costs_one_trace(model, monkeypatch):
 
     monkeypatch.setattr(knockouts, "trace", counting("trace"))
     monkeypatch.setattr(knockouts, "trace_tokens", counting("trace_tokens"))
-    before = attention.trace(model, TEXT)
-    effect = knockout_effect(model, TEXT, 1, 3, before=before)
+    before = attention.trace(model, FLUFFY)
+    effect = knockout_effect(model, FLUFFY, 1, 3, before=before)
     assert calls == {"trace": 0, "trace_tokens": 1} and effect.before is before
-    knockout_effect(model, TEXT, 1, 3)
+    knockout_effect(model, FLUFFY, 1, 3)
     assert calls == {"trace": 1, "trace_tokens": 2}
 
 
 def test_the_knocked_out_run_keeps_the_unchanged_runs_tokens_and_mask(model):
-    before = attention.trace(model, TEXT, mask="causal")
-    effect = knockout_effect(model, TEXT, 0, 0, "uniform", before=before)
+    before = attention.trace(model, FLUFFY, mask="causal")
+    effect = knockout_effect(model, FLUFFY, 0, 0, "uniform", before=before)
     assert effect.after.tokens == before.tokens and effect.after.mask_kind == "causal"
     assert np.array_equal(effect.after.layers[0].mask, before.layers[0].mask)
 
 
 def test_mistakes_say_what_to_do(model):
     with pytest.raises(ValueError, match="layer from 0 to 5"):
-        knockout_effect(model, TEXT, 6, 0)
+        knockout_effect(model, FLUFFY, 6, 0)
     with pytest.raises(ValueError, match="head from 0 to 11"):
-        knockout_effect(model, TEXT, 0, 12)
+        knockout_effect(model, FLUFFY, 0, 12)
     with pytest.raises(ValueError, match="'zero' or 'uniform'"):
-        knockout_effect(model, TEXT, 0, 0, "mean")
+        knockout_effect(model, FLUFFY, 0, 0, "mean")
     with pytest.raises(ValueError, match="another text"):
-        knockout_effect(model, TEXT, 0, 0, before=attention.trace(model, "another sentence"))
+        knockout_effect(model, FLUFFY, 0, 0, before=attention.trace(model, "another sentence"))

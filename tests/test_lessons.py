@@ -3,18 +3,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
 
 import attention
-from attention import (
+from attention import kv_cache
+from attention.lessons import (
     budget,
     context,
     cross,
     heads,
-    kv_cache,
     masking,
     motivation,
     position,
@@ -22,28 +23,20 @@ from attention import (
     scaling,
     similarity,
 )
-
-FLUFFY = "a fluffy blue creature roamed the verdant forest"
-
-
-@pytest.fixture(scope="module")
-def tiny_folder(tmp_path_factory):
-    """A small random GPT-2 saved as Hugging Face saves one (tests/tiny_gpt2.py), read by both engines."""
-    from tests.tiny_gpt2 import build_tiny_gpt2
-
-    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
+from tests.gpt2_counts import gpt2_of_sizes, parameters_by_group
+from tests.sentences import FLUFFY
 
 
 @pytest.fixture(scope="module")
-def tiny(tiny_folder):
-    return attention.load_model(str(tiny_folder))
+def tiny(tiny_gpt2_folder):
+    return attention.load_model(str(tiny_gpt2_folder))
 
 
 @pytest.fixture(scope="module")
-def tiny_reference(tiny_folder):
+def tiny_reference(tiny_gpt2_folder):
     from transformers import GPT2LMHeadModel
 
-    return GPT2LMHeadModel.from_pretrained(tiny_folder, attn_implementation="eager").eval()
+    return GPT2LMHeadModel.from_pretrained(tiny_gpt2_folder, attn_implementation="eager").eval()
 
 
 def reference_run(reference, ids: list[int]):
@@ -55,7 +48,7 @@ def reference_run(reference, ids: list[int]):
     return out.logits[0].double().numpy(), [h[0].double().numpy() for h in out.hidden_states]
 
 
-# --- 1. similarity ---------------------------------------------------------------------------
+# --- 3. similarity ---------------------------------------------------------------------------
 
 
 def test_toy_cosine_table_matches_the_notes():
@@ -75,7 +68,7 @@ def test_dot_cosine_and_distance():
     assert similarity.angle_degrees(np.array([1.0, 0]), np.array([0, 1.0])) == pytest.approx(90)
 
 
-# --- 2. context --------------------------------------------------------------------------------
+# --- 4. context --------------------------------------------------------------------------------
 
 
 def test_normalized_mixing_is_exact_where_the_notes_round():
@@ -122,11 +115,11 @@ def test_real_model_puts_apple_near_orange_or_phone_by_context(model):
     assert np.allclose(shift.similarity[0, 0], shift.similarity[0, 1])  # before any layer, context plays no part
 
 
-# --- 3 and 6, 7. queries, keys, values, heads ------------------------------------------------------
+# --- 5, 9 and 10. queries, keys, values, heads ------------------------------------------------------
 
 
 def test_query_key_scores_are_not_symmetric_but_self_similarity_is(model):
-    layer = attention.trace(model, "a fluffy blue creature roamed the verdant forest").layers[0]
+    layer = attention.trace(model, FLUFFY).layers[0]
     assert heads.asymmetry(layer.scores[0]) > 0.1
     assert heads.asymmetry(heads.self_similarity(layer)) < 1e-6
 
@@ -134,18 +127,30 @@ def test_query_key_scores_are_not_symmetric_but_self_similarity_is(model):
 def test_value_map_is_low_rank(model):
     vm = heads.value_map(model, 0, 0)
     assert vm.rank == model.config.d_head == 32
-    assert vm.full_parameters == 384 * 384 and vm.low_rank_parameters == 2 * 384 * 32
+    w = model.layers[0]
+    assert vm.low_rank_parameters == (w.w_v.size + w.w_o.size) // model.config.n_heads  # one head's share of both
+    assert vm.full_parameters == (vm.value_up @ vm.value_down).size == 384 * 384  # the map as one matrix
 
 
 def test_sum_of_heads_equals_concat_times_w_o(model):
     layer = attention.trace(model, "an apple and an orange").layers[3]
     summed = layer.displacement.sum(axis=0)  # each head's Δe^(h), added here
-    assert np.abs(summed - heads.concat_then_project(layer)).max() <= 1e-5
-    assert np.abs(layer.delta_sum - summed).max() <= 1e-5
+    concat = attention.ops.merge_heads(layer.head_outputs) @ model.layers[3].w_o  # all heads at once, the whole W_O
+    assert np.abs(summed - concat).max() <= 1e-5
+    assert np.abs(layer.delta_sum - concat).max() <= 1e-5
     assert heads.concat_gap(layer) <= 1e-5
 
 
-# --- 4. scaling -------------------------------------------------------------------------------------
+def test_the_concat_gap_sees_a_head_missing_from_the_sum(model):
+    layer = attention.trace(model, "an apple and an orange").layers[3]
+    w_o_heads = layer.w_o_heads.copy()
+    w_o_heads[2] = 0.0  # head 3's slice of W_O broken: its Δe⁽³⁾ drops out of the sum, not out of the forward pass
+    broken = dataclasses.replace(layer, w_o_heads=w_o_heads)
+    assert heads.concat_gap(broken) == pytest.approx(np.abs(layer.displacement[2]).max(), abs=1e-5)
+    assert heads.concat_gap(broken) > 1000 * heads.concat_gap(layer)
+
+
+# --- 6. scaling -------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("d_k", [4, 64, 512])
@@ -167,7 +172,7 @@ def test_unscaled_softmax_collapses_onto_one_key():
     assert exp.entropy_scaled > 1.5 and exp.entropy_scaled <= exp.max_entropy
 
 
-# --- 5. masking ---------------------------------------------------------------------------------------
+# --- 8. masking ---------------------------------------------------------------------------------------
 
 
 def test_notes_worked_softmax_exact_values():
@@ -209,7 +214,7 @@ def test_softmax_of_the_notes_small_example():
     assert w[0] == w[2] == pytest.approx(np.exp(-10) / (1 + 2 * np.exp(-10)))
 
 
-# --- 8. position ----------------------------------------------------------------------------------------
+# --- 11. position ---------------------------------------------------------------------------------------
 
 
 def test_sinusoidal_encoding_formula():
@@ -227,7 +232,7 @@ def test_without_positions_shuffling_only_shuffles_the_weights(model):
     assert seeing.gap(0) > 1e-2
 
 
-# --- 9. cross-attention -------------------------------------------------------------------------------
+# --- 12. cross-attention ------------------------------------------------------------------------------
 
 
 def test_cross_attention_shapes_and_self_case(model):
@@ -238,11 +243,11 @@ def test_cross_attention_shapes_and_self_case(model):
     assert np.allclose(same.weights, attention.trace(model, "an apple phone").layers[1].weights[2], atol=1e-6)
 
 
-# --- 10. KV cache -----------------------------------------------------------------------------------------
+# --- 13. KV cache -----------------------------------------------------------------------------------------
 
 
 def test_cached_steps_equal_full_causal_attention(model):
-    layer = attention.trace(model, "a fluffy blue creature roamed the verdant forest", mask="causal").layers[2]
+    layer = attention.trace(model, FLUFFY, mask="causal").layers[2]
     run = kv_cache.cached_attention(layer, head=4)
     assert run.max_difference < 1e-6
     assert np.allclose(run.full_weights, layer.weights[4], atol=1e-6)
@@ -264,11 +269,14 @@ def test_the_decoders_generation_with_a_cache_equals_transformers_full_pass(tiny
     assert np.abs(run.hidden - hidden[-1]).max() < 1e-4  # transformers' last hidden state is after ln_f
 
 
-def test_cache_costs_grow_linearly_and_quadratically():
-    c = kv_cache.cache_costs(100, n_layers=6, n_heads=12, d_head=32, d_model=384)
+def test_cache_costs_grow_linearly_and_quadratically(model):
+    cfg = model.config
+    c = kv_cache.cache_costs(100, n_layers=cfg.n_layers, n_heads=cfg.n_heads, d_head=cfg.d_head, d_model=cfg.d_model)
     assert np.allclose(np.diff(c.flops_with_cache, 2), 0)  # linear in t
     assert (np.diff(c.flops_without_cache, 2) > 0).all()  # quadratic in t
-    assert c.cache_bytes[-1] == 2 * 6 * 384 * 100 * 4
+    tr = attention.trace(model, "the cat sat on the mat " * 30, mask="causal", max_tokens=100)
+    kept = sum(layer.k_shared.nbytes + layer.v_shared.nbytes for layer in tr.layers)  # what a cache would hold
+    assert tr.n_tokens == 100 and c.cache_bytes[-1] == kept
 
 
 # --- 14. parameter budget -------------------------------------------------------------------------------
@@ -277,11 +285,12 @@ def test_cache_costs_grow_linearly_and_quadratically():
 def test_gpt3_tally_follows_3blue1brown_and_the_full_count_is_its_published_175b():
     tally = budget.matrix_tally(budget.GPT3)
     assert tally.total == 175_181_291_520  # 3Blue1Brown's tally of GPT-3's weight matrices
-    assert tally.group("attention") == 96 * 4 * 12288 * 12288
-    d, L, vocab, ctx = 12288, 96, 50257, 2048
-    per_layer = 4 * (d * d + d) + 2 * d + (d * 4 * d + 4 * d) + (4 * d * d + d) + 2 * d
+    assert tally.group("attention") == 4 * 14_495_514_624  # his key, query, value and output rows
     full = budget.decoder_budget(budget.GPT3)
-    assert full.total == L * per_layer + vocab * d + ctx * d + 2 * d == 174_604_259_328
+    g = budget.GPT3
+    counted = parameters_by_group(gpt2_of_sizes(g.n_layers, g.n_heads, g.d_head, g.vocab, g.context))
+    assert {group: full.group(group) for group in counted} == counted  # as transformers builds a GPT-2 that size
+    assert full.total == sum(counted.values()) == 174_604_259_328
     assert budget.rounded(full.total, "B") == budget.GPT3.published == "175B"
     assert 0.30 < full.share("attention") < 0.36  # the notes' "about 1/3"
 
@@ -289,6 +298,8 @@ def test_gpt3_tally_follows_3blue1brown_and_the_full_count_is_its_published_175b
 def test_gpt2_small_matches_hugging_faces_count_exactly():
     g = budget.GPT2_SMALL
     assert g.n_heads * g.d_head == g.d_model == 768 and g.d_ff == 4 * 768
+    counted = parameters_by_group(gpt2_of_sizes(g.n_layers, g.n_heads, g.d_head, g.vocab, g.context))
+    assert {group: budget.decoder_budget(g).group(group) for group in counted} == counted
     assert budget.decoder_budget(g).total == 124_439_808  # Hugging Face's gpt2
     assert budget.rounded(124_439_808, "M") == g.published == "124M"
 
@@ -307,14 +318,16 @@ def test_the_big_pictures_boxes_add_up_to_the_reference_models_parameters(model,
     assert [p.key for p in arch.parts].index("norm_attention") < [p.key for p in arch.parts].index("attention")
 
 
-def test_loaded_model_budget_counts_every_parameter(model):
+def test_loaded_model_budget_counts_every_parameter(model, st_model):
     b = budget.model_budget(model)
     assert b.total == model.n_parameters
-    assert b.group("attention") == 6 * (4 * 384 * 384 + 4 * 384 + 2 * 384)
+    # sentence-transformers' own: per layer, query, key, value, the output dense layer and the LayerNorm after them
+    attention_ = sum(p.numel() for name, p in st_model.named_parameters() if ".attention." in name)
+    assert b.group("attention") == attention_
 
 
 def test_value_contributions_add_up_to_the_displacement(model):
-    layer = attention.trace(model, "a fluffy blue creature roamed the verdant forest").layers[1]
+    layer = attention.trace(model, FLUFFY).layers[1]
     parts = heads.value_contributions(layer, head=3, token=4)
     assert parts.shape == (13, 384)
     assert np.abs(parts.sum(axis=0) - layer.displacement[3, 4]).max() <= 1e-5
@@ -388,7 +401,7 @@ def test_shuffling_keeps_special_tokens_only_where_a_model_has_them(tiny):
 
 
 def test_the_additive_mask_is_zero_or_minus_infinity_and_gives_the_masked_softmax():
-    m = attention.masking.additive_mask(3)
+    m = masking.additive_mask(3)
     assert m.tolist() == [[0, -np.inf, -np.inf], [0, 0, -np.inf], [0, 0, 0]]
     s = np.array([[1.0, 2.0, 3.0], [0.5, 0.0, 9.0], [0.0, 0.0, 0.0]])
     w = attention.ops.softmax(s + m)
@@ -403,7 +416,7 @@ def test_the_notes_12288_is_gpt3s_width_not_a_number_of_tokens():
 
 
 def test_one_projection_makes_the_scores_symmetric_but_not_the_weights():
-    sym = attention.similarity.symmetric_scores()
+    sym = similarity.symmetric_scores()
     assert np.allclose(sym.scores, sym.scores.T)
     score, orange_and, and_orange = sym.pair("orange", "and")
     assert score == 0

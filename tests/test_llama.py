@@ -37,13 +37,12 @@ from tests.llama_reference import (
     rotary_scores,
     softmax,
 )
-from tests.tiny_gpt2 import build_tiny_gpt2
+from tests.sentences import FLUFFY
 from tests.tiny_llama import ROPE_THETA, build_tiny_llama
 
 ROOT = Path(__file__).resolve().parents[1]
-TEXT = "a fluffy blue creature roamed the verdant forest"
 SENTENCES = [
-    TEXT,
+    FLUFFY,
     "the bank by the river bank",  # a repeated word
     "In 1969, 3 astronauts flew 384,400 km to the Moon!",  # digits and punctuation
     "Café déjà vu: naïve façades in São Paulo",  # accents: several bytes per character
@@ -112,7 +111,7 @@ def test_same_tokens_as_the_reference_tokenizer(model, reference_tokenizer, text
 
 def test_the_reference_weights_have_structure(reference, reference_tokenizer):
     """Guard on the tiny model itself: flat rows (all 1/n) would let a wrong engine pass."""
-    run = reference_run(reference, reference_tokenizer(TEXT)["input_ids"])
+    run = reference_run(reference, reference_tokenizer(FLUFFY)["input_ids"])
     n = run.attentions.shape[-1]
     uniform = 1.0 / np.arange(1, n + 1)
     assert (run.attentions.max(-1)[..., 1:] - uniform[1:]).mean() > 0.3
@@ -132,7 +131,7 @@ def test_every_quantity_equals_transformers(model, reference, text):
 
 def test_each_heads_displacement_sums_to_o_proj(model, reference):
     """Δe per head, read through o_proj's pre-hook, adds up to o_proj's output (no bias in a Llama)."""
-    tr = attention.trace(model, TEXT)
+    tr = attention.trace(model, FLUFFY)
     run = reference_run(reference, [t.id for t in tr.tokens])
     for i, layer in enumerate(tr.layers):
         delta = head_displacements(reference, run, i)
@@ -144,7 +143,7 @@ def test_each_heads_displacement_sums_to_o_proj(model, reference):
         assert relative(layer.updated, run.hidden[i] + run.attention_output[i]) <= 1e-4
 
 
-@pytest.mark.parametrize("text", [TEXT, "the bank by the river", "x"])
+@pytest.mark.parametrize("text", [FLUFFY, "the bank by the river", "x"])
 def test_next_tokens_equal_the_reference_probabilities(model, reference, reference_tokenizer, text):
     tr = attention.trace(model, text)
     run = reference_run(reference, [t.id for t in tr.tokens])
@@ -158,7 +157,7 @@ def test_next_tokens_equal_the_reference_probabilities(model, reference, referen
 
 
 def test_the_trace_is_causal(model):
-    tr = attention.trace(model, TEXT)
+    tr = attention.trace(model, FLUFFY)
     rows, cols = np.triu_indices(tr.n_tokens, 1)
     assert (tr.weights[..., rows, cols] == 0).all()
     assert np.allclose(tr.weights.sum(-1), 1.0, atol=1e-6)
@@ -167,7 +166,7 @@ def test_the_trace_is_causal(model):
 # --- the KV cache -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", [TEXT, SENTENCES[3]])
+@pytest.mark.parametrize("text", [FLUFFY, SENTENCES[3]])
 def test_the_kv_cache_equals_the_full_pass(model, reference, text):
     """One token at a time, keeping only the two key/value heads: the same last vectors as the full pass,
     and as transformers' own."""
@@ -187,7 +186,7 @@ def test_an_untied_output_head_is_read(tmp_path):
     folder = build_tiny_llama(tmp_path / "untied", tied=False)
     reference = LlamaForCausalLM.from_pretrained(folder, attn_implementation="eager", dtype=torch.float32).eval()
     model = attention.load_model(str(folder))
-    found = differences(model, reference, TEXT)
+    found = differences(model, reference, FLUFFY)
     assert found["weights"] <= 1e-5  # the layers are right; only the head is in question
     assert found["probabilities"] <= 1e-5
 
@@ -207,7 +206,7 @@ def test_a_rope_theta_at_the_top_of_config_json_is_read(tmp_path):
     assert reference.config.rope_parameters["rope_theta"] == 500.0  # transformers reads the old layout too
     model = attention.load_model(str(folder))
     assert model.config.rope_base == 500.0
-    assert faithful(differences(model, reference, TEXT))
+    assert faithful(differences(model, reference, FLUFFY))
 
 
 def test_a_rope_theta_in_rope_parameters_is_read(tmp_path):
@@ -217,7 +216,7 @@ def test_a_rope_theta_in_rope_parameters_is_read(tmp_path):
     model = attention.load_model(str(folder))
     assert model.config.rope_base == 500.0
     reference = LlamaForCausalLM.from_pretrained(folder, attn_implementation="eager", dtype=torch.float32).eval()
-    assert faithful(differences(model, reference, TEXT))
+    assert faithful(differences(model, reference, FLUFFY))
 
 
 # --- bfloat16 weights, read without torch -------------------------------------------------------------
@@ -241,7 +240,7 @@ def test_bfloat16_weights_load_without_torch_and_equal_transformers(tmp_path):
     header = (folder / "model.safetensors").read_bytes()[8:4096]
     assert b'"BF16"' in header and b'"F32"' not in header  # the weights really are stored as bfloat16
     done = subprocess.run(
-        [sys.executable, "-c", READ_BF16, str(folder), TEXT],
+        [sys.executable, "-c", READ_BF16, str(folder), FLUFFY],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -291,9 +290,9 @@ def rms_norm_centred(x: np.ndarray, gamma: np.ndarray, eps: float) -> np.ndarray
     ids=["rope-interleaved", "share_kv-tile", "rms_norm-mean"],
 )
 def test_a_broken_step_fails_the_comparison(model, reference, monkeypatch, name, wrong, caught_by):
-    assert faithful(differences(model, reference, TEXT))  # the engine as it is passes
+    assert faithful(differences(model, reference, FLUFFY))  # the engine as it is passes
     monkeypatch.setattr(ops, name, wrong)
-    found = differences(model, reference, TEXT)
+    found = differences(model, reference, FLUFFY)
     assert not faithful(found)
     assert found[caught_by] > 100 * TOLERANCES[caught_by]  # far outside, not a borderline miss
 
@@ -308,12 +307,13 @@ def layer0_scores_shifted_gpt2(model, ids: list[int], shift: int) -> np.ndarray:
     return block(x, model.layers[0], model.config, ops.causal_mask(len(ids)), places).attention.scores
 
 
-def test_learned_positions_change_the_scores_when_shifted(tmp_path):
-    folder = build_tiny_gpt2(tmp_path / "gpt2")
-    model = attention.load_model(str(folder))
-    reference = GPT2LMHeadModel.from_pretrained(folder, attn_implementation="eager", dtype=torch.float32).eval()
-    ids = [t.id for t in attention.trace(model, TEXT).tokens]
-    unshifted, shifted = attention.trace(model, TEXT).layers[0].scores, layer0_scores_shifted_gpt2(model, ids, 7)
+def test_learned_positions_change_the_scores_when_shifted(tiny_gpt2_folder):
+    model = attention.load_model(str(tiny_gpt2_folder))
+    reference = GPT2LMHeadModel.from_pretrained(
+        tiny_gpt2_folder, attn_implementation="eager", dtype=torch.float32
+    ).eval()
+    ids = [t.id for t in attention.trace(model, FLUFFY).tokens]
+    unshifted, shifted = attention.trace(model, FLUFFY).layers[0].scores, layer0_scores_shifted_gpt2(model, ids, 7)
     assert relative(shifted, unshifted) > 0.1  # the same words, other positions: other scores
     # transformers agrees on the shifted scores (its own position_ids), so the shift is GPT-2's, not ours
     qkv = []
@@ -329,7 +329,7 @@ def test_learned_positions_change_the_scores_when_shifted(tmp_path):
 
 @pytest.mark.parametrize("shift", [1, 7, 100])
 def test_rotary_scores_keep_only_the_distance(model, reference, shift):
-    tr = attention.trace(model, TEXT)
+    tr = attention.trace(model, FLUFFY)
     layer = tr.layers[0]
     places = np.arange(tr.n_tokens)
     shifted = rotary_scores(model, layer.attention_input, places + shift)

@@ -149,7 +149,7 @@ def test_one_count_of_parameters_whatever_the_family(name):
     """The model's own count, the budget table and the architecture diagram agree, on an encoder and on a
     Llama decoder (no biases, a gated MLP, no position table); MiniLM's is sentence-transformers' published
     22.7M, SmolLM2's its 135M."""
-    from attention import budget
+    from attention.lessons import budget
 
     if name == "smollm2":
         try:

@@ -5,31 +5,10 @@ Face cache, exactly where a real download would put it."""
 
 from __future__ import annotations
 
-import huggingface_hub.constants
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.apptest import ROOT, TIMEOUT, figure, messages, run_page
-from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache
 from ui import engine
-
-
-@pytest.fixture
-def empty_cache(tmp_path, monkeypatch):
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
-    engine.choices.clear()
-    yield
-    engine.choices.clear()
-
-
-@pytest.fixture
-def gpt2_in_cache(tmp_path, monkeypatch, empty_cache):
-    folder = build_tiny_gpt2(tmp_path / "tiny")
-    install_in_hf_cache(folder, "gpt2", tmp_path / "hub")
-    engine.choices.clear()
-    yield
-    engine.choices.clear()
 
 
 def test_offline_the_decoders_are_offered_as_unavailable_with_the_reason(empty_cache):

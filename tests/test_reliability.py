@@ -21,7 +21,6 @@ from tests.apptest import ROOT, messages, run_page
 from ui import engine, state
 from ui.chapters import CHAPTERS
 
-FLUFFY = "a fluffy blue creature roamed the verdant forest"  # 13 tokens: positions 0 to 12
 READS = 256  # the most tokens the pages trace with the bundled encoder, as the explorer's tests show
 # The server answers 400 to a request line of about 128 KB (measured: 100,000 characters open, 130,000
 # do not); a link the app writes must stay well under it.

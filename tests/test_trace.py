@@ -9,8 +9,7 @@ from hypothesis import strategies as st
 
 import attention
 from attention import ops
-
-FLUFFY = "a fluffy blue creature roamed the verdant forest"
+from tests.sentences import FLUFFY
 
 
 @pytest.fixture(scope="module")

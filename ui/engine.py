@@ -27,7 +27,8 @@ from threadpoolctl import threadpool_limits
 import attention
 import attention.loading
 import attention.tokens
-from attention import (
+from attention import kv_cache
+from attention.lessons import (
     budget,
     context,
     cross,
@@ -35,7 +36,6 @@ from attention import (
     head_roles,
     heads,
     knockouts,
-    kv_cache,
     motivation,
     position,
     prediction,
@@ -168,9 +168,6 @@ def current_or_stop() -> attention.Model:
             return current_or_stop()
         st.error(str(exc))
         stop()
-
-
-load_model_or_stop = current_or_stop  # the name the pages used before there was a choice
 
 
 # --- traces ---------------------------------------------------------------------------------------------

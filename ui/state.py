@@ -18,10 +18,9 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 import attention
-import attention.budget
 import attention.loading
-import attention.masking
-import attention.similarity
+import attention.tokens
+from attention.lessons import budget, geometry, masking, similarity
 
 from .theme import DEFAULT_EXPORT, EXPORT_FORMATS
 
@@ -149,7 +148,7 @@ PARAMS: dict[str, Param] = {
     "numbers": Param(False, _bool, lambda v: "1" if v else "0"),  # values in every cell, the cells grown to fit
     "token": Param(-1, _position),  # a position; -1: the example's token or the last word
     "layernorm": Param(True, _bool, lambda v: "1" if v else "0"),  # the displacement's step after the heads
-    "after": Param("attention", _one_of(*attention.geometry.AFTER)),  # before → after: which step
+    "after": Param("attention", _one_of(*geometry.AFTER)),  # before → after: which step
     "ba_specials": _flag_param(False),  # before → after: [CLS] and [SEP] shown there too
     "temperature": Param(1.0, _float_in(*TEMPERATURES), lambda v: f"{v:g}"),  # the next-word panel's
     "model": Param(attention.DEFAULT_MODEL, _one_of(attention.DEFAULT_MODEL, *attention.loading.DECODERS)),
@@ -162,13 +161,13 @@ PARAMS: dict[str, Param] = {
     "sim_double": _flag_param(False),
     "why_keep": Param(0.9, _float_in(0.5, 0.99, 0.01), lambda v: f"{v:g}"),
     "ctx_sentence": Param("an apple and an orange", _one_of("an apple and an orange", "an apple phone")),
-    "ctx_weights": Param("softmax", _one_of(*attention.similarity.HOW)),
+    "ctx_weights": Param("softmax", _one_of(*similarity.HOW)),
     "qk_same": _flag_param(False),
     "sc_dk": Param(64, _int_of(*D_K_WIDTHS)),
     "sc_keys": Param(16, _int_in(2, 64)),
     "sc_scaled": _flag_param(True),
     "nw_at": Param(-1, int),  # a position; -1: the last one (checked against the sentence)
-    "mk_scores": Param(tuple(attention.masking.NOTES_SCORES.ravel().tolist()), _scores, _dump_scores),
+    "mk_scores": Param(tuple(masking.NOTES_SCORES.ravel().tolist()), _scores, _dump_scores),
     "mk_mask": _flag_param(True),
     "val_uniform": _flag_param(False),
     "hd_only": _flag_param(False),
@@ -182,13 +181,13 @@ PARAMS: dict[str, Param] = {
     "kv_step": Param(5, int),  # tokens written so far (checked against the sentence)
     "kv_model": Param("loaded", _one_of("loaded", "gpt3")),
     "kv_tokens": Param(1024, _int_in(16, 4096)),
-    "bp_preset": Param("gpt3", _one_of(*attention.budget.PRESETS, "custom")),
-    "bp_layers": Param(attention.budget.GPT3.n_layers, _int_in(1, 512)),
-    "bp_heads": Param(attention.budget.GPT3.n_heads, _int_in(1, 512)),
-    "bp_d_head": Param(attention.budget.GPT3.d_head, _int_in(1, 1024)),
-    "bp_vocab": Param(attention.budget.GPT3.vocab, _int_in(2, 1_000_000)),
-    "bp_context": Param(attention.budget.GPT3.context, _int_in(1, 1_000_000)),
-    "bp_mlp": Param(attention.budget.GPT3.mlp_ratio, _int_in(1, 16)),
+    "bp_preset": Param("gpt3", _one_of(*budget.PRESETS, "custom")),
+    "bp_layers": Param(budget.GPT3.n_layers, _int_in(1, 512)),
+    "bp_heads": Param(budget.GPT3.n_heads, _int_in(1, 512)),
+    "bp_d_head": Param(budget.GPT3.d_head, _int_in(1, 1024)),
+    "bp_vocab": Param(budget.GPT3.vocab, _int_in(2, 1_000_000)),
+    "bp_context": Param(budget.GPT3.context, _int_in(1, 1_000_000)),
+    "bp_mlp": Param(budget.GPT3.mlp_ratio, _int_in(1, 16)),
 }
 NOTICES = "_url_notices"
 LINK_CHOSE = "_link_chose"  # the names of the choices a link (or the user, since) made, not left to a default

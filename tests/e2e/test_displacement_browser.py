@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-from tests.e2e.driver import SCREENSHOTS, wait_complete
+from app_driver import wait_complete
+from tests.e2e.driver import SCREENSHOTS
 
 # the pictures, by the start of their titles: each places its labels for the page's width and for a phone
 PICTURES = ("How the heads move", "The heads added up", "Then + b_O and the LayerNorm", "Every token, before → after")

@@ -8,7 +8,8 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.driver import SCREENSHOTS, screenshot, url_mark, wait_complete
+from app_driver import url_mark, wait_complete
+from tests.e2e.driver import SCREENSHOTS, screenshot
 
 N_CHARTS = 9  # tokens, q/k/v, the four steps, all heads, the displacement's four, before → after
 PROJECTOR = {"width": 1280, "height": 720}

@@ -8,7 +8,8 @@ import re
 import zipfile
 from collections import Counter
 
-from tests.e2e.driver import screenshot, url_mark, wait_complete
+from app_driver import url_mark, wait_complete
+from tests.e2e.driver import screenshot
 
 SENTENCE = "the bank by the river bank"
 LINK = "?" + url_mark(text=SENTENCE, layer=2, head=3)

@@ -9,7 +9,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.e2e.driver import menu_links, screenshot, streamlit_server, wait_complete
+from app_driver import streamlit_server, wait_complete
+from tests.e2e.driver import menu_links, screenshot
 from tests.test_reliability import ARABIC, URL_OPENS
 from ui.chapters import CHAPTERS
 

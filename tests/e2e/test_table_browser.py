@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.driver import streamlit_server
+from app_driver import streamlit_server
 
 PAGE = Path(__file__).with_name("table_page.py")
 

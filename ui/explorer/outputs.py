@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 import attention
-from attention.geometry import AFTER
+from attention.lessons.geometry import AFTER, moved_toward
 from attention.tokens import readable
 
 from .. import downloads, engine, figures, head_switch, state, widgets
@@ -186,7 +186,7 @@ def updated_section(
     )
     if not tr.config.predicts_next_token:
         removed_head(tr)
-    moves = attention.moved_toward(ba)
+    moves = moved_toward(ba)
     hidden = "" if len(keep) == tr.n_tokens else " [CLS] and [SEP] are left out of both."
     st.caption(
         "The picture is fitted to the tokens shown. **Moved most toward**: the other token whose cosine "

@@ -42,7 +42,6 @@ WEIGHTS = plotly.colors.get_colorscale(theme.WEIGHTS_SCALE)
 VECTORS = plotly.colors.get_colorscale(theme.VECTORS_SCALE)
 STEP_TITLES = ("1. Raw scores q · k", "2. Scaled: ÷ √dₖ", "3. Masked", "4. Softmax weights")
 STEP_VALUES = ("raw score", "scaled score", "masked score", "weight")
-WEIGHT_COLOURS = ("row", "unit")  # 0 to each query's largest weight, or 0 to 1
 
 TICK_CHARS = 12  # a longer token is cut on the axes (its whole text shows on hover)
 

@@ -12,13 +12,6 @@ from .base import GRID, arrow, figure, plain, title_room
 from .labels import Frame, Label, Segment, place_labels
 
 
-def _point(x: float, y: float, name: str, label: str, position: str, **marker) -> dict:
-    """One labelled point."""
-    return dict(
-        type="scatter", x=[x], y=[y], mode="markers+text", name=name, text=[label], textposition=position, marker=marker
-    )
-
-
 def two_vectors(a: np.ndarray, b: np.ndarray, names: tuple[str, str] = ("a", "b")) -> go.Figure:
     """Two 2D vectors drawn from the origin, with the projection of a onto b."""
     a, b = np.asarray(a, float), np.asarray(b, float)

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import ops
-from .model import Model
-from .tokens import Token
-from .trace import trace
+from .. import ops
+from ..model import Model
+from ..tokens import Token
+from ..trace import trace
 
 
 @dataclass(frozen=True)

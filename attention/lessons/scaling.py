@@ -1,4 +1,4 @@
-"""Chapter 4: why the scores are divided by √d_k, shown on random queries and keys."""
+"""Chapter 6: why the scores are divided by √d_k, shown on random queries and keys."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import ops
+from .. import ops
 
 
 @dataclass(frozen=True)

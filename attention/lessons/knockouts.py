@@ -12,9 +12,9 @@ from typing import Literal
 
 import numpy as np
 
-from . import ops
-from .model import Model
-from .trace import Knockout, Prediction, Trace, trace, trace_tokens
+from .. import ops
+from ..model import Model
+from ..trace import Knockout, Prediction, Trace, trace, trace_tokens
 
 TOP = 5  # next tokens shown before and after
 

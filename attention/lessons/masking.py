@@ -1,4 +1,4 @@
-"""Chapter 5: the lesson notes' worked example of masking and a column-wise softmax.
+"""Chapter 8: the lesson notes' worked example of masking and a column-wise softmax.
 
 The notes draw keys as rows and queries as columns, so each column is one query's scores and
 the softmax runs down each column. Their hand-rounded answers are kept here only to show where
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import ops
+from .. import ops
 
 NEG_INF = -np.inf
 # Keys are rows, queries are columns; −∞ below the diagonal: a key after its query is masked.

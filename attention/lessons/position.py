@@ -7,10 +7,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from . import ops
-from .model import Model
-from .tokens import tokenize
-from .trace import Trace, trace_tokens
+from .. import ops
+from ..model import Model
+from ..tokens import tokenize
+from ..trace import Trace, trace_tokens
 
 
 def sinusoidal_encoding(n_positions: int, d_model: int) -> np.ndarray:
@@ -26,7 +26,7 @@ def sinusoidal_encoding(n_positions: int, d_model: int) -> np.ndarray:
 
 def position_similarity(model: Model, n_positions: int) -> np.ndarray:
     """(n_positions, n_positions): cosine similarity between the model's learned position embeddings."""
-    from .ops import cosine_matrix
+    from ..ops import cosine_matrix
 
     return cosine_matrix(model.embeddings.position[:n_positions].astype(np.float64))
 

@@ -13,10 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import ops
-from .model import Model
-from .tokens import readable
-from .trace import Trace
+from .. import ops
+from ..model import Model
+from ..trace import Prediction, Trace
 
 # The lesson notes' worked scores for the word after "the fluffy": raw scores (logits), before any softmax.
 NOTES_CANDIDATES = {"dog": 4.1, "cat": 3.1, "bluebird": 5.1, "creature": 5.1, "animal": 5.5}
@@ -24,17 +23,10 @@ ROWS_AT_ONCE = 64  # logits for 64 positions × 50,257 tokens at a time: 13 MB, 
 
 
 @dataclass(frozen=True)
-class Guess:
-    token: str  # as a person reads it ("␣forest")
-    id: int
-    probability: float
-
-
-@dataclass(frozen=True)
 class EveryNextToken:
     """At each position, the model's best guesses for the token after it, and how likely it found the real one."""
 
-    guesses: tuple[tuple[Guess, ...], ...]  # (n_tokens,) of (top,): best first
+    guesses: tuple[tuple[Prediction, ...], ...]  # (n_tokens,) of (top,): best first
     actual_probability: np.ndarray  # (n_tokens - 1,): at position i, the probability given to token i + 1
 
     @property
@@ -67,14 +59,10 @@ def every_next_token(model: Model, tr: Trace, top: int = 3) -> EveryNextToken:
         for offset, p in enumerate(probabilities):
             i = start + offset
             best = np.argsort(-p, kind="stable")[:top]
-            guesses.append(tuple(Guess(_shown(model, j), int(j), float(p[j])) for j in best))
+            guesses.append(tuple(Prediction(model.vocabulary[j], int(j), float(p[j])) for j in best))
             if i + 1 < len(ids):
                 actual.append(float(p[ids[i + 1]]))
     return EveryNextToken(guesses=tuple(guesses), actual_probability=np.array(actual))
-
-
-def _shown(model: Model, token_id: int) -> str:
-    return readable(model.tokenizer, model.vocabulary[token_id], token_id)
 
 
 def candidate_probabilities(scores: dict[str, float]) -> dict[str, float]:

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import Model
-from .trace import trace
+from ..model import Model
+from ..trace import trace
 
 # The lesson notes' long-range example: "Don't", at the very start, decides what the whole sentence means.
 NOTES_SENTENCE = (

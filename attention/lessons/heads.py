@@ -1,4 +1,4 @@
-"""Chapters 3, 6 and 7 on the real model: queries versus keys, the low-rank value map, many heads."""
+"""Chapters 5, 9 and 10 on the real model: queries versus keys, the low-rank value map, many heads."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import ops
-from .model import Model, ModelConfig
-from .trace import LayerTrace
+from .. import ops
+from ..model import Model, ModelConfig
+from ..trace import LayerTrace
 
 
 def asymmetry(matrix: np.ndarray) -> float:
@@ -59,13 +59,6 @@ def value_map(model: Model, layer: int, head: int) -> ValueMap:
     return ValueMap(value_down=down, value_up=up, singular_values=np.linalg.svd(up @ down, compute_uv=False))
 
 
-def concat_then_project(layer: LayerTrace) -> np.ndarray:
-    """Concat(head_1 … head_h) W_O, without the bias: (n_tokens, d_model)."""
-    d_model = layer.w_o_heads.shape[-1]
-    w_o = layer.w_o_heads.reshape(-1, d_model)  # (n_heads * d_head, d_model)
-    return ops.merge_heads(layer.head_outputs).astype(np.float64) @ w_o.astype(np.float64)
-
-
 def value_contributions(layer: LayerTrace, head: int, token: int) -> np.ndarray:
     """(n_tokens, d_model): w_ji · (v_i W_O^(h)), what each token i adds to token j through one head.
 
@@ -93,8 +86,12 @@ def uniform_contributions(layer: LayerTrace, head: int) -> np.ndarray:
 
 
 def concat_gap(layer: LayerTrace) -> float:
-    """max |Σ_h Δe^(h) − Concat(heads) W_O| over the layer: zero up to rounding."""
-    return float(np.abs(layer.delta_sum - concat_then_project(layer)).max())
+    """max |Σ_h Δe^(h) − Concat(heads) W_O| over the layer: zero up to rounding.
+
+    The two sides are computed apart: each head's output times its own slice of W_O, summed over the heads, against
+    the forward pass's one product of all the heads' outputs, side by side, with the whole W_O (b_O left out)."""
+    summed = ops.displacement(layer.head_outputs.astype(np.float64), layer.w_o_heads.astype(np.float64)).sum(axis=0)
+    return float(np.abs(summed - layer.delta_sum).max())
 
 
 def displacement_norms(layer: LayerTrace) -> np.ndarray:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import ops
+from .. import ops
 
 FEATURES = ("tech", "fruitness", "other")
 # The notes' table: each word's coordinates on the three features.

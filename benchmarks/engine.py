@@ -1,4 +1,4 @@
-"""Benchmark: `python -m attention.bench [--repeats N]`.
+"""The engine against PyTorch: `python benchmarks/engine.py [--repeats N]`.
 
 Prints, for 13-, 64- and 256-token inputs, the full numpy trace (every intermediate, the derived
 ones included; and, for reference, the `trace()` call alone, which stores all but the scaled and
@@ -12,10 +12,16 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 FLUFFY = "a fluffy blue creature roamed the verdant forest"
 LONG_TEXT = (
@@ -69,7 +75,7 @@ def _median_seconds(fn, repeats: int) -> float:
 
 def full_numpy_trace(model, text: str, n_tokens: int):
     """The trace plus every derived intermediate, so nothing is left uncomputed."""
-    from .trace import trace
+    from attention import trace
 
     tr = trace(model, text, max_tokens=n_tokens)
     for layer in tr.layers:
@@ -79,9 +85,6 @@ def full_numpy_trace(model, text: str, n_tokens: int):
 
 def load_in_a_fresh_process() -> tuple[float, float, bool]:
     """(seconds to import attention and load the model, peak MB, whether torch was imported), as a server starts."""
-    import subprocess
-    import sys
-
     code = (
         "import resource, sys, time\n"
         "t0 = time.perf_counter()\n"
@@ -89,12 +92,14 @@ def load_in_a_fresh_process() -> tuple[float, float, bool]:
         "attention.load_model()\n"
         "print(time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 'torch' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
     return float(out[0]), float(out[1]), out[2] == "True"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m attention.bench")
+    parser = argparse.ArgumentParser(prog="python benchmarks/engine.py")
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args(argv)
 
@@ -103,11 +108,10 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     import torch
 
-    from .reference import load_sentence_transformer
+    from attention.reference import load_sentence_transformer
 
     t_imports = time.perf_counter() - t0
-    from .loading import load_model
-    from .trace import trace
+    from attention import load_model, trace
 
     t0 = time.perf_counter()
     st = load_sentence_transformer()

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import ops
-from .model import Model
-from .trace import trace
+from .. import ops
+from ..model import Model
+from ..trace import trace
 
 
 @dataclass(frozen=True)

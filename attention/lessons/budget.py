@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import Model, Norm
+from ..model import Model, Norm
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import Model
-from .tokens import Token, readable
-from .trace import Trace, trace_tokens
+from ..model import Model
+from ..tokens import Token, readable
+from ..trace import Trace, trace_tokens
 
 # A role needs most of a head's weight on one kind of key: above one half, no other key can hold more.
 PREVIOUS_TOKEN = 0.5  # Clark et al.'s previous-token heads put over half of each row on the token before

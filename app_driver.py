@@ -1,0 +1,169 @@
+"""Drive the real app in Debian's Chromium: start `streamlit run app.py`, open pages, wait for complete redraws.
+
+Used by the browser tests (tests/e2e) and the benchmarks alike, so it sits beside app.py rather than inside
+either. Never downloads a browser.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parent
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",  # CI runs as root
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    # this machine's network is closed: without these Chromium keeps trying to reach Google's hosts
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+LOGS = ROOT / "artifacts" / "logs"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def streamlit_server(
+    timeout: float = 120.0, app: Path = ROOT / "app.py", env: dict[str, str] | None = None, as_a_class: bool = False
+):
+    """`streamlit run app.py` (or another script) on a free loopback port; yields (url, process, start time).
+
+    as_a_class: nothing on the command line but the port and address, as a class starts it: headless mode, no
+    usage statistics and no file watcher must then come from the repository's .streamlit/config.toml."""
+    port = free_port()
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(app),
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+    ]
+    if not as_a_class:
+        cmd += ["--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    LOGS.mkdir(parents=True, exist_ok=True)
+    log_path = LOGS / f"streamlit-{'class-' if as_a_class else ''}{port}.log"
+    # a file, not a pipe: a pipe nobody reads fills up and stalls the server
+    with open(log_path, "w") as log:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, text=True, env=os.environ | (env or {})
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            while True:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"streamlit exited: {log_path.read_text()}")
+                try:
+                    with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    pass
+                if time.perf_counter() - t0 > timeout:
+                    raise TimeoutError("streamlit did not answer")
+                time.sleep(0.1)
+            yield url, proc, t0
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+@contextmanager
+def chromium():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+PAGE_STATE = """() => ({
+    plots: document.querySelectorAll('.js-plotly-plot').length,
+    stale: document.querySelectorAll('[data-stale="true"], [data-drawing]').length,
+    running: document.querySelectorAll('[data-testid="stStatusWidget"]').length,
+    titles: Array.from(document.querySelectorAll('.js-plotly-plot .gtitle')).map(e => e.textContent),
+    exceptions: document.querySelectorAll('[data-testid="stException"]').length,
+})"""
+
+
+def url_mark(**params) -> str:
+    """How a parameter appears in the app's URL (spaces as +, as the browser writes them)."""
+    return urlencode(params)
+
+
+MAIN_SHOWS = """t => (document.querySelector('[data-testid="stMain"]') || document.body).textContent.includes(t)"""
+
+
+FIRST_CHART_SHOWS = """t => (document.querySelector('.js-plotly-plot')?.textContent || '').includes(t)"""
+
+
+def page_state(page) -> dict:
+    return page.evaluate(PAGE_STATE)
+
+
+def wait_complete(
+    page,
+    first_title: str | None = None,
+    plots: int | None = None,
+    url_has: str | None = None,
+    shows: str | None = None,
+    first_chart_shows: str | None = None,
+    titled: str | None = None,
+    timeout: float = 120.0,
+) -> dict:
+    """Wait until the app is idle with every chart drawn: nothing stale or being drawn (ui/plot.js marks a
+    figure on its way), nothing running and, if given, the
+    first chart's title, the number of charts, a piece of the URL, a text in the main area, a text in
+    the first chart (the token chips, whose texts run together) and the start of some chart's title as
+    expected.
+
+    Streamlit shows its "running" widget only some time after a run starts, so a page that has just opened
+    can look idle with half its charts: on a first load, name something the complete page has.
+
+    After a change, `shows` should name something only the new view contains (the new sentence's word,
+    the new head's heading): elements turn stale as soon as a rerun starts, so once that text is there
+    and nothing is stale, every chart is the new one. Returns the page state."""
+    deadline = time.perf_counter() + timeout
+    while True:
+        s = page_state(page)
+        ok = (
+            not s["stale"]
+            and not s["running"]
+            and s["plots"] > 0
+            and (first_title is None or (s["titles"] and s["titles"][0] == first_title))
+            and (plots is None or s["plots"] == plots)
+            and (url_has is None or url_has in page.url)
+            and (shows is None or page.evaluate(MAIN_SHOWS, shows))
+            and (first_chart_shows is None or page.evaluate(FIRST_CHART_SHOWS, first_chart_shows))
+            and (titled is None or any(t.startswith(titled) for t in s["titles"]))
+        )
+        if ok or s["exceptions"]:
+            return s
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"page not complete: {s}, url {page.url}")
+        page.wait_for_timeout(10)
