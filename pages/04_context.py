@@ -24,8 +24,8 @@ c1, c2 = st.columns(2)
 sentence = c1.radio("Sentence", SENTENCES, horizontal=True, **state.bound("ctx_sentence"))
 how = c2.radio(
     "Weights",
-    list(similarity.HOW),
-    format_func=similarity.HOW.get,
+    list(similarity.WEIGHTINGS),
+    format_func=similarity.WEIGHTINGS.get,
     help="Attention takes the softmax over every token; the notes' table, and this one, list each word once.",
     **state.bound("ctx_weights"),
 )
@@ -38,7 +38,7 @@ with left:
             mixed.weights,
             words,
             words,
-            f"Weights: {similarity.HOW[how]}",
+            f"Weights: {similarity.WEIGHTINGS[how]}",
             fmt=".3f",
             zmin=0,
             zmax=1,
@@ -55,7 +55,7 @@ with right:
 st.markdown("**Orange's row of “an apple and an orange”, three ways, beside the notes' 0.57 and 0.43**")
 st.dataframe(
     {
-        "weights": [similarity.HOW[c.how] for c in checks.values()],
+        "weights": [similarity.WEIGHTINGS[c.how] for c in checks.values()],
         "orange → orange": [f"{c.orange:.4f}" for c in checks.values()],
         "orange → apple": [f"{c.apple:.4f}" for c in checks.values()],
         "rounds to the notes' 0.57 / 0.43": ["yes" if c.matches_notes else "no" for c in checks.values()],

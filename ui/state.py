@@ -161,7 +161,7 @@ PARAMS: dict[str, Param] = {
     "sim_double": _flag_param(False),
     "why_keep": Param(0.9, _float_in(0.5, 0.99, 0.01), lambda v: f"{v:g}"),
     "ctx_sentence": Param("an apple and an orange", _one_of("an apple and an orange", "an apple phone")),
-    "ctx_weights": Param("softmax", _one_of(*similarity.HOW)),
+    "ctx_weights": Param("softmax", _one_of(*similarity.WEIGHTINGS)),
     "qk_same": _flag_param(False),
     "sc_dk": Param(64, _int_of(*D_K_WIDTHS)),
     "sc_keys": Param(16, _int_in(2, 64)),

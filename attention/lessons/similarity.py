@@ -38,8 +38,8 @@ def cosine_of_angle(degrees: float) -> float:
 
 # The notes' scaling slide: "Orange → 0.57 Orange + 0.43 Apple" (and the same for apple and phone).
 NOTES_RELATED_WEIGHTS = (0.57, 0.43)
-# How each way of turning similarities into weights is named on screen.
-HOW = {
+# Each way of turning similarities into weights, as it is named on screen.
+WEIGHTINGS = {
     "softmax": "softmax over every distinct word",
     "softmax_related": "softmax over the related words",
     "normalized": "divided by the sum",
@@ -106,7 +106,7 @@ def row_weights(scores: np.ndarray, how: str) -> np.ndarray:
         return ops.softmax(scores, axis=1)
     if how == "softmax_related":
         return ops.softmax(ops.apply_mask(scores, np.isclose(scores, 0.0)), axis=1)
-    raise ValueError(f"Unknown normalization '{how}': choose one of {', '.join(HOW)}.")
+    raise ValueError(f"Unknown normalization '{how}': choose one of {', '.join(WEIGHTINGS)}.")
 
 
 def mix(words: list[str], how: str = "softmax") -> Mixing:
@@ -134,7 +134,7 @@ class NotesCheck:
 def notes_check() -> tuple[NotesCheck, ...]:
     """Orange's weights for itself and apple under every way of weighting, exactly."""
     out = []
-    for how in HOW:
+    for how in WEIGHTINGS:
         m = mix(["an", "apple", "and", "an", "orange"], how)
         row = m.weights[m.words.index("orange")]
         out.append(NotesCheck(how, float(row[m.words.index("orange")]), float(row[m.words.index("apple")])))
