@@ -12,7 +12,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from ui import chapters, state
+from ui import chapters, plot, state
 
 ROOT = Path(__file__).resolve().parent
 # The browser tab's icon is a file the app serves itself: Streamlit fetches a :material/…: page icon from a
@@ -30,6 +30,7 @@ pages = {"": [home], "The lesson": lesson} if lesson else [home]
 # benchmarks/load.py sets it: a line per run, its start and end as the server saw them, and the sentence it drew
 RUN_LOG = os.environ.get("ATTENTION_RUN_LOG")
 started = time.time()
+plot.preload()  # Plotly loads in the browser while the server computes the page
 try:
     st.navigation(pages, position="top").run()
 finally:

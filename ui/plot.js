@@ -1,23 +1,12 @@
 // A plotly figure drawn in place (ui/plot.py): the element keeps its place on the page, a changed figure is
 // drawn into it once (Plotly.newPlot), and a figure that did not change is not drawn at all. While a figure is
-// on its way the element holds its height, and says so in data-drawing.
+// on its way the element holds its height, and says so in data-drawing. plotly(url) is plotly_loader.js's.
 
 const FULLSCREEN_ICON = {
   width: 512,
   height: 512,
   path: "M32 32C14 32 0 46 0 64v96c0 18 14 32 32 32s32-14 32-32V96h64c18 0 32-14 32-32s-14-32-32-32H32zM64 352c0-18-14-32-32-32S0 334 0 352v96c0 18 14 32 32 32h96c18 0 32-14 32-32s-14-32-32-32H64v-64zM320 32c-18 0-32 14-32 32s14 32 32 32h64v64c0 18 14 32 32 32s32-14 32-32V64c0-18-14-32-32-32h-96zM448 352c0-18-14-32-32-32s-32 14-32 32v64h-64c-18 0-32 14-32 32s14 32 32 32h96c18 0 32-14 32-32v-96z",
 };
-
-// Plotly is Streamlit's own: the chart code it ships defines window.Plotly. Loaded once, by the first figure.
-function plotly(url) {
-  if (window.Plotly) return Promise.resolve(window.Plotly);
-  if (!window.__plotlyLoading) {
-    const app = document.querySelector('script[type="module"][src*="static/js/"]'); // Streamlit's own script
-    const href = app ? new URL(url, app.src).href : url;
-    window.__plotlyLoading = import(href).then(() => window.Plotly);
-  }
-  return window.__plotlyLoading;
-}
 
 // The figure alone on the screen, and back: Streamlit's own charts have this in their toolbar.
 function fullscreenButton(gd) {
