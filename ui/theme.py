@@ -125,5 +125,5 @@ def chart_config(filename: str, export: str = DEFAULT_EXPORT) -> dict:
     return {
         "displaylogo": False,
         "toImageButtonOptions": {"format": fmt, "scale": EXPORT_FORMATS[fmt].scale, "filename": filename},
-        "modeBarButtonsToRemove": ["select2d", "lasso2d"],
+        "modeBarButtonsToRemove": ["select2d", "lasso2d", "sendChartToCloud"],  # no request leaves the app
     }
