@@ -94,3 +94,15 @@ def _values(x):
     if isinstance(x, np.ndarray):
         return x.tolist()
     return x
+
+
+def test_column_labels_wider_than_their_columns_are_slanted() -> None:
+    """Six tokens of a decoder in half the page: "␣bank (5)" is wider than its column, so the labels slant
+    rather than run into each other; six short words stay level."""
+    long = figures.token_labels(["the", "␣bank", "␣by", "␣the", "␣river", "␣bank"])
+    short = ["a", "b", "c", "d", "e", "f"]
+    slanted, level = (
+        figures.attention_heatmap(np.eye(6), labels, "weights", half_width=True).layout.xaxis.tickangle
+        for labels in (long, short)
+    )
+    assert slanted == -60 and level == 0

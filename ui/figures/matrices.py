@@ -88,17 +88,20 @@ def attention_heatmap(
     width = (canvas or Canvas()).width
     width = (width - COLUMN_GAP) // 2 if half_width else width
 
-    def room(size: int) -> tuple[int, int, int, float, float]:
-        """Left and top margins, height and a cell's width and height, with the token labels at `size` px."""
+    def room(size: int) -> tuple[int, int, int, float, float, bool]:
+        """Left and top margins, height, a cell's width and height, with the token labels at `size` px, and
+        whether the column labels are slanted (many columns, or a label wider than its column)."""
         left = label_px(row_labels, size) + 45
-        top = 80 + (int(label_px(col_labels, size) * 0.87) if n_cols > 6 else 22)  # title, axis title, labels
+        cell_w = (width - left - 20 - COLOURBAR_PX) / n_cols
+        slanted = n_cols > 6 or label_px(col_labels, size) > cell_w - 2
+        top = 80 + (int(label_px(col_labels, size) * 0.87) if slanted else 22)  # title, axis title, labels
         height = max(340, min(860, top + 60 + 34 * n_rows))
-        return left, top, height, (width - left - 20 - COLOURBAR_PX) / n_cols, (height - top - 20) / n_rows
+        return left, top, height, cell_w, (height - top - 20) / n_rows, slanted
 
     size = TICK_PX
     for _ in range(3):  # the labels' size sets the margins, which set the cells the labels must fit
-        size = tick_px(min(room(size)[3:]))
-    left, top, height, cell_w, cell_h = room(size)
+        size = tick_px(min(room(size)[3:5]))
+    left, top, height, cell_w, cell_h, slanted = room(size)
     return figure(
         [heatmap],
         dict(text=title, y=0.995, yanchor="top", yref="container"),
@@ -107,7 +110,7 @@ def attention_heatmap(
             title=dict(text=plural[col_name]),
             side="top",
             type="category",
-            tickangle=-60 if n_cols > 6 else 0,
+            tickangle=-60 if slanted else 0,
             **token_ticks(col_labels, cell_w, size),
         ),
         yaxis=dict(
