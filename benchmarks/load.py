@@ -191,20 +191,9 @@ async def open_first_page(page, url: str, deadline: float) -> None:
 
 async def submit(page, text: str, deadline: float, poll: float = 0.05) -> float:
     """Type `text` into the sidebar's Sentence box, press Ctrl+Enter; seconds until every chart shows it."""
-    box = page.get_by_role("textbox", name="Sentence")
-    await box.fill(text, timeout=max(1.0, deadline - time.perf_counter()) * 1000)
-    t0 = time.perf_counter()
-    await box.press("Control+Enter")
-    words = text.split()
-    await wait_drawn(
-        page,
-        deadline,
-        chips=mark(text),
-        weights=" ".join(words[:3]),
-        url_has=url_mark(text=text),
-        poll=poll,
-    )
-    return time.perf_counter() - t0
+    await fill(page, text, deadline)
+    asked, _ = await press(page)
+    return await drawn(page, text, asked, deadline, poll)
 
 
 async def fill(page, text: str, deadline: float) -> None:
