@@ -1,0 +1,77 @@
+"""The chart element's figure JSON (ui/plot.py): plotly.io's own text, made without its copy of the figure."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.io
+import pytest
+
+from tests.apptest import run_page
+from ui import plot
+from ui.chapters import CHAPTERS
+
+PAGES = ["pages/00_explorer.py"] + [f"pages/{c.file}" for c in CHAPTERS]
+
+
+def plotly_json(fig: go.Figure) -> str:
+    return plotly.io.to_json(fig, validate=False)
+
+
+@pytest.fixture
+def compared(monkeypatch) -> list[go.Figure]:
+    """Every figure a page sends, its JSON checked against plotly.io's as it is made."""
+    seen = []
+    made = plot.to_json
+
+    def checked(fig):
+        text = made(fig)
+        assert text == plotly_json(fig), fig.layout.title.text
+        seen.append(fig)
+        return text
+
+    monkeypatch.setattr(plot, "to_json", checked)
+    monkeypatch.setattr(plot, "_specs", {})  # none kept from an earlier test
+    return seen
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_figure_of_every_page_is_plotlys_own_json(path, compared):
+    at = run_page(path)
+    assert not at.exception
+    assert len(compared) == len(plot.drawn(at)) - sum(e.type == "plotly_chart" for e in at._tree)
+
+
+def test_the_explorer_on_a_decoder_and_a_long_text_too(compared, gpt2_in_cache):
+    run_page("pages/00_explorer.py", model="gpt2", text=" ".join(["the fluffy blue creature"] * 30))
+    assert len(compared) >= 9
+
+
+def test_typed_arrays_numpy_scalars_and_escapes_as_plotly_writes_them():
+    fig = go.Figure(
+        [
+            go.Heatmap(z=np.arange(12, dtype=np.float32).reshape(3, 4), x=np.arange(4), text=[["<b>"] * 4] * 3),
+            go.Scatter(x=np.array([1, 2**40]), y=[np.float64(0.5), np.int64(3)], name="a/b </script>"),
+        ],
+        layout=dict(title=dict(text="x > y"), xaxis=dict(range=[np.float64(0), 1.5])),
+    )
+    assert plot.to_json(fig) == plotly_json(fig)
+    assert json.loads(plot.to_json(fig))["data"][0]["z"]["dtype"] == "f4"
+
+
+@pytest.mark.parametrize(
+    "fig",
+    [
+        go.Figure(go.Scatter(x=[0, 1], y=[float("nan"), float("inf")])),
+        go.Figure(
+            [dict(type="scatter", x=[0, 1], y=[0, 1])],
+            layout=dict(xaxis=dict(range=np.array([0.0, 2.0]))),
+            _validate=False,
+        ),
+    ],
+    ids=["nan and infinity as null", "an array as a range"],
+)
+def test_what_json_would_write_otherwise_goes_through_plotly(fig):
+    assert plot.to_json(fig) == plotly_json(fig)
