@@ -105,14 +105,15 @@ FAR = (100, 140, 190, 250)  # further still, on a leader line, for a label with 
 
 def _candidates(
     toward: np.ndarray, size: tuple[float, float], gap: float, distances: Sequence[int] = DISTANCES
-) -> list[tuple[np.ndarray, bool]]:
-    """Offsets of a label's centre from its point, and whether a leader line must join them: beside the point
-    in the preferred direction first, then turning away from it, then a little further out; last, further
-    still on a leader line."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets of a label's centre from its point, (n, 2), and whether a leader line must join each, (n,): beside
+    the point in the preferred direction first, then turning away from it, then a little further out; last,
+    further still on a leader line."""
     angle = math.atan2(toward[1], toward[0]) if np.any(toward) else math.pi / 2
     u = np.column_stack([np.cos(angle + TURNS), np.sin(angle + TURNS)])  # (RING, 2)
     beside = gap + np.abs(u) @ (np.array(size) / 2)  # from the point to the centre of a box just clear of it
-    return [(u[i] * (beside[i] + extra), extra > LEADER_FROM) for extra in distances for i in range(len(u))]
+    extra = np.repeat(np.asarray(distances, dtype=float), len(u))  # ring by ring, nearest first
+    return np.tile(u, (len(distances), 1)) * (np.tile(beside, len(distances)) + extra)[:, None], extra > LEADER_FROM
 
 
 def _line(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -122,19 +123,28 @@ def _line(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _sampled(segments: Sequence[Segment], frame: Frame, k: float) -> tuple[np.ndarray, np.ndarray]:
-    """Points every 2 pixels along each segment at k times the frame's scale, and each point's half width."""
-    points, reach = [np.zeros((0, 2))], [np.zeros(0)]
-    for seg in segments:
-        a, b = frame.px(seg.start) * k, frame.px(seg.end) * k
-        if seg.span is not None:
-            length = np.linalg.norm(b - a)
-            if length == 0:
-                continue
-            u = (b - a) / length
-            a, b = b - u * seg.span[0], b + u * seg.span[1]
-        points.append(_line(a, b))
-        reach.append(np.full(len(points[-1]), seg.half_width))
-    return np.concatenate(points), np.concatenate(reach)
+    """Points every 2 pixels along each segment at k times the frame's scale, and each point's half width: all
+    segments at once (_line, one by one, was a sixth of the placer's time)."""
+    if not segments:
+        return np.zeros((0, 2)), np.zeros(0)
+    a = frame.px([seg.start for seg in segments]) * k
+    b = frame.px([seg.end for seg in segments]) * k
+    half_width = np.array([seg.half_width for seg in segments])
+    spanned = np.array([seg.span is not None for seg in segments])
+    if spanned.any():  # from span[0] behind the end to span[1] ahead of it; a segment with no length has none
+        span = np.array([seg.span or (0.0, 0.0) for seg in segments])
+        length = np.sqrt(((b - a) ** 2).sum(axis=1))
+        keep = ~spanned | (length > 0)
+        u = (b - a)[spanned & keep] / length[spanned & keep, None]
+        tip = b[spanned & keep]
+        a[spanned & keep], b[spanned & keep] = tip - u * span[spanned & keep, :1], tip + u * span[spanned & keep, 1:]
+        a, b, half_width = a[keep], b[keep], half_width[keep]
+    n = np.maximum(2, (np.sqrt(((b - a) ** 2).sum(axis=1)) / 2).astype(int) + 1)
+    segment = np.repeat(np.arange(len(n)), n)
+    step = np.arange(len(segment)) - np.repeat(np.cumsum(n) - n, n)  # 0 … n - 1 along each segment
+    t = step * np.repeat(1.0 / (n - 1), n)
+    t[np.cumsum(n) - 1] = 1.0  # as np.linspace: each segment ends on its end
+    return a[segment] + t[:, None] * (b - a)[segment], np.repeat(half_width, n)
 
 
 def _overlap(centres: np.ndarray, half: np.ndarray, at: np.ndarray, reach: np.ndarray) -> np.ndarray:
@@ -208,7 +218,7 @@ def place_labels(
         chosen = None
         for distances in (DISTANCES, FAR):  # near the point first; far out only where nothing near is free
             candidates = _candidates(np.asarray(label.toward, dtype=float), size, label.gap, distances)
-            reach = max(float(np.abs(o).max()) for o, _ in candidates) + float(half.max()) + 1
+            reach = float(np.abs(candidates[0]).max()) + float(half.max()) + 1
             local = [s.around(anchor * s.k, reach) for s in sheets]
             chosen = _first_free(candidates, anchor, half, frame, local)
             if chosen:
@@ -216,7 +226,8 @@ def place_labels(
         if chosen is None:  # last, where no place is clear of every arrow: one that covers arrows, but no label
             bare = [_Sheet(s.k, np.zeros((0, 2)), np.zeros(0), s.boxes) for s in local[:1]]
             near = _candidates(np.asarray(label.toward, dtype=float), size, label.gap)
-            chosen = _first_free(near + candidates, anchor, half, frame, bare)
+            both = [np.concatenate(pair) for pair in zip(near, candidates, strict=True)]
+            chosen = _first_free(both, anchor, half, frame, bare)
         if chosen is None:
             continue
         offset, leader = chosen
@@ -253,12 +264,12 @@ def place_labels(
 
 
 def _first_free(
-    candidates: list[tuple[np.ndarray, bool]], anchor: np.ndarray, half: np.ndarray, frame: Frame, sheets: list[_Sheet]
+    candidates: tuple[np.ndarray, np.ndarray], anchor: np.ndarray, half: np.ndarray, frame: Frame, sheets: list[_Sheet]
 ) -> tuple[np.ndarray, bool] | None:
     """The first candidate place where a label is free on every sheet, and whether it needs a leader line; else
     the first free on as many of the first sheets as can be; None if there is none on the first. Each sheet
     checks every place once, at once."""
-    offsets = np.array([o for o, _ in candidates])
+    offsets, leaders = candidates
     free = []  # place by place: free on this sheet and every one before it
     for s in sheets:
         where = np.flatnonzero(free[-1]) if free else np.arange(len(offsets))
@@ -269,7 +280,7 @@ def _first_free(
         places = np.flatnonzero(free[n - 1])
         crossing: dict[int, bool] = {}  # for a place with a leader line: whether it crosses a label on a sheet
         for j, i in enumerate(places):
-            offset, leader = candidates[i]
+            offset, leader = offsets[i], bool(leaders[i])
             if not leader:
                 return offset, leader
             if i not in crossing:  # a leader line runs from the point to the label's centre, and must cross no label
