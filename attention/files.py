@@ -203,7 +203,8 @@ def read_gguf(path: Path) -> GGUF:
 
 def read_safetensors(path: Path) -> dict[str, np.ndarray]:
     """Every floating-point tensor of a .safetensors file as float32; bfloat16 is widened by hand (its 16 bits
-    are a float32's top half), so that a bf16 checkpoint reads without torch."""
+    are a float32's top half), so that a bf16 checkpoint reads without torch. A float32 tensor is a read-only
+    view of the file."""
     raw = np.memmap(path, dtype=np.uint8, mode="r")
     if len(raw) < 8:
         raise WeightFileError("the file is too short to be safetensors")
@@ -223,7 +224,8 @@ def read_safetensors(path: Path) -> dict[str, np.ndarray]:
         a = body[start:end].view(kinds[info["dtype"]])
         if info["dtype"] == "BF16":
             a = (a.astype(np.uint32) << 16).view(np.float32)
-        out[name] = a.astype(np.float32).reshape(info["shape"])
+        # float32 is read in place, from the file's pages (read only): the model's copy is the one it keeps
+        out[name] = (a if a.dtype == np.float32 else a.astype(np.float32)).reshape(info["shape"])
     return out
 
 
