@@ -4,6 +4,7 @@ The entry script wires the pages together; the explorer (pages/00_explorer.py) i
 the lesson's chapters follow it in pages/.
 """
 
+import base64
 import json
 import os
 import time
@@ -12,14 +13,22 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from ui import chapters, plot, state
+from ui import preload
 
 ROOT = Path(__file__).resolve().parent
-# The browser tab's icon is a file the app serves itself: Streamlit fetches a :material/…: page icon from a
+# The browser tab's icon comes with the page, as a data URL: Streamlit fetches a :material/…: page icon from a
 # font CDN, and an emoji needs an emoji font the browser may not have. The app makes no request outside its
 # own server (class networks block them, and visitors' addresses leak). In the sidebar a :material/…: icon
-# is fine: it comes from the font Streamlit serves.
-st.set_page_config(page_title="Attention, step by step", page_icon=str(ROOT / "assets" / "icon.png"), layout="wide")
+# is fine: it comes from the font Streamlit serves. (Given as a file, the icon went through PIL on every run,
+# which took a seventh of a new server's first page.)
+ICON = "data:image/png;base64," + base64.b64encode((ROOT / "assets" / "icon.png").read_bytes()).decode("ascii")
+st.set_page_config(page_title="Attention, step by step", page_icon=ICON, layout="wide")
+started = time.time()
+# Plotly loads in the browser while the server imports the app and computes the page: asked for before anything
+# else (a new server's first page waited a tenth of a second longer for it behind these imports)
+preload.plotly()
+
+from ui import chapters, state  # noqa: E402
 
 home = st.Page(ROOT / "pages" / "00_explorer.py", title="Explorer", icon=":material/search:", default=True)
 lesson = [st.Page(ROOT / "pages" / c.file, title=c.title) for c in chapters.CHAPTERS]
@@ -29,8 +38,6 @@ lesson = [st.Page(ROOT / "pages" / c.file, title=c.title) for c in chapters.CHAP
 pages = {"": [home], "The lesson": lesson} if lesson else [home]
 # benchmarks/load.py sets it: a line per run, its start and end as the server saw them, and the sentence it drew
 RUN_LOG = os.environ.get("ATTENTION_RUN_LOG")
-started = time.time()
-plot.preload()  # Plotly loads in the browser while the server computes the page
 try:
     st.navigation(pages, position="top").run()
 finally:

@@ -23,21 +23,11 @@ import plotly.io
 import streamlit as st
 from _plotly_utils.utils import to_typed_array_spec
 
-_LOADER = Path(__file__).with_name("plotly_loader.js").read_text(encoding="utf-8")
-_JS = _LOADER + Path(__file__).with_name("plot.js").read_text(encoding="utf-8")
+from .preload import LOADER, PLOTLY_JS
+
+_JS = LOADER + Path(__file__).with_name("plot.js").read_text(encoding="utf-8")
 _component = st.components.v2.component("attention_plot", js=_JS, isolate_styles=False)
 NAME = "attention_plot"
-# Asks for Plotly as soon as a page's first message arrives, while the server is still computing the page: by
-# the first figure, Plotly has loaded (it took a cold page's first figure until after the server was done).
-_preload = st.components.v2.component(
-    "attention_plotly_preload",
-    html='<div class="plotly-preload"></div>',
-    css='[data-testid="stElementContainer"]:has(.plotly-preload) {\n  display: none;\n}\n',  # lines: read as CSS
-    js=_LOADER + "export default function ({ data }) { plotly(data.plotly); }",
-    isolate_styles=False,
-)
-# Streamlit's chart code, which defines window.Plotly: its file's name changes with Streamlit's version
-PLOTLY_JS = "./" + next((Path(st.__file__).parent / "static" / "static" / "js").glob("PlotlyChart.*.js")).name
 
 _specs: dict[int, tuple[weakref.ref, str]] = {}  # a figure's JSON, once per figure object
 _lock = threading.Lock()
@@ -48,11 +38,6 @@ def plot(fig: go.Figure, config: dict, key: str) -> None:
     # every value text: Streamlit looks for data frames in any other (and imports pandas to do it)
     data = {"spec": spec(fig), "config": json.dumps(config), "plotly": PLOTLY_JS}
     _component(key=key, data=data, height="content")
-
-
-def preload() -> None:
-    """Ask the browser for Plotly now: called first thing on every page (app.py)."""
-    _preload(key="plotly_preload", data={"plotly": PLOTLY_JS})
 
 
 def spec(fig: go.Figure) -> str:

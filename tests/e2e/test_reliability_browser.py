@@ -5,11 +5,12 @@ anything of a server other than the app's own."""
 
 from __future__ import annotations
 
+import base64
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from app_driver import streamlit_server, wait_complete
+from app_driver import ROOT, streamlit_server, wait_complete
 from tests.e2e.driver import menu_links, screenshot
 from tests.test_reliability import ARABIC, URL_OPENS
 from ui.chapters import CHAPTERS
@@ -91,8 +92,9 @@ def test_no_page_makes_a_request_outside_the_apps_own_server(app_url, page):
     )
     assert outside == []
     icon = page.evaluate("() => document.querySelector(\"link[rel='shortcut icon']\")?.href || ''")
-    assert urlparse(icon).hostname == "127.0.0.1", icon  # the tab's icon: a file the app serves
-    assert page.request.get(icon).status == 200
+    kind, _, data = icon.partition(",")  # the tab's icon comes with the page: the app's own, as a data URL
+    assert kind == "data:image/png;base64", icon[:40]
+    assert base64.b64decode(data) == (ROOT / "assets" / "icon.png").read_bytes()
 
 
 def test_a_chapter_link_as_a_fresh_servers_first_request_runs_through_app_py(browser):
