@@ -275,7 +275,7 @@ def cold_starts(browser, repeats: int) -> None:
                 spread(full),
                 f"{statistics.median(ratios):.2f}",
                 spread(ratios),
-                "≤ 1.6",
+                "≤ 1.3",
             ),
             ("bare page of 3 heatmaps", f"{statistics.median(bare):.2f}", spread(bare), "", "", ""),
         ],
