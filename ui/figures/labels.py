@@ -139,12 +139,19 @@ def _sampled(segments: Sequence[Segment], frame: Frame, k: float) -> tuple[np.nd
         tip = b[spanned & keep]
         a[spanned & keep], b[spanned & keep] = tip - u * span[spanned & keep, :1], tip + u * span[spanned & keep, 1:]
         a, b, half_width = a[keep], b[keep], half_width[keep]
+    points, n = _lines(a, b)
+    return points, np.repeat(half_width, n)
+
+
+def _lines(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """_line from each a to each b, (m, 2) both, all at once: every line's points one after the other, and how
+    many each line has."""
     n = np.maximum(2, (np.sqrt(((b - a) ** 2).sum(axis=1)) / 2).astype(int) + 1)
-    segment = np.repeat(np.arange(len(n)), n)
-    step = np.arange(len(segment)) - np.repeat(np.cumsum(n) - n, n)  # 0 … n - 1 along each segment
+    line = np.repeat(np.arange(len(n)), n)
+    step = np.arange(len(line)) - np.repeat(np.cumsum(n) - n, n)  # 0 … n - 1 along each line
     t = step * np.repeat(1.0 / (n - 1), n)
-    t[np.cumsum(n) - 1] = 1.0  # as np.linspace: each segment ends on its end
-    return a[segment] + t[:, None] * (b - a)[segment], np.repeat(half_width, n)
+    t[np.cumsum(n) - 1] = 1.0  # as np.linspace: each line ends on its end
+    return a[line] + t[:, None] * (b - a)[line], n
 
 
 def _overlap(centres: np.ndarray, half: np.ndarray, at: np.ndarray, reach: np.ndarray) -> np.ndarray:
@@ -158,12 +165,25 @@ def _overlap(centres: np.ndarray, half: np.ndarray, at: np.ndarray, reach: np.nd
 
 @dataclass
 class _Sheet:
-    """What is drawn at one scale so far: obstacles' sampled points, and the labels' boxes."""
+    """What is drawn at one scale so far: obstacles' sampled points, sorted by x, and the labels' boxes."""
 
     k: float
     points: np.ndarray
     reach: np.ndarray
     boxes: list[tuple[np.ndarray, np.ndarray]]
+
+    @classmethod
+    def of(cls, k: float, points: np.ndarray, reach: np.ndarray) -> _Sheet:
+        """A sheet of these obstacle points, in any order, and no label yet."""
+        order = np.argsort(points[:, 0], kind="stable")
+        return cls(k, points[order], reach[order], [])
+
+    def add(self, points: np.ndarray, reach: float) -> None:
+        """More obstacle points (a leader line), kept in order."""
+        merged = _Sheet.of(
+            self.k, np.concatenate([self.points, points]), np.concatenate([self.reach, np.full(len(points), reach)])
+        )
+        self.points, self.reach = merged.points, merged.reach
 
     def free(self, centres: np.ndarray, half: np.ndarray, frame: Frame) -> np.ndarray:
         """(n,) bool: which of n places for a label's centre keep it in the plot, off every obstacle and label."""
@@ -186,18 +206,29 @@ class _Sheet:
         an arrow). Each line is its points every 2 pixels, all of them checked at once."""
         if not self.boxes:
             return np.zeros(len(offsets), dtype=bool)
-        lines = [_line(start, start + o) for o in offsets]
-        points = np.concatenate(lines)
+        points, n = _lines(np.broadcast_to(start, offsets.shape), start + offsets)
         centre, halves = self._boxes()
         hit = (np.abs(points[None, :, :] - centre[:, None, :]) < halves[:, None, :]).all(axis=2).any(axis=0)
-        return np.logical_or.reduceat(hit, np.cumsum([0] + [len(line) for line in lines[:-1]]))
+        return np.logical_or.reduceat(hit, np.cumsum(n) - n)
 
     def around(self, at: np.ndarray, radius: float) -> _Sheet:
         """This sheet cut to what lies within `radius` pixels of a point, all a label near it can touch: each
-        label is then checked against a few dozen points rather than every arrow of a long sentence."""
-        near = (np.abs(self.points - at) < radius + self.reach[:, None]).all(axis=1)
-        boxes = [(c, h) for c, h in self.boxes if np.all(np.abs(c - at) < radius + h)]
-        return _Sheet(self.k, self.points[near], self.reach[near], boxes)
+        label is then checked against a few dozen points rather than every arrow of a long sentence. The points
+        within reach in x are found by bisection, then checked one by one."""
+        if len(self.points):
+            widest = radius + float(self.reach.max())
+            xs = self.points[:, 0]
+            lo, hi = np.searchsorted(xs, at[0] - widest, side="left"), np.searchsorted(xs, at[0] + widest, side="right")
+            points, reach = self.points[lo:hi], self.reach[lo:hi]
+        else:
+            points, reach = self.points, self.reach
+        near = (np.abs(points - at) < radius + reach[:, None]).all(axis=1)
+        boxes = []
+        if self.boxes:
+            centre, halves = self._boxes()
+            inside = (np.abs(centre - at) < radius + halves).all(axis=1)
+            boxes = [box for box, keep in zip(self.boxes, inside, strict=True) if keep]
+        return _Sheet(self.k, points[near], reach[near], boxes)
 
 
 def place_labels(
@@ -209,7 +240,7 @@ def place_labels(
     all of them gets one that holds at as many of the first as can be. A label that finds no room beside
     its point is put further out with a thin leader line to it; one with no room at all is left out, and
     its point still names itself on hover."""
-    sheets = [_Sheet(k, *_sampled(obstacles, frame, k), []) for k in scales]
+    sheets = [_Sheet.of(k, *_sampled(obstacles, frame, k)) for k in scales]
     out = []
     for label in labels[:MAX_LABELS]:
         size = label_box(label.text, label.size)
@@ -232,11 +263,9 @@ def place_labels(
             continue
         offset, leader = chosen
         for s in sheets:
-            line = _line(anchor * s.k, anchor * s.k + offset)
             s.boxes.append((anchor * s.k + offset, half))
             if leader:  # later labels keep off it
-                s.points = np.concatenate([s.points, line])
-                s.reach = np.concatenate([s.reach, np.full(len(line), 1.0)])
+                s.add(_line(anchor * s.k, anchor * s.k + offset), 1.0)
         placement = dict(
             x=float(label.at[0]),
             y=float(label.at[1]),
