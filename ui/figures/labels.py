@@ -116,15 +116,9 @@ def _candidates(
     return np.tile(u, (len(distances), 1)) * (np.tile(beside, len(distances)) + extra)[:, None], extra > LEADER_FROM
 
 
-def _line(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Points every 2 pixels from a to b."""
-    n = max(2, int(np.linalg.norm(b - a) / 2) + 1)
-    return a + np.linspace(0, 1, n)[:, None] * (b - a)
-
-
 def _sampled(segments: Sequence[Segment], frame: Frame, k: float) -> tuple[np.ndarray, np.ndarray]:
     """Points every 2 pixels along each segment at k times the frame's scale, and each point's half width: all
-    segments at once (_line, one by one, was a sixth of the placer's time)."""
+    segments at once (one by one, they were a sixth of the placer's time)."""
     if not segments:
         return np.zeros((0, 2)), np.zeros(0)
     a = frame.px([seg.start for seg in segments]) * k
@@ -135,17 +129,18 @@ def _sampled(segments: Sequence[Segment], frame: Frame, k: float) -> tuple[np.nd
         span = np.array([seg.span or (0.0, 0.0) for seg in segments])
         length = np.sqrt(((b - a) ** 2).sum(axis=1))
         keep = ~spanned | (length > 0)
-        u = (b - a)[spanned & keep] / length[spanned & keep, None]
-        tip = b[spanned & keep]
-        a[spanned & keep], b[spanned & keep] = tip - u * span[spanned & keep, :1], tip + u * span[spanned & keep, 1:]
+        head = spanned & keep
+        u = (b - a)[head] / length[head, None]
+        tip = b[head]
+        a[head], b[head] = tip - u * span[head, :1], tip + u * span[head, 1:]
         a, b, half_width = a[keep], b[keep], half_width[keep]
     points, n = _lines(a, b)
     return points, np.repeat(half_width, n)
 
 
 def _lines(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """_line from each a to each b, (m, 2) both, all at once: every line's points one after the other, and how
-    many each line has."""
+    """Points every 2 pixels from each a to each b, (m, 2) both, all lines at once: their points one line after
+    the other, and how many each line has."""
     n = np.maximum(2, (np.sqrt(((b - a) ** 2).sum(axis=1)) / 2).astype(int) + 1)
     line = np.repeat(np.arange(len(n)), n)
     step = np.arange(len(line)) - np.repeat(np.cumsum(n) - n, n)  # 0 … n - 1 along each line
@@ -163,6 +158,12 @@ def _overlap(centres: np.ndarray, half: np.ndarray, at: np.ndarray, reach: np.nd
     return (near_x & near_y).any(axis=1)
 
 
+def _by_x(points: np.ndarray, reach: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Points and their half widths in the order of their x."""
+    order = np.argsort(points[:, 0], kind="stable")
+    return points[order], reach[order]
+
+
 @dataclass
 class _Sheet:
     """What is drawn at one scale so far: obstacles' sampled points, sorted by x, and the labels' boxes."""
@@ -175,15 +176,13 @@ class _Sheet:
     @classmethod
     def of(cls, k: float, points: np.ndarray, reach: np.ndarray) -> _Sheet:
         """A sheet of these obstacle points, in any order, and no label yet."""
-        order = np.argsort(points[:, 0], kind="stable")
-        return cls(k, points[order], reach[order], [])
+        return cls(k, *_by_x(points, reach), [])
 
     def add(self, points: np.ndarray, reach: float) -> None:
         """More obstacle points (a leader line), kept in order."""
-        merged = _Sheet.of(
-            self.k, np.concatenate([self.points, points]), np.concatenate([self.reach, np.full(len(points), reach)])
+        self.points, self.reach = _by_x(
+            np.concatenate([self.points, points]), np.concatenate([self.reach, np.full(len(points), reach)])
         )
-        self.points, self.reach = merged.points, merged.reach
 
     def free(self, centres: np.ndarray, half: np.ndarray, frame: Frame) -> np.ndarray:
         """(n,) bool: which of n places for a label's centre keep it in the plot, off every obstacle and label."""
@@ -215,13 +214,10 @@ class _Sheet:
         """This sheet cut to what lies within `radius` pixels of a point, all a label near it can touch: each
         label is then checked against a few dozen points rather than every arrow of a long sentence. The points
         within reach in x are found by bisection, then checked one by one."""
-        if len(self.points):
-            widest = radius + float(self.reach.max())
-            xs = self.points[:, 0]
-            lo, hi = np.searchsorted(xs, at[0] - widest, side="left"), np.searchsorted(xs, at[0] + widest, side="right")
-            points, reach = self.points[lo:hi], self.reach[lo:hi]
-        else:
-            points, reach = self.points, self.reach
+        widest = radius + float(self.reach.max(initial=0.0))
+        xs = self.points[:, 0]
+        lo, hi = np.searchsorted(xs, at[0] - widest, side="left"), np.searchsorted(xs, at[0] + widest, side="right")
+        points, reach = self.points[lo:hi], self.reach[lo:hi]
         near = (np.abs(points - at) < radius + reach[:, None]).all(axis=1)
         boxes = []
         if self.boxes:
@@ -265,7 +261,7 @@ def place_labels(
         for s in sheets:
             s.boxes.append((anchor * s.k + offset, half))
             if leader:  # later labels keep off it
-                s.add(_line(anchor * s.k, anchor * s.k + offset), 1.0)
+                s.add(_lines(anchor[None] * s.k, (anchor * s.k + offset)[None])[0], 1.0)
         placement = dict(
             x=float(label.at[0]),
             y=float(label.at[1]),
