@@ -33,6 +33,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from browser import print_table  # benchmarks/browser.py, beside this file
+
 from app_driver import CHROMIUM, CHROMIUM_ARGS, streamlit_server, url_mark
 
 # Each is one token of the model's vocabulary, in lower case, so the token chips show it whole
@@ -502,35 +504,66 @@ def main() -> int:
         f"N sessions at once in one headless Chromium, each: first page, then its own new sentence (8–12 words); "
         f"2 cores shared by server and browser; warm-up (model load, first page, one update) {warm}\n"
     )
-    print(
-        f"| {'N':>3} | {'first page med / max (s)':>24} | {'update med / max (s)':>20} | {'updated':>7} | {'errors':<24} | "
-        f"{'server CPU s / first page':>25} | {'first pages / s / core':>22} | {'server CPU s / update':>21} | {'updates / s / core':>18} |"
-    )
-    print(f"|{'-' * 5}|{'-' * 26}|{'-' * 22}|{'-' * 9}|{'-' * 26}|{'-' * 27}|{'-' * 24}|{'-' * 23}|{'-' * 20}|")
+    first_rows, burst_rows = [], []
     for r in rounds:
         cpu_first, first_per_core = per_page(r.cpu_first, len(r.first_pages))
         cpu_update, per_core = per_page(r.cpu_updates, len(r.updates))
-        print(
-            f"| {r.n:>3} | {median_max(r.first_pages):>24} | {median_max(r.updates):>20} | {f'{len(r.updates)}/{r.n}':>7} | "
-            f"{r.errors!s:<24} | {cpu_first:>25} | {first_per_core:>22} | {cpu_update:>21} | {per_core:>18} |"
+        first_rows.append(
+            (
+                str(r.n),
+                median_max(r.first_pages),
+                median_max(r.updates),
+                f"{len(r.updates)}/{r.n}",
+                str(r.errors),
+                cpu_first,
+                first_per_core,
+                cpu_update,
+                per_core,
+            )
         )
+        burst_rows.append(
+            (
+                str(r.n),
+                f"{r.press_spread:.2f}",
+                f"{r.server_runs}/{r.n}",
+                f"{r.server_done:.2f}" if r.server_done is not None else "–",
+                f"≤ {SERVER_TARGET:g}" if r.n == 30 else "",
+                cpu_update,
+                per_core,
+                median_max(r.updates),
+            )
+        )
+    print_table(
+        (
+            "N",
+            "first page med / max (s)",
+            "update med / max (s)",
+            "updated",
+            "errors",
+            "server CPU s / first page",
+            "first pages / s / core",
+            "server CPU s / update",
+            "updates / s / core",
+        ),
+        first_rows,
+    )
     print(
         "\nAll N pressing Ctrl+Enter at once, timed at the server: its own log of each run (app.py, ATTENTION_RUN_LOG); "
         f"target for N = 30: the last run done within {SERVER_TARGET:g} s of the first key press\n"
     )
-    print(
-        f"| {'N':>3} | {'presses spread (s)':>18} | {'server runs':>11} | {'server done after (s)':>21} | "
-        f"{'target':>6} | {'server CPU s / sentence':>23} | {'sessions / s / core':>19} | {'browsers: drawn med / max (s)':>29} |"
+    print_table(
+        (
+            "N",
+            "presses spread (s)",
+            "server runs",
+            "server done after (s)",
+            "target",
+            "server CPU s / sentence",
+            "sessions / s / core",
+            "browsers: drawn med / max (s)",
+        ),
+        burst_rows,
     )
-    print(f"|{'-' * 5}|{'-' * 20}|{'-' * 13}|{'-' * 23}|{'-' * 8}|{'-' * 25}|{'-' * 21}|{'-' * 31}|")
-    for r in rounds:
-        cpu_update, per_core = per_page(r.cpu_updates, len(r.updates))
-        done = f"{r.server_done:.2f}" if r.server_done is not None else "–"
-        target = f"≤ {SERVER_TARGET:g}" if r.n == 30 else ""
-        print(
-            f"| {r.n:>3} | {r.press_spread:>18.2f} | {f'{r.server_runs}/{r.n}':>11} | {done:>21} | {target:>6} | "
-            f"{cpu_update:>23} | {per_core:>19} | {median_max(r.updates):>29} |"
-        )
     print("\nserver resident memory (sampled every 0.2 s):")
     for r in rounds:
         print(
