@@ -6,6 +6,10 @@ A family is a set of fields, as nanoGPT's GPTConfig is, never a name that the co
   LayerNorm and an output head tied to the token embeddings;
 - Llama (SmolLM2): RMSNorm before each sub-layer, rotary positions applied to q and k, fewer key/value
   heads than query heads (grouped-query attention), a gated SiLU MLP (SwiGLU), no biases, a causal mask.
+- Gemma 3: RMSNorm before and after each sub-layer, queries and keys RMS-normalised per head (QK-norm), one
+  key/value head for every query head (multi-query attention), embeddings scaled by √d_model, a gated GELU MLP
+  (GeGLU), a causal mask that five layers of every six narrow to a sliding window, each kind of layer with
+  its own rotary base.
 
 Every matrix is stored (d_in, d_out), so that a layer is `x @ w + b` for rows of tokens, as in the
 paper's Q = X W_Q. Loading them is loading.py's job.
@@ -31,7 +35,7 @@ class ModelUnavailableError(ModelError):
 
 
 class UnsupportedModelError(ModelError):
-    """The files hold a model this engine does not read (not a BERT encoder, a GPT-2 or a Llama decoder)."""
+    """The files hold a model this engine does not read (not a BERT encoder, a GPT-2, Llama or Gemma 3 decoder)."""
 
 
 def frozen(a: Any, dtype: Any = None) -> np.ndarray:
@@ -55,9 +59,12 @@ class ModelConfig:
     vocab_size: int
     norm: Literal["layer", "rms"]  # LayerNorm (mean and variance, gain and bias) or RMSNorm (root mean square, gain)
     norm_eps: float
-    norm_position: Literal["post", "pre"]  # after each sub-layer (BERT) or before it, on a clean residual stream
+    # after each sub-layer (BERT); before it, on a clean residual stream (GPT-2, Llama); or both, the sub-layer's
+    # output normalised again before it is added to the stream (Gemma's "sandwich")
+    norm_position: Literal["post", "pre", "sandwich"]
     positions: Literal["learned", "rotary"]  # a learned vector added to the embedding, or q and k rotated
-    mlp: Literal["gelu", "gelu_tanh", "swiglu"]  # GELU (exact or its tanh form) between two layers, or gated SiLU
+    # GELU (exact or its tanh form) between two layers, or a gated one: SiLU's gate (SwiGLU), GELU's (GeGLU)
+    mlp: Literal["gelu", "gelu_tanh", "swiglu", "geglu"]
     native_mask: Literal["none", "causal"]  # the mask the model was trained with
     predicts_next_token: bool  # it has an output head over the vocabulary
     bias: bool = True  # its linear layers add a bias (BERT, GPT-2), or not (Llama), as nanoGPT's GPTConfig.bias
@@ -66,6 +73,13 @@ class ModelConfig:
     pooling: str = "mean"  # how sentence-transformers pools an encoder's tokens into one sentence vector
     normalize: bool = False  # whether it then scales that vector to length 1
     weights_note: str = ""  # how the weights were stored, when that matters ("4-bit, as shipped")
+    qk_norm: bool = False  # each head's queries and keys RMS-normalised before their dot products (Gemma 3)
+    embedding_scale: float = 1.0  # e = W_E[t] × this: √d_model in Gemma, 1 elsewhere
+    sliding_window: int = 0  # a local layer's reach: the query and the window − 1 keys before it; 0 without
+    layer_kinds: tuple[Literal["global", "local"], ...] = ()  # each layer's, "local" = sliding window; () all global
+    rope_base_local: float = 0.0  # the rotary base of local layers (Gemma 3: 10,000); 0: rope_base on every layer
+    start_token: str = ""  # what the tokenizer puts before the text ("[CLS]", "<bos>"), "" for nothing
+    end_token: str = ""  # and after it ("[SEP]")
 
     @property
     def is_decoder(self) -> bool:
@@ -80,6 +94,18 @@ class ModelConfig:
     def kv_head_of(self, head: int) -> int:
         """The key/value head that query head `head` reads (consecutive query heads share one)."""
         return head // self.group_size
+
+    def is_local(self, layer: int) -> bool:
+        """Whether this layer's attention is narrowed to a sliding window."""
+        return bool(self.layer_kinds) and self.layer_kinds[layer] == "local"
+
+    def window_of(self, layer: int) -> int:
+        """How many keys back this layer's queries may read, themselves included; 0 for no limit."""
+        return self.sliding_window if self.is_local(layer) else 0
+
+    def rope_base_of(self, layer: int) -> float:
+        """The rotary base this layer's queries and keys turn with."""
+        return self.rope_base_local if self.is_local(layer) and self.rope_base_local else self.rope_base
 
     def kv_values_per_token(self) -> int:
         """Numbers a KV cache keeps for each token: a key and a value per key/value head, in every layer."""
@@ -120,7 +146,11 @@ class LayerWeights:
     w_ff2: np.ndarray  # (d_ff, d_model): back to the model's width (SwiGLU's "down")
     b_ff2: np.ndarray | None
     norm_ffn: Norm  # post: after the MLP + residual; pre: before the MLP
-    w_gate: np.ndarray | None = None  # (d_model, d_ff): SwiGLU's gate; None for a GELU MLP
+    w_gate: np.ndarray | None = None  # (d_model, d_ff): a gated MLP's gate (SwiGLU, GeGLU); None for a GELU MLP
+    norm_attention_out: Norm | None = None  # sandwich: the attention output's norm, before the residual
+    norm_ffn_out: Norm | None = None  # sandwich: the MLP output's norm, before the residual
+    norm_q: Norm | None = None  # QK-norm: (d_head,) gains of each head's query norm
+    norm_k: Norm | None = None  # and of its key norm
 
     def w_o_heads(self, n_heads: int) -> np.ndarray:
         """W_O cut into each head's rows: (n_heads, d_head, d_model). Head h's output times its slice is Δe^(h)."""
@@ -168,6 +198,6 @@ class Model:
         norms = [emb.norm, self.final_norm]
         for layer in self.layers:
             arrays += [getattr(layer, f.name) for f in fields(LayerWeights) if not f.name.startswith("norm")]
-            norms += [layer.norm_attention, layer.norm_ffn]
+            norms += [getattr(layer, f.name) for f in fields(LayerWeights) if f.name.startswith("norm")]
         arrays += [a for n in norms if n is not None for a in (n.gamma, n.beta)]
         return int(sum(a.size for a in arrays if a is not None))
