@@ -14,7 +14,8 @@ is in `attention.lessons`, one module per idea.
 """
 
 from .layout import LAYOUTS, in_layout
-from .loading import ModelChoice, available_models, load_model
+from .loading import load_model
+from .menu import ModelChoice, available_models
 from .model import (
     DEFAULT_MODEL,
     Model,

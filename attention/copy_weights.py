@@ -11,7 +11,9 @@ import json
 import sys
 from pathlib import Path
 
-from .loading import EXIT_CODES, SUPPORTED, layout
+from .families import SUPPORTED
+from .folder import layout
+from .loading import EXIT_CODES
 from .model import ModelError, ModelUnavailableError, UnsupportedModelError
 
 NEEDS = "pip install -r requirements-reference.txt (sentence-transformers and torch)"

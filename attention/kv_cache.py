@@ -68,7 +68,8 @@ class CachedGeneration:
 def generate_with_cache(model: Model, tr: Trace) -> CachedGeneration:
     """Run the trace's tokens through the model one at a time: at each step every layer's block (the same
     `block` as the full pass) computes the new token's q, k and v only, reads the cached keys and values before
-    its own (no mask: the cache holds only the past), and leaves its key and value in the cache.
+    its own (no mask: the cache holds only the past; a local layer's window hides what lies beyond it), and
+    leaves its key and value in the cache.
     Compared with `tr`, which must be the full pass with the causal mask.
 
     The steps are scheduled layer by layer (layer i's step t needs only layer i's cache and layer i − 1's
@@ -79,11 +80,13 @@ def generate_with_cache(model: Model, tr: Trace) -> CachedGeneration:
     cfg = model.config
     x = embed(model, [t.id for t in tr.tokens])  # (n_tokens, d_model): each token embedded at its own position
     n = len(tr.tokens)
-    for w in model.layers:
+    for i, w in enumerate(model.layers):
         keys = values = np.zeros((cfg.n_kv_heads, 0, cfg.d_head), dtype=np.float32)  # this layer's cache
+        window = cfg.window_of(i)
         steps = []
         for t in range(n):
-            out = block(x[t : t + 1], w, cfg, ops.no_mask(1, t + 1), np.array([t]), past=(keys, values))
+            mask = ops.sliding_window_mask(1, window, t + 1) if window else ops.no_mask(1, t + 1)
+            out = block(x[t : t + 1], w, cfg, mask, np.array([t]), past=(keys, values), layer=i)
             keys, values = out.attention.k, out.attention.v  # (n_kv_heads, t + 1, d_head)
             steps.append(out.output[0])
         x = np.array(steps)  # (n_tokens, d_model): this layer's output at every step

@@ -181,6 +181,13 @@ class Model:
         """(d_model, vocab_size): the matrix that turns the last vector into a score per token."""
         return self.embeddings.word.T if self.output is None else self.output
 
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        """(n, d_model) -> (n, vocab_size): each row's score for every token of the vocabulary, x W_out."""
+        word = self.embeddings.word
+        if self.output is None and hasattr(word, "scores"):  # a tied head kept in its quantized blocks
+            return word.scores(x)
+        return x @ self.output_head
+
     @cached_property
     def vocabulary(self) -> tuple[str, ...]:
         """Each token id's text, as the tokenizer spells it."""

@@ -64,6 +64,11 @@ def swiglu(x: np.ndarray, w_gate: np.ndarray, w_up: np.ndarray, w_down: np.ndarr
     return (silu(x @ w_gate) * (x @ w_up)) @ w_down
 
 
+def geglu(x: np.ndarray, w_gate: np.ndarray, w_up: np.ndarray, w_down: np.ndarray) -> np.ndarray:
+    """GeGLU(x) = (GELU(x W_gate) ⊙ x W_up) W_down, with GELU's tanh form (Gemma's): SwiGLU with GELU as the gate."""
+    return (gelu_tanh(x @ w_gate) * (x @ w_up)) @ w_down
+
+
 def rope_angles(positions: np.ndarray, d_head: int, base: float) -> np.ndarray:
     """(n_tokens, d_head / 2): the angle each pair of coordinates turns at each position, position × θ_i with
     θ_i = base^(−2i / d_head): the first pairs turn fast, the last ones slowly. Computed in float32, as the
@@ -121,6 +126,14 @@ def no_mask(n_queries: int, n_keys: int | None = None) -> np.ndarray:
 def causal_mask(n_tokens: int) -> np.ndarray:
     """True where a query would see a later key: strictly above the diagonal, rows are queries."""
     return np.triu(np.ones((n_tokens, n_tokens), dtype=bool), k=1)
+
+
+def sliding_window_mask(n_queries: int, window: int, n_keys: int | None = None) -> np.ndarray:
+    """True where a key lies `window` or more places before its query: a local layer reads the query's own
+    place and the window − 1 before it. The queries are the last n_queries of the n_keys places."""
+    n_keys = n_queries if n_keys is None else n_keys
+    query_places = np.arange(n_keys - n_queries, n_keys)[:, None]
+    return np.arange(n_keys)[None, :] <= query_places - window
 
 
 def apply_mask(s: np.ndarray, mask: np.ndarray) -> np.ndarray:

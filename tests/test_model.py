@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import attention
-import attention.loading
+import attention.sources
 from attention import ModelUnavailableError, UnsupportedModelError, load_model
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -153,7 +153,7 @@ def test_one_count_of_parameters_whatever_the_family(name):
 
     if name == "smollm2":
         try:
-            attention.loading.smollm2_file()
+            attention.sources.smollm2_file()
         except attention.ModelUnavailableError as exc:
             pytest.skip(str(exc))
     model = attention.load_model(name)

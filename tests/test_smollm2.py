@@ -29,7 +29,7 @@ from transformers import AutoTokenizer, LlamaForCausalLM  # noqa: E402
 
 import attention  # noqa: E402
 from attention.files import read_gguf  # noqa: E402
-from attention.loading import SMOLLM2, smollm2_file  # noqa: E402
+from attention.sources import SMOLLM2, smollm2_file  # noqa: E402
 from attention.tokens import tokenize  # noqa: E402
 from tests.llama_reference import (  # noqa: E402
     TOLERANCES,

@@ -25,7 +25,6 @@ import streamlit as st
 from threadpoolctl import threadpool_limits
 
 import attention
-import attention.loading
 import attention.tokens
 from attention import kv_cache
 from attention.lessons import (

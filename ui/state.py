@@ -18,7 +18,7 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 import attention
-import attention.loading
+import attention.menu
 import attention.tokens
 from attention.lessons import budget, geometry, masking, similarity
 
@@ -151,7 +151,7 @@ PARAMS: dict[str, Param] = {
     "after": Param("attention", _one_of(*geometry.AFTER)),  # before → after: which step
     "ba_specials": _flag_param(False),  # before → after: [CLS] and [SEP] shown there too
     "temperature": Param(1.0, _float_in(*TEMPERATURES), lambda v: f"{v:g}"),  # the next-word panel's
-    "model": Param(attention.DEFAULT_MODEL, _one_of(attention.DEFAULT_MODEL, *attention.loading.DECODERS)),
+    "model": Param(attention.DEFAULT_MODEL, _one_of(attention.DEFAULT_MODEL, *attention.menu.DECODERS)),
     "export": Param(DEFAULT_EXPORT, _one_of(*EXPORT_FORMATS)),
     # the chapters' controls, each named after its chapter, so that a link reopens a chapter as it was
     "sim_a1": Param(3.0, _float_in(-5.0, 5.0, 0.5), lambda v: f"{v:g}"),

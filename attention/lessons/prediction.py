@@ -44,17 +44,16 @@ class EveryNextToken:
 
 
 def every_next_token(model: Model, tr: Trace, top: int = 3) -> EveryNextToken:
-    """Each position's `top` next-token guesses (softmax of final W_Eᵀ) and the real next token's probability.
+    """Each position's `top` next-token guesses (softmax of final W_out) and the real next token's probability.
 
     Raises ValueError for an encoder: it has no output head that predicts a next token."""
     if tr.final is None:
         raise ValueError(f"{tr.model_name} is an encoder: it has no head that predicts the next token.")
     ids = [t.id for t in tr.tokens]
-    w_e = model.embeddings.word  # (vocab_size, d_model)
     guesses, actual = [], []
     for start in range(0, tr.n_tokens, ROWS_AT_ONCE):
         rows = slice(start, start + ROWS_AT_ONCE)
-        logits = tr.final[rows] @ w_e.T  # (rows, vocab_size), in the weights' float32 as the model computes it
+        logits = model.logits(tr.final[rows])  # (rows, vocab_size), in float32 as the model computes it
         probabilities = ops.softmax(logits.astype(np.float64))
         for offset, p in enumerate(probabilities):
             i = start + offset

@@ -1,0 +1,80 @@
+"""A family is a preset of architecture fields: what every model of it does. A reader supplies the sizes it
+finds in the files (layers, widths, heads, vocabulary), and `config` joins the two into a ModelConfig.
+
+A fifth family is one more entry here, a reader for its tensor names (folder.py or gguf_model.py), and, only
+if it does something no field says yet, that field in model.py and its branch in trace.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .model import ModelConfig, UnsupportedModelError
+
+SUPPORTED = (
+    "BERT-style encoders (all-MiniLM-L6-v2, bert-base-uncased…), GPT-2 decoders (gpt2, distilgpt2…), "
+    "Llama-family decoders (SmolLM2, TinyLlama…, in safetensors or GGUF) and Gemma 3 decoders (in GGUF)"
+)
+GEMMA3_LOCAL_ROPE_BASE = 10_000.0  # Gemma 3's local layers turn by this base; its files store the global one
+GEMMA3_GLOBAL_EVERY = 6  # one global layer after every five local ones: layers 6, 12, 18 (counting from 1)
+
+FAMILIES: dict[str, dict[str, Any]] = {
+    "bert": dict(
+        family="BERT encoder",
+        norm="layer",
+        norm_position="post",
+        positions="learned",
+        mlp="gelu",
+        native_mask="none",
+        predicts_next_token=False,
+    ),
+    "gpt2": dict(
+        family="GPT-2 decoder",
+        norm="layer",
+        norm_position="pre",
+        positions="learned",
+        native_mask="causal",
+        predicts_next_token=True,
+    ),
+    "llama": dict(
+        family="Llama decoder",
+        norm="rms",
+        norm_position="pre",
+        positions="rotary",
+        mlp="swiglu",
+        native_mask="causal",
+        predicts_next_token=True,
+        bias=False,
+    ),
+    "gemma3": dict(
+        family="Gemma 3 decoder",
+        norm="rms",
+        norm_position="sandwich",
+        positions="rotary",
+        mlp="geglu",
+        native_mask="causal",
+        predicts_next_token=True,
+        bias=False,
+        qk_norm=True,
+        rope_base_local=GEMMA3_LOCAL_ROPE_BASE,
+    ),
+}
+
+
+def config(kind: str, name: str, **sizes: Any) -> ModelConfig:
+    """The family's preset with the sizes a reader found; a size that contradicts the preset is refused."""
+    preset = FAMILIES.get(kind)
+    if preset is None:
+        raise UnsupportedModelError(f"'{name}' is a {kind}; this explainer reads {SUPPORTED}.")
+    clash = sorted(k for k in sizes if k in preset and sizes[k] != preset[k])
+    if clash:
+        raise UnsupportedModelError(f"'{name}' changes what every {preset['family']} does: {', '.join(clash)}.")
+    n_heads, n_kv_heads = sizes["n_heads"], sizes.get("n_kv_heads") or sizes["n_heads"]
+    if n_heads % n_kv_heads:
+        raise UnsupportedModelError(f"'{name}': {n_heads} query heads cannot share {n_kv_heads} key/value heads.")
+    return ModelConfig(name=name, **{**preset, **sizes, "n_kv_heads": n_kv_heads})
+
+
+def gemma3_layer_kinds(n_layers: int) -> tuple[str, ...]:
+    """Gemma 3's layers: five local (sliding window) for every global one."""
+    return tuple("global" if (i + 1) % GEMMA3_GLOBAL_EVERY == 0 else "local" for i in range(n_layers))
