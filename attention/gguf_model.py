@@ -6,6 +6,7 @@ family (Llama, Gemma 3), and a Hugging Face Llama folder reaches it too, its nam
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -210,10 +211,8 @@ def release_freed_memory() -> None:
     import ctypes
     import ctypes.util
 
-    try:
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to hand back this way
         ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc: nothing to hand back this way
-        pass
 
 
 def recovered_merges(tokens: list[str], vocab: dict[str, int]) -> list[tuple[str, str]]:
