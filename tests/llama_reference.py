@@ -1,6 +1,6 @@
-"""transformers' LlamaForCausalLM as the reference for a Llama-family model: its numbers read with hooks, and
-the engine's trace compared with them quantity by quantity. Shared by test_llama.py (the tiny Llama) and
-test_smollm2.py (the real SmolLM2-135M)."""
+"""transformers' LlamaForCausalLM as the reference for a Llama-family model, and Gemma3ForCausalLM for Gemma 3: their
+numbers read with hooks, and the engine's trace compared with them quantity by quantity. Shared by test_llama.py
+(the tiny Llama), test_smollm2.py (the real SmolLM2-135M) and test_gemma3.py (the real Gemma 3 270M)."""
 
 from __future__ import annotations
 
@@ -57,17 +57,18 @@ class ReferenceRun:
     attention_output: tuple[np.ndarray, ...]  # per layer, o_proj's output: (n, d_model)
 
 
-def reference_run(reference, ids: list[int], first_position: int = 0) -> ReferenceRun:
+def reference_run(reference, ids: list[int], first_position: int = 0, modeling=modeling_llama) -> ReferenceRun:
     """One forward pass. transformers rotates q and k inside the attention module, so they are read where it
-    hands them to its eager attention function; o_proj's input and output are read with hooks."""
+    hands them to its eager attention function (`modeling`: the model's own module of transformers); o_proj's
+    input and output are read with hooks."""
     q, k, v, k_per_head, merged, out = [], [], [], [], [], []
-    eager = modeling_llama.eager_attention_forward
+    eager = modeling.eager_attention_forward
 
     def recording(module, query, key, value, *args, **kwargs):
         q.append(query[0].numpy().copy())
         k.append(key[0].numpy().copy())
         v.append(value[0].numpy().copy())
-        k_per_head.append(modeling_llama.repeat_kv(key, module.num_key_value_groups)[0].numpy().copy())
+        k_per_head.append(modeling.repeat_kv(key, module.num_key_value_groups)[0].numpy().copy())
         return eager(module, query, key, value, *args, **kwargs)
 
     hooks = []
@@ -77,7 +78,7 @@ def reference_run(reference, ids: list[int], first_position: int = 0) -> Referen
         hooks.append(o_proj.register_forward_hook(lambda _m, _i, o: out.append(o[0].numpy().copy())))
     positions = torch.arange(first_position, first_position + len(ids))[None]
     try:
-        with patch.object(modeling_llama, "eager_attention_forward", recording), torch.inference_mode():
+        with patch.object(modeling, "eager_attention_forward", recording), torch.inference_mode():
             result = reference(
                 input_ids=torch.tensor([ids]),
                 position_ids=positions,
@@ -121,10 +122,10 @@ def head_displacements(reference, run: ReferenceRun, layer: int) -> np.ndarray:
     return np.stack([merged[:, h * d : (h + 1) * d] @ w[:, h * d : (h + 1) * d].T for h in range(w.shape[1] // d)])
 
 
-def differences(model, reference, text: str) -> dict[str, float]:
+def differences(model, reference, text: str, modeling=modeling_llama) -> dict[str, float]:
     """Every quantity the engine computes, against transformers on the same tokens: the largest gap of each."""
     tr = attention.trace(model, text)
-    run = reference_run(reference, [t.id for t in tr.tokens])
+    run = reference_run(reference, [t.id for t in tr.tokens], modeling=modeling)
     hidden = max(relative(mine, theirs) for mine, theirs in zip(tr.hidden, run.hidden, strict=True))  # layer by layer
     p = softmax(run.logits[-1].astype(np.float64))
     p_mine = softmax(tr.next_logits.astype(np.float64))
