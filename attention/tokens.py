@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass
 
 # Pastes longer than this are cut before tokenizing: far more than any model here can read
@@ -46,9 +48,22 @@ def check_text(text: object) -> str:
     return text
 
 
+BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")  # SentencePiece's byte fallback: one UTF-8 byte of a character
+
+
+def sentencepiece(tokenizer) -> bool:
+    """Whether the tokenizer spells spaces "▁" inside its pieces, as SentencePiece does (Gemma's)."""
+    return type(tokenizer.decoder).__name__ in ("Sequence", "Metaspace")
+
+
 def readable(tokenizer, piece: str, token_id: int) -> str:
     """A token as a person reads it. Byte-level tokenizers (GPT-2) spell a leading space "Ġ", a newline "Ċ",
-    and the bytes of other characters as Latin letters: decode them, and mark spaces and newlines."""
+    and the bytes of other characters as Latin letters: decode them, and mark spaces and newlines. SentencePiece
+    (Gemma) spells a space "▁" and a byte it has no piece for "<0xE2>": mark the one, show the other's byte."""
+    if sentencepiece(tokenizer):
+        if BYTE_PIECE.fullmatch(piece):
+            return f"‹{piece[3:5].upper()}›"
+        return piece.replace("▁", "␣").replace("\n", "↵").replace("\t", "⇥")
     if type(tokenizer.decoder).__name__ != "ByteLevel":
         return piece
     text = tokenizer.decode([token_id], skip_special_tokens=False)
@@ -92,6 +107,8 @@ def tokenize(tokenizer, text: str, max_tokens: int) -> Tokenization:
             "type a sentence with letters, digits or symbols."
         )
 
+    if sentencepiece(tokenizer):  # it reads the text as one word, its pieces holding the spaces: words from those
+        word_ids = words_from_spaces(text, offsets, special)
     keep = list(range(n))
     n_dropped = 0
     if n > max_tokens:
@@ -122,6 +139,50 @@ def tokenize(tokenizer, text: str, max_tokens: int) -> Tokenization:
         )
         previous_word = word
     return Tokenization(tokens=tuple(tokens), n_dropped=n_dropped, chars_dropped=chars_dropped)
+
+
+def words_from_spaces(text: str, offsets: list[tuple[int, int]], special: list[int]) -> list[int | None]:
+    """Each token's word, for a tokenizer that reads the whole text as one word and keeps the spaces in its pieces
+    (Gemma's ▁chat): a word starts at the text's first token, at a token that holds its leading space, and after
+    a space that no token holds. A lone space piece starts the word it stands before; the byte pieces of one
+    character stay in one word."""
+    words: list[int | None] = []
+    word, previous = -1, None  # the previous token's span
+    for (start, end), is_special in zip(offsets, special, strict=True):
+        if is_special:
+            words.append(None)
+            continue
+        if previous is None:
+            word += 1
+        elif previous != (start, end):  # not another byte of the same character
+            after_space_piece = not text[previous[0] : previous[1]].strip()
+            leading = text[start].isspace() if start < len(text) else False
+            if (leading or (start > 0 and text[start - 1].isspace())) and not after_space_piece:
+                word += 1
+        words.append(word)
+        previous = (start, end)
+    return words
+
+
+def _letters(text: str) -> str:
+    """The text without case or accents, each character composed: "Déjà" -> "deja", 푸 stays 푸 (not its jamo)."""
+    bare = "".join(c for c in unicodedata.normalize("NFD", text.casefold()) if unicodedata.category(c) != "Mn")
+    return unicodedata.normalize("NFC", bare)
+
+
+def unread_share(tokens: tuple[Token, ...], text: str) -> float:
+    """The share of the text's words that the tokenizer could not read as characters: a word with an unknown piece
+    ([UNK]), a byte piece (‹E2›), or a piece that is no part of the word (a Korean syllable cut into its jamo).
+    Near 0 for a language the model reads; near 1 for one it shatters."""
+    words: dict[int, bool] = {}
+    for t in tokens:
+        if t.is_special or t.word is None:
+            continue
+        core = t.display.removeprefix("##").translate({ord(c): None for c in "␣↵⇥Ġ"}).strip()
+        span = text[t.start : t.end]
+        unread = t.text == "[UNK]" or "‹" in t.display or (core and _letters(core) not in _letters(span))
+        words[t.word] = words.get(t.word, False) or bool(unread)
+    return sum(words.values()) / len(words) if words else 0.0
 
 
 def read_prefix(tokenizer, text: str, max_tokens: int) -> tuple[str, bool]:

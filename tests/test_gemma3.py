@@ -197,3 +197,30 @@ def test_each_breakage_is_caught(model, reference, breakage):
     found = compare(BREAKAGES[breakage](model), reference, SENTENCES[0])
     assert found["weights"] > TOLERANCES["weights"] or found["probabilities"] > TOLERANCES["probabilities"]
     assert found["hidden"] > TOLERANCES["hidden"]
+
+
+# --- a tokenizer that reads the student's language -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "korean", "french"),
+    [(None, 1.0, 0.0), ("smollm2", 1.0, 0.0), (GEMMA3, 0.0, 0.0)],
+    ids=["MiniLM: jamo", "SmolLM2: bytes", "Gemma: syllables"],
+)
+def test_which_model_reads_korean(name, korean, french):
+    """The share of words a tokenizer cannot read as characters: every Korean word is cut into jamo by MiniLM
+    and into bytes by SmolLM2, none by Gemma; a French sentence without accents reads in all three."""
+    from attention.tokens import unread_share
+
+    m = attention.load_model(name)
+    for text, expected in ((SENTENCES[2], korean), (SENTENCES[0], french)):
+        toks = tokenize(m.tokenizer, text, 128).tokens
+        assert unread_share(toks, text) == expected, (name, text, [t.display for t in toks])
+
+
+def test_gemma_s_pieces_are_shown_with_their_spaces_and_bytes_and_grouped_in_words(model):
+    text = "Le chat\u0fff dort"  # U+0FFF has no piece of its own: three byte pieces
+    toks = tokenize(model.tokenizer, text, 64).tokens
+    assert [t.display for t in toks] == ["<bos>", "Le", "␣chat", "‹E0›", "‹BF›", "‹BF›", "␣dort"]
+    assert [t.word for t in toks] == [None, 0, 1, 1, 1, 1, 2]
+    assert [t.is_continuation for t in toks] == [False, False, False, True, True, True, False]
