@@ -10,14 +10,19 @@ dequantized by llama.cpp's own `gguf` package. Two things are done here instead,
 - the matrices a model keeps in their blocks and unpacks at every pass (SmolLM2's MLP, the Q8_0 token
   tables) are unpacked by `unpack`, from blocks split once at load: 0.6 ms for one of SmolLM2's MLP
   matrices, where `gguf.quants.dequantize` takes 5.4 ms from the file's bytes. The tests check that both
-  give the same numbers, bit for bit. Its two block types, of 32 numbers each:
+  give the same numbers, bit for bit. Its block types:
     Q8_0: a float16 scale d and 32 signed bytes q:               x = d · q
     Q4_1: a float16 scale d and minimum m, 16 bytes of 4-bit q:   x = d · q + m
-  (the low halves of the 16 bytes are the block's first 16 numbers, the high halves the last 16).
+      (the low halves of the 16 bytes are the block's first 16 numbers, the high halves the last 16)
+    Q5_0: a float16 scale d, 32 fifth bits, 16 bytes of 4 bits:  x = d · (q − 16)
+    Q6_K: 256 numbers of 6 bits, in 16 groups of 16 each with an 8-bit scale s, and one float16 d:  x = (d · s) · q
+  Q5_0 and Q6_K are split at load into signed bytes and a float32 scale per group (Gemma 3's MLP: 84 MB where
+  float32 would take 283 MB), so that their unpacking is Q8_0's.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import struct
 import threading
@@ -43,8 +48,9 @@ _SCALARS = {
     12: "<f8",
 }
 _STRING, _ARRAY = 8, 9
-F32, F16, Q4_1, Q8_0, BF16 = 0, 1, 3, 8, 30
-_BLOCK_BYTES = {Q4_1: 20, Q8_0: 34}  # the types `unpack` reads: bytes per block of 32 numbers
+F32, F16, Q4_1, Q5_0, Q8_0, Q6_K, BF16 = 0, 1, 3, 6, 8, 14, 30
+_BLOCK_BYTES = {Q4_1: 20, Q5_0: 22, Q8_0: 34, Q6_K: 210}  # the types `unpack` reads: bytes per block
+_BLOCK_SIZE = {Q4_1: 32, Q5_0: 32, Q8_0: 32, Q6_K: 256}  # and numbers per block
 
 
 class WeightFileError(ValueError):
@@ -138,7 +144,8 @@ class GGUF:
             return None
         size = _BLOCK_BYTES[t.kind]
         n = int(np.prod(t.shape))
-        return np.frombuffer(self.data, dtype=np.uint8, count=n // 32 * size, offset=t.offset).reshape(-1, size).copy()
+        count = n // _BLOCK_SIZE[t.kind] * size
+        return np.frombuffer(self.data, dtype=np.uint8, count=count, offset=t.offset).reshape(-1, size).copy()
 
     def quantized(self, name: str) -> QuantizedMatrix:
         """A quantized (d_out, d_in) matrix kept in its blocks, multiplied as (d_in, d_out)."""
@@ -174,17 +181,39 @@ class GGUF:
 
 
 def split_blocks(blocks: np.ndarray, kind: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
-    """A block's parts: its scale d and, for Q4_1, its minimum m, as float32 (n_blocks, 1) each, and its numbers
-    as stored (Q8_0: 32 signed bytes; Q4_1: 16 bytes of two 4-bit numbers)."""
+    """A block's parts: its scale d and, for Q4_1, its minimum m, as float32 (n_groups, 1) each, and its numbers
+    (Q8_0, Q5_0: 32 signed bytes a group; Q6_K: 16; Q4_1: as stored, 16 bytes of two 4-bit numbers)."""
+    if kind == Q6_K:
+        return _split_q6_k(blocks)
     d = blocks[:, :2].copy().view("<f2").astype(np.float32)
     if kind == Q8_0:
         return d, None, blocks[:, 2:].copy().view(np.int8)
+    if kind == Q5_0:  # 4 bytes of fifth bits (bit i: number i), then the low nibbles as Q4_1's
+        high = (blocks[:, 2:6].copy().view("<u4") >> np.arange(32, dtype=np.uint32)) & 1  # (n, 32)
+        low = np.concatenate([blocks[:, 6:] & 0x0F, blocks[:, 6:] >> 4], axis=1)  # (n, 32)
+        return d, None, ((low | (high.astype(np.uint8) << 4)).astype(np.int8) - np.int8(16))
+    if kind != Q4_1:
+        raise WeightFileError(f"blocks of type {kind} are not unpacked here")
     return d, blocks[:, 2:4].copy().view("<f2").astype(np.float32), np.ascontiguousarray(blocks[:, 4:])
 
 
+def _split_q6_k(blocks: np.ndarray) -> tuple[np.ndarray, None, np.ndarray]:
+    """Q6_K's 210 bytes: 128 of low nibbles, 64 of high 2-bit pairs, 16 signed group scales, a float16 d. The 256
+    numbers come in two halves of 128; in each, the low nibbles of 64 bytes and then their high nibbles give
+    numbers 0-63 and 64-127, and byte j of the 32 high bytes holds the top bits of numbers j, j+32, j+64, j+96."""
+    n = blocks.shape[0]
+    low, high, scales, d = blocks[:, :128], blocks[:, 128:192], blocks[:, 192:208], blocks[:, 208:210]
+    low = (low.reshape(n, 2, 1, 64) >> np.array([0, 4], dtype=np.uint8).reshape(1, 1, 2, 1)) & 0x0F
+    high = (high.reshape(n, 2, 1, 32) >> np.array([0, 2, 4, 6], dtype=np.uint8).reshape(1, 1, 4, 1)) & 0x03
+    q = (low.reshape(n, 2, 128) | (high.reshape(n, 2, 128) << 4)).astype(np.int8) - np.int8(32)
+    group_scale = d.copy().view("<f2").astype(np.float32) * scales.copy().view(np.int8).astype(np.float32)
+    return group_scale.reshape(n * 16, 1), None, q.reshape(n * 16, 16)
+
+
 def unpack(d: np.ndarray, m: np.ndarray | None, q: np.ndarray) -> np.ndarray:
-    """x = d · q (+ m): (n_blocks × 32,) float32, computed in place in one array (the hot path of a 4-bit model)."""
-    if m is None:  # Q8_0
+    """x = d · q (+ m): (n_groups × group size,) float32, computed in place in one array (the hot path of a
+    quantized model)."""
+    if m is None:  # Q8_0, and Q5_0 and Q6_K as split
         out = q.astype(np.float32)
         out *= d
         return out.reshape(-1)
@@ -267,6 +296,7 @@ class QuantizedMatrix:
     _recent: ClassVar[OrderedDict[int, np.ndarray]] = OrderedDict()  # shared by every matrix: a bounded cache
     _lock: ClassVar[threading.Lock] = threading.Lock()
     KEEP: ClassVar[int] = 3
+    _serials: ClassVar[itertools.count] = itertools.count()  # the cache's keys: an id() is reused once freed
 
     def __init__(self, blocks: np.ndarray, kind: int, stored_shape: tuple[int, int]):
         # the blocks of the stored (d_out, d_in) rows, split once into their scales, minimums and numbers
@@ -277,10 +307,11 @@ class QuantizedMatrix:
         self.size = stored_shape[0] * stored_shape[1]
         self.dtype = np.dtype(np.float32)
         self.nbytes = sum(a.nbytes for a in self.parts if a is not None)
+        self.serial = next(self._serials)
 
     def unpacked(self) -> np.ndarray:
         """The matrix as float32, (d_in, d_out) (a read-only transposed view of the stored rows)."""
-        key = id(self)
+        key = self.serial
         with self._lock:
             if key in self._recent:
                 self._recent.move_to_end(key)

@@ -110,6 +110,27 @@ def test_config_fields_are_read_from_the_file(model, reference):
     assert (c.start_token, c.end_token) == ("<bos>", "")
 
 
+def test_the_blocks_the_engine_keeps_unpack_to_gguf_s_numbers_exactly(path):
+    """The MLP's Q5_0 and Q6_K blocks and the token table's Q8_0 rows, unpacked by the engine at every pass, give
+    gguf's dequantized numbers to the last bit, and so do the output head's block-by-block scores to rounding."""
+    from attention.files import read_gguf
+
+    mine = read_gguf(path)
+    kinds = set()
+    for t in gguf.GGUFReader(path).tensors:
+        if ".ffn_" in t.name and mine.blocks(t.name) is not None:
+            expected = gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32)
+            assert np.array_equal(np.asarray(mine.quantized(t.name)).T, expected), t.name
+            kinds.add(t.tensor_type.name)
+        elif t.name == "token_embd.weight":
+            table, expected = mine.table(t.name), gguf.quants.dequantize(t.data, t.tensor_type)
+            rows = [0, 2, 1234, 262_143]
+            assert np.array_equal(table[rows], expected[rows])
+            x = np.random.default_rng(0).standard_normal((2, 640)).astype(np.float32)
+            assert np.abs(table.scores(x) - x @ expected.T).max() <= 1e-5 * np.abs(x @ expected.T).max()
+    assert kinds == {"Q5_0", "Q6_K"}
+
+
 @pytest.mark.parametrize("text", SENTENCES)
 def test_same_tokens_as_the_reference_tokenizer(model, reference_tokenizer, text):
     """The engine's tokenizer (built once from the file's vocabulary) against transformers' (likewise)."""
