@@ -245,3 +245,41 @@ def test_gemma_s_pieces_are_shown_with_their_spaces_and_bytes_and_grouped_in_wor
     assert [t.display for t in toks] == ["<bos>", "Le", "␣chat", "‹E0›", "‹BF›", "‹BF›", "␣dort"]
     assert [t.word for t in toks] == [None, 0, 1, 1, 1, 1, 2]
     assert [t.is_continuation for t in toks] == [False, False, False, True, True, True, False]
+
+
+# --- the lessons' numbers on Gemma's weights ----------------------------------------------------------------
+
+
+def test_qk_norm_bounds_the_scores_whatever_the_input_s_size(model):
+    """With QK-norm the scores do not change when the vectors entering the layer grow tenfold; without it they
+    grow a hundredfold (q and k each tenfold). At scale 1 the normed scores are the model's own."""
+    from attention.lessons import qk_norm
+
+    tr = attention.trace(model, SENTENCES[7])
+    for index in (0, 5):
+        layer = tr.layers[index]
+        plain, big = qk_norm.qk_norm_effect(model, layer), qk_norm.qk_norm_effect(model, layer, 10.0)
+        assert np.allclose(plain.with_norm, layer.scaled, rtol=1e-5, atol=1e-4)
+        assert np.allclose(big.with_norm, plain.with_norm, rtol=1e-4, atol=1e-3)
+        assert big.spread(big.without_norm) == pytest.approx(100 * plain.spread(plain.without_norm), rel=1e-3)
+        assert plain.largest(plain.with_norm) <= plain.ceiling
+    with pytest.raises(ValueError, match="no QK-norm"):
+        qk_norm.qk_norm_effect(
+            attention.load_model("smollm2"), attention.trace(attention.load_model("smollm2"), "a b").layers[0]
+        )
+
+
+def test_which_layers_are_local_and_what_a_narrow_band_moves(model):
+    from attention.lessons import window
+
+    w = window.windows(model.config)
+    assert w.global_ == (5, 11, 17) and len(w.local) == 15 and w.window == 512
+    assert not w.cuts(128) and w.cuts(513)
+    assert w.cache_per_token_saved(model.config, 512) == 0.0  # a text within the window: nothing to drop
+    assert w.cache_per_token_saved(model.config, 32_768) == pytest.approx(15 / 18 * (1 - 512 / 32_768))
+    native = attention.trace(model, SENTENCES[7])
+    banded = attention.trace(model, SENTENCES[7], window=3)
+    moved = window.weight_beyond(native, banded, 0)
+    hidden = banded.layers[0].mask & ~native.layers[0].mask
+    assert moved == pytest.approx(native.layers[0].weights[:, hidden].sum() / (4 * native.n_tokens))
+    assert 0 < moved < 1 and window.weight_beyond(native, banded, 5) == 0.0  # a global layer keeps its keys

@@ -5,8 +5,10 @@
     context      one word in two sentences, measured on the real model
     heads        queries versus keys, the low-rank value map, many heads summed
     scaling      why the scores are divided by √d_k
+    qk_norm      a second answer: each head's queries and keys normalised (Gemma 3)
     prediction   a decoder predicts every next token of a passage at once
     masking      the notes' worked example of the mask and a column-wise softmax
+    window       sliding-window layers: which are local, what a narrower window hides
     position     word order: sinusoidal, learned and rotary positions, shuffled and shifted text
     cross        cross-attention's shapes, on a self-attention head
     budget       where a transformer's parameters are
