@@ -51,6 +51,14 @@ def check_text(text: object) -> str:
 BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")  # SentencePiece's byte fallback: one UTF-8 byte of a character
 
 
+def spelling(tokenizer) -> str:
+    """How the tokenizer spells its pieces: "wordpiece" (## continues a word), "byte_level" (GPT-2's bytes as
+    letters, Ġ a space) or "sentencepiece" (▁ a space, <0xE2> a byte)."""
+    if sentencepiece(tokenizer):
+        return "sentencepiece"
+    return "byte_level" if type(tokenizer.decoder).__name__ == "ByteLevel" else "wordpiece"
+
+
 def sentencepiece(tokenizer) -> bool:
     """Whether the tokenizer spells spaces "▁" inside its pieces, as SentencePiece does (Gemma's)."""
     return type(tokenizer.decoder).__name__ in ("Sequence", "Metaspace")

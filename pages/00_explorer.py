@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import engine, state, widgets
+from ui import architecture, engine, state, widgets
 from ui.explorer import controls, heads, outputs
 from ui.prose import fill, sections
 
@@ -53,7 +53,8 @@ def render() -> None:
 
     st.header("6 · Updated embeddings")
     if not presenter:
-        st.markdown(prose["updated"])
+        aside = architecture.specials_aside(cfg)
+        st.markdown(fill(prose["updated"], specials=f" {aside}" if aside else ""))
     outputs.updated_section(tr, layer, keep, widgets.chart)
 
     st.header("7 · The next word")

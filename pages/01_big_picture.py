@@ -2,17 +2,14 @@
 
 import streamlit as st
 
-from ui import chapter, chapters, engine, widgets
+from ui import architecture, chapter, chapters, engine, widgets
 from ui.figures import diagrams
 
 prose = chapter.begin("01_big_picture.py")
 model = chapter.model_view()
 cfg = model.config
 arch = engine.architecture()
-st.latex(
-    r"\text{tokens} \;\to\; e = W_E[t] + P \;\to\; N \times \big[\, x + \operatorname{Attention}(x),\;"
-    r" x + \operatorname{MLP}(x) \,\big] \;\to\; \text{output}"
-)
+st.latex(architecture.pipeline_latex(cfg))
 
 
 def chapter_at(file: str) -> chapters.Chapter:
@@ -24,6 +21,8 @@ OPENS = {
     "tokens": (None, "1-tokens", "The explorer: tokens"),
     "embedding": (chapter_at("03_similarity.py"), "", ""),
     "norm_attention": (None, "6-updated-embeddings", "The explorer: updated embeddings"),
+    "norm_attention_out": (None, "5-displacement-what-each-head-adds", "The explorer: displacement"),
+    "norm_mlp_out": (None, "6-updated-embeddings", "The explorer: updated embeddings"),
     "attention": (chapter_at("10_heads.py"), "", ""),  # the box is multi-head attention: its chapter is many heads
     "add_attention": (None, "6-updated-embeddings", "The explorer: updated embeddings"),
     "norm_mlp": (None, "6-updated-embeddings", "The explorer: updated embeddings"),
@@ -40,10 +39,10 @@ def per_layer(n: int, in_block: bool) -> str:
     return f"{n:,} parameters" + (" per layer" if in_block else "")
 
 
+words = {p.key: architecture.part_words(model, p.key) for p in arch.parts}
 boxes = [
     diagrams.Box(
-        p.name,
-        p.detail,
+        *words[p.key],
         per_layer(p.parameters, p.in_block),
         chapter.address(OPENS[p.key][0], OPENS[p.key][1]),
         p.in_block,
@@ -59,7 +58,14 @@ m4.metric("parameters", f"{arch.total:,}")
 widgets.chart(diagrams.architecture_diagram(boxes, cfg.n_layers, f"{cfg.name}, box by box"), "architecture", text="")
 attention_share = arch.part("attention").parameters * cfg.n_layers / arch.total
 st.markdown(chapter.fill(prose["count"], attention=f"{attention_share:.0%}", total=f"{arch.total:,}"))
-st.markdown(prose["decoder"] if cfg.is_decoder else prose["encoder"])
+st.markdown(
+    chapter.fill(
+        prose["decoder"] if cfg.is_decoder else prose["encoder"],
+        block=architecture.block_sentence(cfg),
+        embedding=architecture.positions_sentence(cfg),
+        output=architecture.output_sentence(cfg),
+    )
+)
 
 st.subheader("Where each box is opened up")
 cols, seen = st.columns(2), []
@@ -69,7 +75,7 @@ for p in arch.parts:
         continue
     seen.append((target, anchor))
     with cols[(len(seen) - 1) % 2]:
-        label = f"{p.name} → {target.title if target else explorer_label}"
+        label = f"{words[p.key][0]} → {target.title if target else explorer_label}"
         if target is None:
             chapter.link_explorer(label)
         else:

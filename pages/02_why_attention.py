@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from attention.lessons import motivation
-from ui import chapter, engine, state, widgets
+from ui import architecture, chapter, engine, state, widgets
 from ui.figures import charts
 
 prose = chapter.begin("02_why_attention.py")
@@ -59,6 +59,7 @@ st.markdown(
         layer=layer_i + 1,
         head=head_i + 1,
         reach=prose["reach_decoder" if model.config.is_decoder else "reach_encoder"].strip(),
+        distance=architecture.distance_enters(model.config),
     )
 )
 st.caption(
@@ -95,5 +96,6 @@ chapter.try_this(
     layer=layer_i + 1,
     head=head_i + 1,
     keep_far=f"{float(motivation.recurrent_share(far, 0.99)):.1e}",
+    distance=architecture.distance_enters(model.config),
 )
 chapter.end()

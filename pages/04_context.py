@@ -100,5 +100,6 @@ chapter.try_this(
     prose,
     **orange_row,
     softmax_an=f"{softmax_rows.weights[softmax_rows.words.index('apple'), softmax_rows.words.index('an')]:.3f}",
+    question=prose["question_decoder" if cfg.is_decoder else "question_encoder"].strip(),
 )
 chapter.end()

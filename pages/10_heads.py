@@ -6,7 +6,7 @@ import streamlit as st
 import attention
 import attention.tokens
 from attention.lessons import budget, heads
-from ui import chapter, engine, figures, state, widgets
+from ui import architecture, chapter, engine, figures, state, widgets
 
 prose = chapter.begin("10_heads.py")
 st.latex(
@@ -115,6 +115,8 @@ if cfg.n_kv_heads < cfg.n_heads:
             cache_unshared=f"{sharing.cache_per_token_unshared:,}",
             layers=cfg.n_layers,
             d_head=cfg.d_head,
+            sharing=architecture.sharing_name(cfg),
+            sharing_note=architecture.sharing_note(cfg),
         )
     )
     members = sharing.groups[group_of]
@@ -152,7 +154,7 @@ st.markdown(chapter.fill(prose["roles"], model=cfg.name, n_layers=cfg.n_layers, 
 measures = {
     "previous token": found.previous_token_share,
     "first token": found.first_token_share,
-    "[SEP]": found.sep_share,
+    **({cfg.end_token: found.sep_share} if cfg.end_token else {}),  # the text's closing token, if it has one
     "self": found.self_share,
     "entropy (normalized)": found.normalized_entropy,
     "induction": found.induction_score,
@@ -199,10 +201,12 @@ else:
             model=cfg.name,
             top=f"{np.nanmax(sep_layers):.2f}",
             first=f"{first_last:.2f}",
+            start=cfg.start_token,
+            end=cfg.end_token,
         )
     )
-    shares, y_title = found.sep_share, "weight on [SEP]"
-    shares_title = f"{cfg.name}: attention on [SEP], by layer"
+    shares, y_title = found.sep_share, f"weight on {cfg.end_token}"
+    shares_title = f"{cfg.name}: attention on {cfg.end_token}, by layer"
 widgets.chart(
     figures.share_by_layer(shares, shares_title, y_title), "share_by_layer", key="fig_heads_share", text=view.text
 )

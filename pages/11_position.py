@@ -4,19 +4,19 @@ import numpy as np
 import streamlit as st
 
 from attention.lessons import position
-from ui import chapter, engine, figures, state, widgets
+from ui import architecture, chapter, engine, figures, state, widgets
 
 prose = chapter.begin("11_position.py")
 st.latex(r"PE_{(p,\,2i)} = \sin\!\big(p / 10000^{2i/d}\big), \qquad PE_{(p,\,2i+1)} = \cos\!\big(p / 10000^{2i/d}\big)")
 view = chapter.sentence_view()
 model, cfg, layer_i, head_i = view.model, view.config, view.layer, view.head
-st.markdown(prose["blind"])
+st.markdown(chapter.fill(prose["blind"], positions=architecture.positions_noun(cfg)))
 if cfg.is_decoder:
     st.markdown(prose["decoder"])
 c1, c2 = st.columns(2)
 seed = c1.slider("Shuffle", 0, 20, **state.bound("pos_shuffle"))
 with_positions = c2.toggle(
-    "Position embeddings",
+    architecture.positions_noun(cfg).capitalize(),
     help="Off is the counterfactual: the model was trained with them.",
     **state.bound("pos_embeddings"),
 )
@@ -26,7 +26,7 @@ except ValueError as exc:
     st.info(str(exc))
     engine.stop()
 labels = figures.token_labels([t.display for t in exp.original.tokens])
-positions = "" if with_positions else ", position embeddings off"  # the counterfactual, named in each title
+positions = "" if with_positions else f", {architecture.positions_noun(cfg)} off"  # the counterfactual, in titles
 shuffled = [exp.original.tokens[i].display for i in exp.order]
 st.caption("The shuffled sentence, as tokens:")
 st.code(" · ".join(shuffled), language=None)
@@ -132,5 +132,5 @@ st.metric(
     f"{moved.gap(0):.1e}",
     help="Layer 1 reads the embeddings directly, so this compares what positions alone do to q·k.",
 )
-chapter.try_this(prose)
+chapter.try_this(prose, positions=architecture.positions_noun(cfg))
 chapter.end()

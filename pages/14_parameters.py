@@ -5,7 +5,7 @@ from dataclasses import replace
 import streamlit as st
 
 from attention.lessons import budget
-from ui import chapter, figures, state, widgets
+from ui import architecture, chapter, figures, state, widgets
 
 FIELDS = {  # the calculator's inputs: the link's name, the label, the DecoderSizes field, the range
     "bp_layers": ("layers", "n_layers", 1, 512),
@@ -36,10 +36,11 @@ def field_changed(name: str) -> None:
 ROW_PX = 35  # a table row's height in Streamlit's dataframe (the header's too)
 
 
-def show_budget(b: budget.Budget, name: str, key: str) -> None:
+def show_budget(b: budget.Budget, name: str, key: str, row_names=lambda key: key) -> None:
+    names = [row_names(r[0]) for r in b.rows]
     st.dataframe(
         {
-            "component": [r[0] for r in b.rows],
+            "component": names,
             "part": [r[1] for r in b.rows],
             "parameters": [f"{r[2]:,}" for r in b.rows],
             "share": [f"{r[2] / b.total:.2%}" for r in b.rows],
@@ -50,7 +51,7 @@ def show_budget(b: budget.Budget, name: str, key: str) -> None:
     )
     widgets.chart(
         figures.bars(
-            [r[0] for r in b.rows],
+            names,
             [r[2] for r in b.rows],
             f"{name}: parameters by component",
             "parameters",
@@ -105,11 +106,14 @@ st.header("The loaded model")
 model = chapter.model_view()
 st.markdown(prose["loaded"])
 loaded = budget.model_budget(model)
-show_budget(loaded, model.config.name, "loaded")
+show_budget(loaded, model.config.name, "loaded", lambda key: architecture.budget_row(model.config, key))
 if model.config.is_decoder:
     same = budget.decoder_budget(budget.sizes_of(model.config)).total
+    why = architecture.gap_sentence(model.config, budget.calculator_gap(model))
     st.markdown(
-        chapter.fill(prose["check"], model=model.config.name, calculator=f"{same:,}", arrays=f"{loaded.total:,}")
+        chapter.fill(
+            prose["check"], model=model.config.name, calculator=f"{same:,}", arrays=f"{loaded.total:,}", why=why
+        )
     )
 
 gpt3, gpt2 = budget.decoder_budget(budget.GPT3), budget.decoder_budget(budget.GPT2_SMALL)

@@ -118,7 +118,7 @@ def test_1_the_big_picture_reads_the_model(st_model):
     assert metric(at, "layers") == "6" and metric(at, "heads per layer") == "12 × 32"
     diagram = figure(at, "all-MiniLM-L6-v2, box by box")
     texts = [a["text"] for a in diagram["layout"]["annotations"]]
-    assert any("Multi-head attention" in t and 'href="heads' in t for t in texts)  # a box opens its chapter: many heads
+    assert any("Attention" in t and 'href="heads' in t for t in texts)  # a box opens its chapter: many heads
     assert any("× 6" in t for t in texts)
     assert any("591,360 parameters per layer" in t for t in texts)  # 4 × (384 × 384 + 384)
 

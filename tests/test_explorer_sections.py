@@ -111,12 +111,14 @@ def test_displacement_draws_each_head_and_their_sum_and_the_layer_norm_step_on_d
     assert len(arrows(summed)) == 13  # the twelve laid tip to tail, and their sum
     assert "e + ΣΔe" in labels(summed)
     assert any("LayerNorm" in a["text"] for a in summed["layout"]["annotations"])
-    assert figure(at, "Then + b_O and the LayerNorm")
+    step = figure(at, "The step after the heads")
+    assert {"+ b_O", "LayerNorm → e′"} <= set(labels(step))
+    assert list(step["data"][0]["text"])[-1] == "e′ = LayerNorm(e + ΣΔe + b_O)"  # the points' hover names
 
     off = run_page(layernorm="0")
-    assert not [t for t in figures(off) if t.startswith("Then")]
+    assert not [t for t in figures(off) if t.startswith("The step after")]
     off.toggle(key="w:layernorm").set_value(True).run()
-    assert figure(off, "Then + b_O and the LayerNorm")
+    assert figure(off, "The step after the heads")
     assert off.query_params.get("layernorm") in (None, [])  # on is the default: the link leaves it out
 
 
@@ -169,11 +171,29 @@ def test_the_next_word_on_a_decoder_is_softmax_of_its_logits_over_the_temperatur
     assert np.allclose(bars(reopened)[1], top_ten(logits, 2.0)[1], atol=1e-6)
 
 
-def test_a_decoders_displacement_says_there_is_no_layer_norm(gpt2_in_cache):
+def test_a_decoders_displacement_says_there_is_no_norm_after_the_heads(gpt2_in_cache):
     at = run_page(model="gpt2")
     summed = figure(at, "The heads added up")
-    assert any("no LayerNorm" in a["text"] for a in summed["layout"]["annotations"])
-    assert figure(at, "Then + b_O: no LayerNorm here")
+    assert any("no norm on the residual stream" in a["text"] for a in summed["layout"]["annotations"])
+    step = figure(at, "The step after the heads")
+    assert "+ b_O" in labels(step) and list(step["data"][0]["text"]) == ["e", "e + ΣΔe", "e + ΣΔe + b_O"]
+
+
+def test_a_model_without_bias_or_norm_after_its_heads_shows_no_empty_step():
+    """SmolLM2 adds ΣΔe and nothing else: no switch, no empty picture, a line that says so."""
+    at = run_page(model="smollm2")
+    assert not [t for t in figures(at) if t.startswith("The step after")]
+    assert not [t for t in at.toggle if t.key == "w:layernorm"]
+    assert any("e′ = e + ΣΔe" in c.value and "no bias" in c.value for c in at.caption)
+
+
+def test_gemma_s_step_after_the_heads_is_its_second_norm():
+    at = run_page(model="gemma3")
+    step = figure(at, "The step after the heads")
+    assert list(step["data"][0]["text"]) == ["e", "e + ΣΔe", "e′ = e + RMSNorm(ΣΔe)"]
+    latex = "\n".join(e.value for e in at.get("latex"))
+    assert r"\mathrm{RMSNorm}_q" in latex and r"\sqrt{640}\,W_E[t_i]" in latex
+    assert r"e_j + \mathrm{RMSNorm}\Big(\sum_h" in latex
 
 
 def test_the_explorer_writes_each_models_own_equations_and_names_shared_heads():

@@ -210,7 +210,7 @@ def test_a_link_that_cannot_be_read_stops_with_a_message(tmp_path, link, says):
 
 # which explorer figures show one head (the others show a whole layer, or the tokens before any layer)
 ONE_HEAD = ("queries, keys and values", "from scores to weights", "How the heads move", "The heads added up", "How far")
-OF_A_LAYER = (*ONE_HEAD, "All 12 heads", "Then + b_O", "Every token")
+OF_A_LAYER = (*ONE_HEAD, "All 12 heads", "The step after the heads", "Every token")
 
 
 def test_every_explorer_figure_names_its_sentence_and_its_layer_and_head_where_they_apply():

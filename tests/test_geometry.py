@@ -32,7 +32,7 @@ def test_pca_recovers_a_plane_exactly():
 
 def test_projection_is_linear_so_arrows_add(model):
     layer = attention.trace(model, FLUFFY).layers[1]
-    pic = displacement_picture(layer, dims=3, layer_norm=True)
+    pic = displacement_picture(layer, dims=3)
     assert pic.e.shape == (13, 3) and pic.e_plus_head.shape == (12, 13, 3)
     arrows = pic.e_plus_head - pic.e[None]
     assert np.allclose(arrows.sum(axis=0), pic.e_plus_sum - pic.e, atol=1e-6)
@@ -90,7 +90,7 @@ def test_the_heads_picture_is_fitted_to_the_heads_and_their_sum_only(fluffy):
     e = layer.x[j].astype(np.float64)
     points = np.vstack([e, e + delta, e + delta.sum(axis=0)])
     mean, directions = pca(points)
-    pic = displacement_picture(layer, token=j, layer_norm=True)
+    pic = displacement_picture(layer, token=j)
     shown = np.vstack([pic.e[j], pic.e_plus_head[:, j], pic.e_plus_sum[j]])
     assert same_up_to_sign(shown, (points - mean) @ directions.T, atol=1e-4)
     # and the fit really left e′ out: with it, the first direction would be another one
@@ -104,12 +104,12 @@ def test_the_heads_picture_is_fitted_to_the_heads_and_their_sum_only(fluffy):
 
 def test_the_step_after_the_heads_of_an_encoder_is_a_layer_norm(fluffy, model):
     layer, j = fluffy.layers[0], 4
-    after = after_heads(layer, j, layer_norm=True)
+    after = after_heads(layer, j, bias=True, normalized=True)
     e = layer.x[j].astype(np.float64)
     summed = e + np.einsum("hi,hid,hde->e", layer.weights[:, j], layer.v, layer.w_o_heads, dtype=np.float64)
     biased = summed + layer.b_o
     lengths = np.linalg.norm([summed - e, biased - summed, layer.updated[j] - biased], axis=1)
-    assert after.layer_norm and np.allclose(after.lengths, lengths, rtol=1e-4)
+    assert len(after.points) == 4 and np.allclose(after.lengths, lengths, rtol=1e-4)
     # BERT's e′ is the LayerNorm of e + ΣΔe + b_O, with the layer's own gain and shift
     norm = model.layers[0].norm_attention
     normalized = (biased - biased.mean()) / np.sqrt(biased.var() + model.config.norm_eps)
@@ -148,16 +148,32 @@ def test_before_after_leaves_out_the_rows_not_shown(fluffy):
 
 
 def test_a_decoders_step_after_the_heads_has_no_layer_norm(tiny_gpt2_folder):
-    """GPT-2 adds the heads' sum and b_O to e and stops there: e′ is e + ΣΔe + b_O, the last two points one."""
+    """GPT-2 adds the heads' sum and b_O to e and stops there: e′ is e + ΣΔe + b_O, the third point."""
     gpt2 = attention.load_model(str(tiny_gpt2_folder))
     layer, j = attention.trace(gpt2, FLUFFY).layers[1], 3
-    after = after_heads(layer, j, layer_norm=False)
+    after = after_heads(layer, j, bias=True, normalized=False)
     e = layer.x[j].astype(np.float64)
     summed = e + np.einsum("hi,hid,hde->e", layer.weights[:, j], layer.v, layer.w_o_heads, dtype=np.float64)
     assert np.allclose(layer.updated[j], summed + layer.b_o, atol=1e-4)
-    assert np.allclose(after.points[2], after.points[3], atol=1e-4) and after.lengths[2] < 1e-4
+    assert len(after.points) == 3 and len(after.lengths) == 2
     assert after.lengths[1] == pytest.approx(np.linalg.norm(layer.b_o), rel=1e-5)
     assert after.projection.explained_total == pytest.approx(1.0)  # three distinct points lie in a plane
+
+
+def test_gemma_s_step_after_the_heads_normalises_their_sum_before_adding_it():
+    """Gemma's sandwich: e′ = e + RMSNorm(ΣΔe), the norm with the layer's own gains, no bias."""
+    from attention import ops
+
+    gemma = attention.load_model("gemma3")
+    layer, j = attention.trace(gemma, FLUFFY).layers[2], 3
+    after = after_heads(layer, j, bias=False, normalized=True)
+    gains = gemma.layers[2].norm_attention_out.gamma
+    expected = layer.x[j] + ops.rms_norm(layer.delta_sum[j], gains, gemma.config.norm_eps)
+    assert np.allclose(layer.updated[j], expected, rtol=1e-5, atol=1e-4)
+    assert len(after.points) == 3
+    assert after.lengths[1] == pytest.approx(
+        np.linalg.norm(layer.updated[j] - layer.x[j] - layer.delta_sum[j]), rel=1e-4
+    )
 
 
 def test_moves_in_a_plane_are_drawn_at_their_full_length_however_far_apart_the_tokens_are():

@@ -297,9 +297,11 @@ def accept_where_needed() -> None:
 @per_model
 @st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
 def displacement_picture(name: str, text: str, mask: str, layer_i: int, token: int) -> geometry.DisplacementPicture:
-    """The followed token's heads, in a picture fitted to them; the LayerNorm (BERT's, after attention) apart."""
-    normalizes = not model(name).config.is_decoder
-    return geometry.displacement_picture(layer(text, mask, layer_i, name), token=token, layer_norm=normalizes)
+    """The followed token's heads, in a picture fitted to them; the step after them (b_O, a norm) apart."""
+    cfg = model(name).config
+    return geometry.displacement_picture(
+        layer(text, mask, layer_i, name), token=token, bias=cfg.bias, normalized=cfg.norm_position != "pre"
+    )
 
 
 @per_model

@@ -147,7 +147,8 @@ def matrix_tally(sizes: DecoderSizes) -> Budget:
 
 
 def model_budget(model: Model) -> Budget:
-    """The loaded model's parameters, every array counted (biases and LayerNorms included)."""
+    """The loaded model's parameters, every array counted, one row per kind of array it has (none for a bias or
+    a norm it does not have). A row's first entry is its key; ui/architecture.budget_row names it."""
     emb = model.embeddings
 
     def size(*arrays: np.ndarray | None) -> int:
@@ -159,40 +160,121 @@ def model_budget(model: Model) -> Budget:
     def total(names: tuple[str, ...]) -> int:
         return sum(size(getattr(layer, name)) for layer in model.layers for name in names)
 
-    norm_name = "RMSNorm" if model.config.norm == "rms" else "LayerNorm"
-    rows = [("word embeddings", "embedding", size(emb.word))]
-    if emb.position is not None:
-        rows.append(("position embeddings", "embedding", size(emb.position)))
-    if emb.token_type is not None or emb.norm is not None:
-        rows.append(("token-type embeddings + LayerNorm", "embedding", size(emb.token_type) + norm(emb.norm)))
-    rows += [
-        ("query W_Q, b_Q", "attention", total(("w_q", "b_q"))),
-        ("key W_K, b_K", "attention", total(("w_k", "b_k"))),
-        ("value W_V, b_V", "attention", total(("w_v", "b_v"))),
-        ("output W_O, b_O", "attention", total(("w_o", "b_o"))),
-        (f"{norm_name} of the attention sub-layer", "attention", sum(norm(w.norm_attention) for w in model.layers)),
-        (
-            "feed-forward up" + (" and gate" if model.config.mlp == "swiglu" else ""),
-            "mlp",
-            total(("w_ff1", "b_ff1", "w_gate")),
-        ),
-        ("feed-forward down", "mlp", total(("w_ff2", "b_ff2"))),
-        (f"{norm_name} of the feed-forward sub-layer", "mlp", sum(norm(w.norm_ffn) for w in model.layers)),
+    def norms(name: str) -> int:
+        return sum(norm(getattr(layer, name)) for layer in model.layers)
+
+    rows = [
+        ("word", "embedding", size(emb.word)),
+        ("position", "embedding", size(emb.position)),
+        ("token_type", "embedding", size(emb.token_type) + norm(emb.norm)),
+        ("query", "attention", total(("w_q", "b_q"))),
+        ("key", "attention", total(("w_k", "b_k"))),
+        ("value", "attention", total(("w_v", "b_v"))),
+        ("output", "attention", total(("w_o", "b_o"))),
+        ("qk_norm", "attention", norms("norm_q") + norms("norm_k")),
+        ("norm_attention", "attention", norms("norm_attention")),
+        ("norm_attention_out", "attention", norms("norm_attention_out")),
+        ("up", "mlp", total(("w_ff1", "b_ff1"))),
+        ("gate", "mlp", total(("w_gate",))),
+        ("down", "mlp", total(("w_ff2", "b_ff2"))),
+        ("norm_ffn", "mlp", norms("norm_ffn")),
+        ("norm_ffn_out", "mlp", norms("norm_ffn_out")),
+        ("final_norm", "embedding", norm(model.final_norm)),
+        ("output_head", "embedding", size(model.output)),
     ]
-    if model.final_norm is not None:
-        rows.append((f"final {norm_name}", "embedding", norm(model.final_norm)))
-    if model.output is not None:
-        rows.append(("output head (not tied to the embeddings)", "embedding", size(model.output)))
-    return Budget(rows=tuple(rows))
+    return Budget(rows=tuple(r for r in rows if r[2]))
+
+
+def gpt_count(
+    n_layers: int,
+    d: int,
+    width: int,
+    kv_width: int,
+    d_ff: int,
+    vocab: int,
+    positions: int,
+    bias: bool,
+    norm_size: int,
+    norms_per_layer: int,
+    gated: bool,
+    extra_per_layer: int = 0,
+    output: int = 0,
+) -> int:
+    """A decoder's parameters counted from its structure: the token table (tied to the output head unless
+    `output` counts one apart), learned positions, per layer W_Q and W_O (d × width), W_K and W_V (d × kv_width),
+    the MLP's matrices (a gated one has three), biases if any, its norms (norm_size numbers each, one per layer
+    norms_per_layer times, and one final), and any other per-layer numbers (QK-norm's gains)."""
+    attention = 2 * d * width + 2 * d * kv_width + (2 * width + 2 * kv_width - width + d if bias else 0)
+    mlp = (3 if gated else 2) * d * d_ff + (d_ff + d if bias else 0)
+    per_layer = attention + mlp + norms_per_layer * norm_size + extra_per_layer
+    return vocab * d + positions * d + n_layers * per_layer + norm_size + output
+
+
+def calculator_gap(model: Model) -> tuple[tuple[str, int], ...]:
+    """Why the calculator's count (GPT-2's structure at the model's sizes) differs from the model's arrays: the
+    calculator's assumptions replaced by the model's own one at a time, each with the change in the count it makes.
+    The changes add up to the arrays' count minus the calculator's; an assumption the model keeps makes none and is
+    left out. Keys: width (d_model is not n_heads × d_head), positions, biases, norm (gains only), kv_heads, d_ff,
+    gated, norms (more norms per layer), qk_norm, output_head (not tied)."""
+    cfg = model.config
+    sizes = sizes_of(cfg)
+    norm_size = sum(a.size for a in (model.final_norm.gamma, model.final_norm.beta) if a is not None)
+    n_norms = sum(
+        1
+        for name in ("norm_attention", "norm_ffn", "norm_attention_out", "norm_ffn_out")
+        if getattr(model.layers[0], name) is not None
+    )
+    qk = sum(n.gamma.size for n in (model.layers[0].norm_q, model.layers[0].norm_k) if n is not None)
+    structure = dict(
+        n_layers=cfg.n_layers,
+        d=sizes.d_model,
+        width=sizes.d_model,
+        kv_width=sizes.d_model,
+        d_ff=sizes.d_ff,
+        vocab=cfg.vocab_size,
+        positions=sizes.context,
+        bias=True,
+        norm_size=2 * sizes.d_model,
+        norms_per_layer=2,
+        gated=False,
+    )
+    steps = [
+        (
+            "width",
+            dict(
+                d=cfg.d_model,
+                width=cfg.n_heads * cfg.d_head,
+                kv_width=cfg.n_heads * cfg.d_head,
+                norm_size=2 * cfg.d_model,
+            ),
+        ),
+        ("positions", dict(positions=0 if model.embeddings.position is None else model.embeddings.position.shape[0])),
+        ("biases", dict(bias=cfg.bias)),
+        ("norm", dict(norm_size=norm_size)),
+        ("kv_heads", dict(kv_width=cfg.n_kv_heads * cfg.d_head)),
+        ("d_ff", dict(d_ff=cfg.d_ff)),
+        ("gated", dict(gated=model.layers[0].w_gate is not None)),
+        ("norms", dict(norms_per_layer=n_norms)),
+        ("qk_norm", dict(extra_per_layer=qk)),
+        ("output_head", dict(output=0 if model.output is None else model.output.size)),
+    ]
+    out, count = [], gpt_count(**structure)
+    for key, change in steps:
+        structure |= change
+        new = gpt_count(**structure)
+        if new != count:
+            out.append((key, new - count))
+        count = new
+    return tuple(out)
 
 
 @dataclass(frozen=True)
 class Part:
-    """One box of the model's diagram: what it is, its sizes, and its parameters (in one layer, for a block's)."""
+    """One box of the model's diagram: which step it is, and its parameters (in one layer, for a block's). What a
+    page calls it is ui/architecture.py's business (it knows the words for each field's value)."""
 
-    key: str  # tokens, embedding, norm_attention, attention, add_attention, norm_mlp, mlp, add_mlp, final_norm, output
-    name: str
-    detail: str
+    key: str  # tokens, embedding, norm_attention, attention, norm_attention_out, add_attention, norm_mlp, mlp,
+    # norm_mlp_out, add_mlp (a sum, or a sum then a norm, after the sub-layer), final_norm, output
     parameters: int
     in_block: bool  # repeated in every layer
 
@@ -216,11 +298,10 @@ class Architecture:
 
 
 def architecture(model: Model) -> Architecture:
-    """Tokens → embeddings → n_layers × (attention and MLP, each with its residual and LayerNorm) → output.
-
-    BERT normalizes after each residual sum, GPT-2 before each sub-layer and once more at the end; the
-    boxes come in the model's own order. Parameter counts are read from the arrays of the first layer
-    (every layer has the same shapes)."""
+    """Tokens → embeddings → n_layers × (attention and MLP, each with its residual and its norms) → output, in the
+    model's own order: a norm after each residual sum (post), before each sub-layer (pre), or both before it and on
+    its output (sandwich); a decoder's final norm and output head. Parameter counts are read from the arrays of the
+    first layer (every layer has the same shapes); QK-norm's gains count with attention."""
     cfg, emb, first = model.config, model.embeddings, model.layers[0]
 
     def size(*arrays: np.ndarray | None) -> int:
@@ -229,83 +310,39 @@ def architecture(model: Model) -> Architecture:
     def norm(n: Norm | None) -> int:
         return 0 if n is None else size(n.gamma, n.beta)
 
-    d, ff = cfg.d_model, cfg.d_ff
-    norm_name = "RMSNorm" if cfg.norm == "rms" else "LayerNorm"
-    norm_detail = f"{d} gains" if cfg.norm == "rms" else f"{d} gains and {d} biases"
-    if emb.position is not None:
-        embedding_detail = f"{cfg.vocab_size:,} tokens × {d} + {emb.position.shape[0]:,} positions × {d}"
-    else:
-        embedding_detail = f"{cfg.vocab_size:,} tokens × {d}; positions rotate q and k instead"
-    if emb.token_type is not None:
-        embedding_detail += ", then LayerNorm"
-    heads = f"{cfg.n_heads} heads × d_head {cfg.d_head} = {d}"
-    if cfg.n_kv_heads != cfg.n_heads:
-        heads = f"{cfg.n_heads} query heads, {cfg.n_kv_heads} key/value heads, d_head {cfg.d_head}"
-    attention_part = Part(
+    attention = Part(
         "attention",
-        "Multi-head attention" + (" (rotary)" if cfg.positions == "rotary" else ""),
-        f"{heads}: W_Q, W_K, W_V, W_O",
-        size(first.w_q, first.b_q, first.w_k, first.b_k, first.w_v, first.b_v, first.w_o, first.b_o),
+        size(first.w_q, first.b_q, first.w_k, first.b_k, first.w_v, first.b_v, first.w_o, first.b_o)
+        + norm(first.norm_q)
+        + norm(first.norm_k),
         True,
     )
-    mlp_part = Part(
-        "mlp",
-        "MLP (SwiGLU)" if cfg.mlp == "swiglu" else "MLP (feed-forward)",
-        f"{d} → {ff:,} (×2: gate and up) → {d}" if cfg.mlp == "swiglu" else f"{d} → {ff:,} → {d}",
-        size(first.w_ff1, first.b_ff1, first.w_gate, first.w_ff2, first.b_ff2),
-        True,
-    )
-    norm_attention = norm(first.norm_attention)
-    norm_mlp = norm(first.norm_ffn)
+    mlp = Part("mlp", size(first.w_ff1, first.b_ff1, first.w_gate, first.w_ff2, first.b_ff2), True)
     parts = [
-        Part("tokens", "Tokens", f"a vocabulary of {cfg.vocab_size:,}", 0, False),
-        Part(
-            "embedding",
-            "Embeddings",
-            embedding_detail,
-            size(emb.word, emb.position, emb.token_type) + norm(emb.norm),
-            False,
-        ),
+        Part("tokens", 0, False),
+        Part("embedding", size(emb.word, emb.position, emb.token_type) + norm(emb.norm), False),
     ]
-    if cfg.norm_position == "pre":
-        parts += [
-            Part("norm_attention", norm_name, norm_detail, norm_attention, True),
-            attention_part,
-            Part("add_attention", "Residual: x + attention(x)", "adds, learns nothing", 0, True),
-            Part("norm_mlp", norm_name, norm_detail, norm_mlp, True),
-            mlp_part,
-            Part("add_mlp", "Residual: x + MLP(x)", "adds, learns nothing", 0, True),
-        ]
-    if cfg.predicts_next_token:
-        output = (
-            (f"× W_Eᵀ: {d} → {cfg.vocab_size:,}, the embedding reused", 0)
-            if model.output is None
-            else (f"× W_out: {d} → {cfg.vocab_size:,}", size(model.output))
-        )
-        parts += [
-            Part("final_norm", f"Final {norm_name}", norm_detail, norm(model.final_norm), False),
-            Part("output", "Next-token scores", *output, False),
-        ]
     if cfg.norm_position == "post":
         parts += [
-            attention_part,
-            Part(
-                "add_attention",
-                "Add & LayerNorm",
-                f"x + attention(x), then {d} gains and {d} biases",
-                norm_attention,
-                True,
-            ),
-            mlp_part,
-            Part("add_mlp", "Add & LayerNorm", f"x + MLP(x), then {d} gains and {d} biases", norm_mlp, True),
+            attention,
+            Part("add_attention", norm(first.norm_attention), True),
+            mlp,
+            Part("add_mlp", norm(first.norm_ffn), True),
         ]
-    if not cfg.predicts_next_token:
-        parts.append(Part("output", "Sentence embedding", _pooling(cfg.pooling, cfg.normalize, d), 0, False))
+    elif cfg.norm_position in ("pre", "sandwich"):
+        sandwich = cfg.norm_position == "sandwich"
+        parts += [Part("norm_attention", norm(first.norm_attention), True), attention]
+        parts += [Part("norm_attention_out", norm(first.norm_attention_out), True)] if sandwich else []
+        parts += [Part("add_attention", 0, True), Part("norm_mlp", norm(first.norm_ffn), True), mlp]
+        parts += [Part("norm_mlp_out", norm(first.norm_ffn_out), True)] if sandwich else []
+        parts += [Part("add_mlp", 0, True)]
+    else:
+        raise ValueError(f"Unknown norm position '{cfg.norm_position}'.")
+    if cfg.predicts_next_token:
+        parts += [
+            Part("final_norm", norm(model.final_norm), False),
+            Part("output", 0 if model.output is None else size(model.output), False),
+        ]
+    else:
+        parts.append(Part("output", 0, False))
     return Architecture(name=cfg.name, arch=cfg.family, n_layers=cfg.n_layers, parts=tuple(parts))
-
-
-def _pooling(pooling: str, normalize: bool, d_model: int) -> str:
-    how = {"cls": "the [CLS] token's vector", "max": "the largest value of each coordinate"}.get(
-        pooling, "the mean of the tokens' vectors"
-    )
-    return f"{how}, {d_model} wide" + (", scaled to length 1" if normalize else "")

@@ -52,14 +52,13 @@ def fit_projection(points: np.ndarray, dims: int = 2, about_origin: bool = False
 
 @dataclass(frozen=True)
 class AfterHeads:
-    """One token's step after its heads, in a projection of its own: e, e + ΣΔe, e + ΣΔe + b_O and the
-    updated e′. BERT then applies a LayerNorm; GPT-2 does not (its LayerNorm comes before the heads), so
-    there e′ is e + ΣΔe + b_O itself."""
+    """One token's step after its heads, in a projection of its own: e, e + ΣΔe, then e + ΣΔe + b_O where the
+    model has the bias, then the updated e′ where a norm comes between the heads and the residual stream (BERT's
+    after the sum, Gemma's on ΣΔe before it is added). With neither (a bias-free pre-norm model), e′ is e + ΣΔe."""
 
-    projection: Projection  # fitted to these four points alone
-    points: np.ndarray  # (4, dims): e, e + ΣΔe, e + ΣΔe + b_O, e′
-    layer_norm: bool  # whether a LayerNorm takes e + ΣΔe + b_O to e′
-    lengths: np.ndarray  # (3,): |ΣΔe|, |b_O| and |e′ − (e + ΣΔe + b_O)|, in all d_model dimensions
+    projection: Projection  # fitted to these points alone
+    points: np.ndarray  # (2 to 4, dims): e, e + ΣΔe, [e + ΣΔe + b_O], [e′]
+    lengths: np.ndarray  # each step's length, in all d_model dimensions
 
 
 @dataclass(frozen=True)
@@ -77,14 +76,14 @@ class DisplacementPicture:
 
 
 def displacement_picture(
-    layer: LayerTrace, dims: int = 2, token: int | None = None, *, layer_norm: bool
+    layer: LayerTrace, dims: int = 2, token: int | None = None, *, bias: bool = True, normalized: bool = True
 ) -> DisplacementPicture:
     """Project the heads' moves with one PCA, fitted to e, every e + Δe^(h) and e + ΣΔe only.
 
     The updated e′ is left out of the fit: a LayerNorm moves a token much further than its heads do,
     and would shrink their arrows to a blob. It gets its own picture (`after`).
     token: fit to that token's points alone, so that its arrows fill the picture; None fits every token's.
-    layer_norm: whether the layer normalizes after attention (BERT) or not (GPT-2).
+    bias, normalized: what comes after the heads (see after_heads).
     """
     e = layer.x.astype(np.float64)
     disp = layer.displacement.astype(np.float64)  # (n_heads, n_tokens, d_model)
@@ -103,24 +102,23 @@ def displacement_picture(
         tip_to_tail=proj(e[None] + np.concatenate([np.zeros_like(disp[:1]), np.cumsum(disp, axis=0)])),
         head_norms=np.linalg.norm(disp, axis=-1),
         sum_norms=np.linalg.norm(delta_sum, axis=-1),
-        after=None if token is None else after_heads(layer, token, dims, layer_norm=layer_norm),
+        after=None if token is None else after_heads(layer, token, dims, bias=bias, normalized=normalized),
     )
 
 
-def after_heads(layer: LayerTrace, token: int, dims: int = 2, *, layer_norm: bool) -> AfterHeads:
-    """The followed token from e to e′: + ΣΔe, + b_O, then (BERT) the LayerNorm, in a PCA of those points."""
+def after_heads(layer: LayerTrace, token: int, dims: int = 2, *, bias: bool, normalized: bool) -> AfterHeads:
+    """The followed token from e to e′: + ΣΔe, + b_O where the model has one (bias), then the norm where one
+    comes before the residual stream goes on (normalized), in a PCA of those points."""
     e = layer.x[token].astype(np.float64)
     summed = e + layer.delta_sum[token].astype(np.float64)
-    biased = summed + layer.b_o.astype(np.float64)
-    updated = layer.updated[token].astype(np.float64)
-    points = np.stack([e, summed, biased, updated])
+    steps = [e, summed]
+    if bias:
+        steps.append(summed + layer.b_o.astype(np.float64))
+    if normalized:
+        steps.append(layer.updated[token].astype(np.float64))
+    points = np.stack(steps)
     proj = fit_projection(points, dims)
-    return AfterHeads(
-        projection=proj,
-        points=proj(points),
-        layer_norm=layer_norm,
-        lengths=np.linalg.norm(np.diff(points, axis=0), axis=-1),
-    )
+    return AfterHeads(projection=proj, points=proj(points), lengths=np.linalg.norm(np.diff(points, axis=0), axis=-1))
 
 
 @dataclass(frozen=True)

@@ -103,7 +103,7 @@ def test_the_big_pictures_boxes_open_their_chapters(server, page):
     page.goto(server)
     wait_complete(page, timeout=120)
     open_chapter(page, "The big picture")
-    page.locator(".js-plotly-plot a", has_text="Multi-head attention").click()
+    page.locator(".js-plotly-plot a", has_text="Attention").first.click()
     state = wait_drawn(page, "Many heads")  # the box's own chapter (it led to "Queries and keys" before)
     assert state["exceptions"] == 0 and urlparse(page.url).path.endswith("/heads")
 

@@ -14,7 +14,7 @@ from app_driver import wait_complete
 from tests.e2e.driver import SCREENSHOTS
 
 # the pictures, by the start of their titles: each places its labels for the page's width and for a phone
-PICTURES = ("How the heads move", "The heads added up", "Then + b_O and the LayerNorm", "Every token, before → after")
+PICTURES = ("How the heads move", "The heads added up", "The step after the heads", "Every token, before → after")
 NOTE = re.compile(r"^(Then e′|GPT-2:)")  # a line of type under a plot, by design outside it
 
 MEASURE = """f => {

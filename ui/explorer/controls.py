@@ -6,7 +6,7 @@ import streamlit as st
 
 import attention
 
-from .. import engine, head_switch, state, widgets
+from .. import architecture, engine, head_switch, state, widgets
 
 MASK_HELP = "none: every token sees every other (how an encoder runs). causal: a token sees only itself and the ones before it (how a decoder runs)."
 
@@ -38,7 +38,9 @@ def controls(cfg: attention.ModelConfig) -> int:
             **state.bound("layout"),
             format_func=LAYOUT_NAMES.get,
         )
-        st.toggle("Show [CLS] and [SEP]", **state.bound("specials"))
+        named = architecture.specials_named(cfg)
+        if named:  # a model that adds no token has none to show or hide
+            st.toggle(f"Show {named}", **state.bound("specials"))
         st.radio(
             "Weight colours",
             list(COLOUR_NAMES),

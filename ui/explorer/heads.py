@@ -14,8 +14,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import attention
+import attention.tokens
 
-from .. import engine, figures, head_switch, state, theme, widgets
+from .. import architecture, engine, figures, head_switch, state, theme, widgets
 from ..figures import head_view
 from ..figures.base import Canvas, isolated
 from ..prose import fill
@@ -47,8 +48,16 @@ def mask_notes(tr: attention.Trace) -> tuple[str, str, str, str]:
 def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[str, str], view: HeadView) -> None:
     st.header("1 · Tokens")
     if not view.presenter:
-        st.markdown(fill(prose["tokens"], vocab=f"{cfg.vocab_size:,}"))
-    st.latex(embedding_equation(cfg))
+        st.markdown(
+            fill(
+                prose["tokens"],
+                vocab=f"{cfg.vocab_size:,}",
+                pieces=architecture.pieces_sentence(attention.tokens.spelling(engine.current_or_stop().tokenizer)),
+                added=architecture.added_tokens_sentence(cfg),
+                positions=architecture.positions_sentence(cfg),
+            )
+        )
+    st.latex(architecture.embedding_latex(cfg))
     chips = figures.token_chips(
         [t.display for t in tr.tokens],
         [t.is_special for t in tr.tokens],
@@ -96,8 +105,8 @@ class HeadView:
         layer, h, keep = self.layer, self.head, self.keep
         st.header("2 · Queries, keys and values")
         if not self.presenter:
-            st.markdown(prose["qkv"])
-        st.latex(qkv_equation(self.tr.config))
+            st.markdown(" ".join(filter(None, (prose["qkv"], architecture.qk_norm_sentence(self.tr.config)))))
+        st.latex(architecture.qkv_latex(self.tr.config))
         head_switch.head_switch(self.n_heads, key="heads_qkv", measure=True, presenter=self.presenter)
         q, k, v = (a[self.heads][:, keep] for a in (layer.q, layer.k, layer.v))
         title = self.title("queries, keys and values", f" ({len(keep)} tokens × {layer.d_head})")
@@ -159,7 +168,7 @@ class HeadView:
         """Section 3's heading, each step's words and equation, and the head buttons: above the steps' figure,
         which the page sends before them."""
         st.header("3 · From scores to weights")
-        steps_text(self.layer, prose, self.presenter, hidden=len(self.keep) < self.tr.n_tokens)
+        steps_text(self.tr, self.layer, prose, self.presenter, hidden=len(self.keep) < self.tr.n_tokens)
         head_switch.head_switch(self.n_heads, key="heads_steps")
 
     def steps_note(self) -> None:
@@ -206,30 +215,9 @@ ROLE_WORDS = {  # a head's role as its panel in the grid names it (ui/figures/ro
 }
 
 
-def embedding_equation(cfg: attention.ModelConfig) -> str:
-    """What the first layer receives, as this model builds it."""
-    if cfg.positions == "rotary":
-        return r"e_i = W_E[t_i] \qquad \text{(positions: } q \text{ and } k \text{ rotated in every head)}"
-    if cfg.norm_position == "pre":
-        return r"e_i = W_E[t_i] + P_i"
-    return r"e_i = \mathrm{LayerNorm}\big(W_E[t_i] + P_i + T_0\big)"
-
-
-def qkv_equation(cfg: attention.ModelConfig) -> str:
-    """q, k and v as this model computes them: from e or its norm, with or without biases, rotated or not."""
-    x = "e" if cfg.norm_position == "post" else r"\hat e"
-    q, k, v = (rf"W_{m}\,{x}_{i}" + (rf" + b_{m}" if cfg.bias else "") for m, i in (("Q", "i"), ("K", "j"), ("V", "j")))
-    if cfg.positions == "rotary":
-        q, k = rf"R_i\,W_Q\,{x}_i", rf"R_j\,W_K\,{x}_j"
-    norm = (
-        ""
-        if cfg.norm_position == "post"
-        else rf"\qquad \hat e = \mathrm{{{'RMSNorm' if cfg.norm == 'rms' else 'LayerNorm'}}}(e)"
-    )
-    return rf"q_i = {q} \qquad k_j = {k} \qquad v_j = {v}{norm}"
-
-
-def steps_text(layer: attention.LayerTrace, prose: dict[str, str], presenter: bool, hidden: bool) -> None:
+def steps_text(
+    tr: attention.Trace, layer: attention.LayerTrace, prose: dict[str, str], presenter: bool, hidden: bool
+) -> None:
     """Each step's words and equation, two by two as the panels below are laid out; the equations alone in
     presenter mode."""
     d_k = layer.d_head
@@ -239,13 +227,18 @@ def steps_text(layer: attention.LayerTrace, prose: dict[str, str], presenter: bo
         "masked": r"s_{ij}/\sqrt{d_k} + M_{ij}, \quad M_{ij} = -\infty \text{ if } j > i",
         "softmax": r"w_{ij} = \frac{\exp(s_{ij}/\sqrt{d_k} + M_{ij})}{\sum_{j'} \exp(s_{ij'}/\sqrt{d_k} + M_{ij'})}",
     }
-    hidden_note = " [CLS] and [SEP] are hidden, so the weights shown no longer add up to exactly 1." if hidden else ""
+    named = architecture.specials_named(tr.config)
+    hidden_note = (
+        f" {named} {'are' if ' and ' in named else 'is'} hidden, so the weights shown no longer add up to exactly 1."
+    )
+    hidden_note = hidden_note if hidden and named else ""
+    words = {"masked": architecture.mask_sentence(tr.config)}
     keys = list(equations)
     for pair in (keys[:2], keys[2:]):
         for col, key in zip(st.columns(2), pair, strict=True):
             with col:
                 if not presenter:
-                    st.markdown(prose[key] + (hidden_note if key == "softmax" else ""))
+                    st.markdown(fill(prose[key], mask=words["masked"]) + (hidden_note if key == "softmax" else ""))
                 st.latex(equations[key])
 
 

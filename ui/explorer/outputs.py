@@ -10,7 +10,7 @@ import attention
 from attention.lessons.geometry import AFTER, moved_toward
 from attention.tokens import readable
 
-from .. import downloads, engine, figures, head_switch, state, widgets
+from .. import architecture, downloads, engine, figures, head_switch, state, widgets
 from ..figures.base import isolated
 from ..figures.charts import next_token_bars
 from ..figures.vectors import after_heads_figure, heads_summed_figure
@@ -47,14 +47,11 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
     """Its own fragment: following another token, or showing the LayerNorm step, redraws only this section."""
     layer = tr.layers[layer_i]
     h = state.get("head") - 1
-    decoder = tr.config.norm_position == "pre"  # the residual stream is never normalized
+    cfg = tr.config
     if not state.get("presenter"):  # presenter mode keeps the equations, not the prose
-        st.markdown(fill(sections("explorer")["displacement"], d_model=layer.x.shape[1]))
-    then = (
-        r"e_j + \sum_h \Delta e_j^{(h)} + b_O"
-        if decoder
-        else r"\mathrm{LayerNorm}\Big(e_j + \sum_h \Delta e_j^{(h)} + b_O\Big)"
-    )
+        after_words = architecture.after_heads_sentence(cfg)
+        st.markdown(fill(sections("explorer")["displacement"], d_model=layer.x.shape[1], after=after_words))
+    then = architecture.after_heads_latex(cfg)
     st.latex(r"\Delta e_j^{(h)} = \Big(\sum_i w_{ji}\, v_i^{(h)}\Big) W_O^{(h)} \qquad e_j' = " + then)
     token = widgets.token_picker(tr, key="w:token_follow")
     texts = [t.display for t in tr.tokens]
@@ -87,7 +84,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
                 pic.projection.explained,
                 h,
                 _named("The heads added up", **where),
-                layer_norm=after.layer_norm,
+                then=architecture.after_heads_note(cfg),
             ),
             "heads_summed",
             key="fig_heads_summed",
@@ -117,16 +114,18 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
             **where,
         )
     with step:
-        what = "the LayerNorm step" if after.layer_norm else "the step after the heads (+ b_O)"
-        st.toggle(f"Show {what}", **state.bound("layernorm"))
-        if state.get("layernorm"):
-            title = "Then + b_O and the LayerNorm" if after.layer_norm else "Then + b_O: no LayerNorm here"
+        if architecture.has_step_after_heads(cfg):
+            st.toggle(architecture.after_heads_toggle(cfg), **state.bound("layernorm"))
+        else:
+            st.caption(f"e′ = e + ΣΔe: {architecture.after_heads_sentence(cfg)}")
+        if architecture.has_step_after_heads(cfg) and state.get("layernorm"):
+            steps = architecture.after_heads_steps(cfg)
             widgets.chart(
                 lambda: after_heads_figure(
                     after.points,
                     after.projection.explained,
-                    after.layer_norm,
-                    _named(title, layer_i, None, tr.mask_kind),
+                    steps,
+                    _named("The step after the heads", layer_i, None, tr.mask_kind),
                 ),
                 "after_heads",
                 key="fig_after_heads",
@@ -134,12 +133,13 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
                 layer=layer_i,
                 mask=tr.mask_kind,
             )
-            moved, bias, norm = after.lengths
+            lengths = "; ".join(
+                f"{label}: {length:.2f}" for (_, label), length in zip(steps[1:], after.lengths, strict=True)
+            )
             st.caption(
-                f"A projection of its own, fitted to these four points: it keeps "
-                f"{after.projection.explained_total:.0%} of their spread. In all {layer.x.shape[1]} dimensions, "
-                f"|ΣΔe| = {moved:.2f} and |b_O| = {bias:.2f}"
-                + (f"; the LayerNorm then moves the token {norm:.2f}." if after.layer_norm else ".")
+                f"A projection of its own, fitted to these {len(steps)} points: it keeps "
+                f"{after.projection.explained_total:.0%} of their spread. Each step's length in all "
+                f"{layer.x.shape[1]} dimensions: {lengths}."
             )
     state.sync_url()  # a fragment rerun does not reach the end of app.py
 
@@ -156,7 +156,7 @@ def updated_section(
     """Every token shown (keep: [CLS] and [SEP] only when they are shown) before and after a step of the layer.
 
     Its own fragment: choosing the step redraws only this section."""
-    first = "attention (e + ΣΔe + b_O)" if tr.config.norm_position == "pre" else "attention + LayerNorm"
+    first = architecture.attention_step_name(tr.config)
     names = dict(zip(AFTER, (first, "the whole layer (+ feed-forward)"), strict=True))
     st.radio(
         "After",
@@ -187,7 +187,8 @@ def updated_section(
     if not tr.config.predicts_next_token:
         removed_head(tr)
     moves = moved_toward(ba)
-    hidden = "" if len(keep) == tr.n_tokens else " [CLS] and [SEP] are left out of both."
+    named = architecture.specials_named(tr.config)
+    hidden = "" if len(keep) == tr.n_tokens or not named else f" {named} left out of both."
     st.caption(
         "The picture is fitted to the tokens shown. **Moved most toward**: the other token whose cosine "
         "similarity with it rose the most through this step." + hidden
@@ -207,17 +208,17 @@ def updated_section(
 
 
 def _without_specials(tr: attention.Trace, keep: Sequence[int]) -> list[int]:
-    """The tokens the picture and the table show: [CLS] and [SEP] only when asked for here too. Their updated
-    embeddings lie far from the words' (every head's attention pools in them): shown, they squeeze the words
-    into a corner of the picture, and half the words "move most toward [SEP]"."""
+    """The tokens the picture and the table show: the tokenizer's own ([CLS] and [SEP], <bos>) only when asked for
+    here too. Their updated embeddings lie far from the words' (many heads' attention pools in them): shown,
+    they squeeze the words into a corner of the picture."""
     specials = [i for i in keep if tr.tokens[i].is_special]
     if not specials:
         return list(keep)
+    named = architecture.specials_named(tr.config) or "the tokenizer's own tokens"
     shown = st.toggle(
-        "Show [CLS] and [SEP] here",
+        f"Show {named} here",
         **state.bound("ba_specials"),
-        help="After a layer they lie far from the words: shown, they crowd the words into a corner of the "
-        "picture, and many words' largest move is toward [SEP].",
+        help=architecture.specials_aside(tr.config),
     )
     words = [i for i in keep if not tr.tokens[i].is_special]
     return list(keep) if shown or not words else words
@@ -233,7 +234,7 @@ def next_word_section(tr: attention.Trace) -> None:
             f"{tr.model_name} is an encoder: it has no head that predicts a next word. {widgets.decoders_here()}"
         )
         return
-    norm = "RMSNorm" if tr.config.norm == "rms" else "LayerNorm"
+    norm = architecture.norm_name(tr.config)
     st.latex(rf"p = \mathrm{{softmax}}\Big(\mathrm{{{norm}}}_f\big(e'_n\big)\, W_E^{{\top}} \,/\, T\Big)")
     vocabulary = len(tr.next_logits)
     words, picture = st.columns([2, 3])

@@ -244,12 +244,12 @@ def displacement_figure(
 
 
 def heads_summed_figure(
-    tip_to_tail: np.ndarray, explained: np.ndarray, selected_head: int, title: str, layer_norm: bool = True
+    tip_to_tail: np.ndarray, explained: np.ndarray, selected_head: int, title: str, then: str
 ) -> go.Figure:
     """The same arrows laid tip to tail, in the same projection: they end where the green sum e + ΣΔe does.
 
-    tip_to_tail: (n_heads + 1, 2): e, e + Δe^(1), …, e + ΣΔe. layer_norm: whether e′ is then
-    LayerNorm(e + ΣΔe + b_O) (BERT) or e + ΣΔe + b_O itself (GPT-2); a note under the picture says which."""
+    tip_to_tail: (n_heads + 1, 2): e, e + Δe^(1), …, e + ΣΔe. then: a note under the picture, what becomes of
+    e + ΣΔe in this model (ui/architecture.after_heads_note)."""
     e, end = tip_to_tail[0], tip_to_tail[-1]
     n_heads = len(tip_to_tail) - 1
     width, height = HALF_PLOT
@@ -277,7 +277,6 @@ def heads_summed_figure(
         text=["e"] + [f"after head {h + 1}" for h in range(n_heads - 1)] + ["e + ΣΔe: every head added"],
         hovertemplate="%{text}<extra></extra>",
     )
-    then = "Then e′ = LayerNorm(e + ΣΔe + b_O)." if layer_norm else "GPT-2: e′ = e + ΣΔe + b_O (no LayerNorm)."
     top, bottom = title_room(title), AXIS_BOTTOM + NOTE_LINE
     return figure(
         [joints],
@@ -293,38 +292,37 @@ def heads_summed_figure(
     )
 
 
-def after_heads_figure(points: np.ndarray, explained: np.ndarray, layer_norm: bool, title: str) -> go.Figure:
-    """The step after the heads, for one token: e → e + ΣΔe → + b_O → (BERT) LayerNorm → e′, in 2D.
+def after_heads_figure(
+    points: np.ndarray, explained: np.ndarray, steps: Sequence[tuple[str, str]], title: str
+) -> go.Figure:
+    """The step after the heads, for one token: e → e + ΣΔe → (+ b_O) → (a norm) → e′, in 2D.
 
-    points: (4, 2): e, e + ΣΔe, e + ΣΔe + b_O, e′ (for GPT-2 the last two are one point).
+    points: (len(steps), 2); steps: each point's name and the label of the step that reaches it, from
+    ui/architecture.after_heads_steps. The heads' sum is drawn green, a bias thin and grey, a norm orange.
     title: may run over lines (<br>); the top margin follows."""
     points = np.asarray(points, dtype=float)
-    e, summed, biased, updated = points
     width, height = AFTER_PLOT
     frame = Frame.around(points, width, height, margin=30)
-    arrows = [(e, summed, theme.OKABE_ITO[2], 3.0), (summed, biased, theme.MUTED, 2.0)]
-    if layer_norm:
-        arrows.append((biased, updated, theme.OKABE_ITO[3], 3.0))
-    obstacles = [s for a in arrows for s in Segment.arrow(a[0], a[1], a[3])]
-    obstacles.append(Segment(tuple(e), tuple(e), 7))
-    labels = [
-        Label("e", tuple(e), tuple(e - summed), 15, gap=7),
-        Label("+ ΣΔe", tuple(summed), tuple(summed - e), 14, theme.OKABE_ITO[2]),
+    styles = [(theme.OKABE_ITO[2], 3.0, theme.OKABE_ITO[2])]  # the heads' sum
+    styles += [
+        (theme.MUTED, 2.0, theme.SUBTLE) if label == "+ b_O" else (theme.OKABE_ITO[3], 3.0, theme.OKABE_ITO[3])
+        for _, label in steps[2:]
     ]
-    if layer_norm:
-        labels += [
-            Label("LayerNorm → e′", tuple(updated), tuple(updated - biased), 14, theme.OKABE_ITO[3]),
-            Label("+ b_O", tuple(biased), tuple(biased - summed), 14, theme.SUBTLE),
-        ]
-    else:
-        labels.append(Label("+ b_O = e′", tuple(biased), tuple(biased - summed), 14, theme.INK))
-    names = ["e", "e + ΣΔe", "e + ΣΔe + b_O", "e′ = LayerNorm(e + ΣΔe + b_O)" if layer_norm else "e′"]
+    arrows = [(a, b, colour, px) for a, b, (colour, px, _) in zip(points[:-1], points[1:], styles, strict=True)]
+    labels = [Label("e", tuple(points[0]), tuple(points[0] - points[1]), 15, gap=7)]
+    labels += [
+        Label(label, tuple(b), tuple(b - a), 14, text)
+        for a, b, (_, label), (_, _, text) in zip(points[:-1], points[1:], steps[1:], styles, strict=True)
+    ]
+    obstacles = [s for a in arrows for s in Segment.arrow(a[0], a[1], a[3])]
+    obstacles.append(Segment(tuple(points[0]), tuple(points[0]), 7))
+    names = [name for name, _ in steps]
     marks = dict(
         type="scatter",
         x=points[:, 0],
         y=points[:, 1],
         mode="markers",
-        marker=dict(size=[11, 12, 12, 12], color=theme.INK, opacity=[1, 0, 0, 0]),  # e; the others end arrows
+        marker=dict(size=[11] + [12] * (len(points) - 1), color=theme.INK, opacity=[1] + [0] * (len(points) - 1)),
         text=names,
         hovertemplate="%{text}<extra></extra>",
     )

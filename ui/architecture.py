@@ -1,0 +1,526 @@
+"""Words about a model, from its fields: the one place that turns a config's field values into the sentences,
+labels and LaTeX a page shows (positions, norm kind and place, biases, MLP, mask and sliding window, key/value
+sharing, special tokens, QK-norm, embedding scale). A value it does not know raises, so that a new family is
+never described as an old one: add its words here first.
+
+Pages and figures never name a family; they ask this module what the loaded model does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attention import ModelConfig
+
+
+def pick(cfg: ModelConfig, field: str, table: dict[Any, Any]) -> Any:
+    """table[the field's value], or a ValueError naming the field and the value no words exist for."""
+    value = getattr(cfg, field)
+    if value not in table:
+        raise ValueError(f"No words for {field}={value!r} ({cfg.name}): add them to ui/architecture.py.")
+    return table[value]
+
+
+def norm_name(cfg: ModelConfig) -> str:
+    return pick(cfg, "norm", {"layer": "LayerNorm", "rms": "RMSNorm"})
+
+
+def norm_latex(cfg: ModelConfig) -> str:
+    return rf"\mathrm{{{norm_name(cfg)}}}"
+
+
+# --- tokens and embeddings ---------------------------------------------------------------------------------------
+
+
+def special_tokens(cfg: ModelConfig) -> tuple[str, ...]:
+    """What the tokenizer adds around a text, in order: ("[CLS]", "[SEP]"), ("<bos>",) or ()."""
+    return tuple(t for t in (cfg.start_token, cfg.end_token) if t)
+
+
+def specials_named(cfg: ModelConfig) -> str:
+    """The added tokens for a label: "[CLS] and [SEP]", "<bos>", "" when there are none."""
+    return " and ".join(special_tokens(cfg))
+
+
+def specials_aside(cfg: ModelConfig) -> str:
+    """Why the tokenizer's own tokens are left out of the before-and-after picture unless asked for."""
+    tokens = special_tokens(cfg)
+    if not tokens:
+        return ""
+    named = specials_named(cfg)
+    they, lie = ("they", "lie") if len(tokens) > 1 else ("it", "lies")
+    return (
+        f"{named} {'are' if len(tokens) > 1 else 'is'} left out unless you show {'them' if len(tokens) > 1 else 'it'} "
+        f"here too: after a layer {they} {lie} far from the words (many heads park their weight there), which "
+        f"then crowd into a corner of the picture."
+    )
+
+
+def added_tokens_sentence(cfg: ModelConfig) -> str:
+    tokens = special_tokens(cfg)
+    if not tokens:
+        return "It adds no token of its own to the text."
+    if cfg.start_token and cfg.end_token:
+        return f"It adds **{cfg.start_token}** at the start and **{cfg.end_token}** at the end."
+    where = "at the start" if cfg.start_token else "at the end"
+    return f"It adds **{tokens[0]}** {where}."
+
+
+def pieces_sentence(tokenizer_kind: str) -> str:
+    """How its pieces show where words start, from the tokenizer's kind ("wordpiece", "byte_level",
+    "sentencepiece"), which attention.tokens reads off the tokenizer."""
+    return {
+        "wordpiece": "A word it does not know whole is cut into pieces, those marked **##** continuing the word "
+        "before them.",
+        "byte_level": "A piece that starts with a space is marked ␣; a character it has no piece for is spelled "
+        "by its UTF-8 bytes (‹E2›…).",
+        "sentencepiece": "A piece that starts with a space is marked ␣; a character it has no piece for is spelled "
+        "by its UTF-8 bytes (‹E2›…).",
+    }[tokenizer_kind]
+
+
+def positions_sentence(cfg: ModelConfig) -> str:
+    """How word order reaches the model, and what the first layer receives."""
+    scale = (
+        f" Its vector is multiplied by √{cfg.d_model} ≈ {cfg.embedding_scale:.2f}, so that it stands as tall as "
+        f"the numbers the layers add to it."
+        if cfg.embedding_scale != 1.0
+        else ""
+    )
+    normalized = " and normalized" if _embedding_norm(cfg) else ""
+    return pick(
+        cfg,
+        "positions",
+        {
+            "learned": f"Each token's vector is added to a learned vector for its position{normalized}: that is the "
+            f"embedding $e_i$ the first layer receives.{scale}",
+            "rotary": f"Nothing is added for the position: the token's vector is the embedding $e_i$ the first "
+            f"layer receives.{scale} Word order enters inside every head instead, where each query and key is "
+            f"rotated by an angle that grows with its place (rotary positions).",
+        },
+    )
+
+
+def _embedding_norm(cfg: ModelConfig) -> bool:
+    """A post-norm encoder (BERT) normalizes the summed embeddings before the first layer."""
+    return pick(cfg, "norm_position", {"post": True, "pre": False, "sandwich": False})
+
+
+def embedding_latex(cfg: ModelConfig) -> str:
+    word = r"W_E[t_i]"
+    if cfg.embedding_scale != 1.0:
+        word = rf"\sqrt{{{cfg.d_model}}}\,W_E[t_i]"
+    if cfg.positions == "rotary":
+        return rf"e_i = {word} \qquad (\text{{positions: }} q \text{{ and }} k \text{{ rotated in every head}})"
+    pick(cfg, "positions", {"learned": None})
+    inner = rf"{word} + P_i" + (r" + T_0" if _embedding_norm(cfg) else "")
+    return rf"e_i = {norm_latex(cfg)}\big({inner}\big)" if _embedding_norm(cfg) else rf"e_i = {inner}"
+
+
+# --- queries, keys and values ---------------------------------------------------------------------------------------
+
+
+def heads_input_latex(cfg: ModelConfig) -> str:
+    """What the heads read, as a symbol: e itself (norm after) or the normalized ê."""
+    return pick(cfg, "norm_position", {"post": "e", "pre": r"\hat e", "sandwich": r"\hat e"})
+
+
+def qkv_latex(cfg: ModelConfig) -> str:
+    x = heads_input_latex(cfg)
+    parts = {
+        m: rf"W_{m}\,{x}_{i}" + (rf" + b_{m}" if cfg.bias else "") for m, i in (("Q", "i"), ("K", "j"), ("V", "j"))
+    }
+    q, k, v = parts["Q"], parts["K"], parts["V"]
+    if cfg.qk_norm:  # each head's q and k normalized before the rotation
+        q, k = rf"{norm_latex(cfg)}_q({q})", rf"{norm_latex(cfg)}_k({k})"
+    if pick(cfg, "positions", {"learned": False, "rotary": True}):
+        q, k = rf"R_i\,{q}", rf"R_j\,{k}"
+    tail = "" if x == "e" else rf"\qquad \hat e = {norm_latex(cfg)}(e)"
+    return rf"q_i = {q} \qquad k_j = {k} \qquad v_j = {v}{tail}"
+
+
+def qk_norm_sentence(cfg: ModelConfig) -> str:
+    if not cfg.qk_norm:
+        return ""
+    return (
+        f"Each head's queries and keys are then {norm_name(cfg)}-normalised (QK-norm), so no score can grow "
+        f"without bound however large the vectors entering the layer become."
+    )
+
+
+def sharing_name(cfg: ModelConfig) -> str:
+    """Multi-head, grouped-query or multi-query attention, from the key/value heads."""
+    if cfg.n_kv_heads == cfg.n_heads:
+        return "multi-head attention"
+    if cfg.n_kv_heads == 1:
+        return "multi-query attention"
+    return "grouped-query attention"
+
+
+def sharing_sentence(cfg: ModelConfig) -> str:
+    if cfg.n_kv_heads == cfg.n_heads:
+        return f"Each of its {cfg.n_heads} heads has its own keys and values."
+    if cfg.n_kv_heads == 1:
+        return (
+            f"Its {cfg.n_heads} query heads all read one key/value head (multi-query attention): one set of keys "
+            f"and values per layer, so its KV cache is {cfg.n_heads} times smaller than {cfg.n_heads} heads' would be."
+        )
+    return (
+        f"Its {cfg.n_heads} query heads share {cfg.n_kv_heads} key/value heads, {cfg.group_size} to each "
+        f"(grouped-query attention): its KV cache is {cfg.group_size} times smaller than with a key/value head "
+        f"per query head."
+    )
+
+
+# --- the mask ------------------------------------------------------------------------------------------------------
+
+
+def mask_sentence(cfg: ModelConfig) -> str:
+    """The mask the model was trained with, and its sliding windows, for the page that shows the mask."""
+    window = ""
+    if cfg.sliding_window and cfg.layer_kinds:
+        n_local = sum(k == "local" for k in cfg.layer_kinds)
+        window = (
+            f" On {n_local} of its {cfg.n_layers} layers (the local ones) the mask also hides every key more than "
+            f"{cfg.sliding_window - 1:,} places back: a sliding window of {cfg.sliding_window:,} tokens."
+        )
+    return pick(
+        cfg,
+        "native_mask",
+        {
+            "causal": f"{cfg.name} was trained with this mask, so it always runs with it; **mask → none** in the "
+            f"sidebar shows what its heads would do if they could see ahead.{window}",
+            "none": f"{cfg.name} was trained without it: each token sees the whole sentence, and **mask → causal** "
+            f"in the sidebar shows what the mask would hide.",
+        },
+    )
+
+
+# --- after the heads --------------------------------------------------------------------------------------------
+
+
+def after_heads_steps(cfg: ModelConfig) -> tuple[tuple[str, str], ...]:
+    """The points of the step after the heads, as drawn, each (its name, the label of the step that reaches it):
+    e, e + ΣΔe, then + b_O where there is one, then the norm where one comes before the residual stream goes on.
+    Two points: nothing happens after the heads."""
+    steps = [("e", "e"), ("e + ΣΔe", "+ ΣΔe")]
+    bias = " + b_O" if cfg.bias else ""
+    if cfg.bias:
+        steps.append(("e + ΣΔe + b_O", "+ b_O"))
+    norm = pick(cfg, "norm_position", {"post": "outer", "pre": None, "sandwich": "inner"})  # around e, or ΣΔe
+    if norm == "outer":
+        steps.append((f"e′ = {norm_name(cfg)}(e + ΣΔe{bias})", f"{norm_name(cfg)} → e′"))
+    elif norm == "inner":
+        steps.append((f"e′ = e + {norm_name(cfg)}(ΣΔe{bias})", f"ΣΔe{bias} through {norm_name(cfg)} → e′"))
+    return tuple(steps)
+
+
+def has_step_after_heads(cfg: ModelConfig) -> bool:
+    return len(after_heads_steps(cfg)) > 2
+
+
+def after_heads_latex(cfg: ModelConfig) -> str:
+    """e′ in the equation of the displacement section."""
+    summed = r"\sum_h \Delta e_j^{(h)}" + (r" + b_O" if cfg.bias else "")
+    return pick(
+        cfg,
+        "norm_position",
+        {
+            "post": rf"{norm_latex(cfg)}\Big(e_j + {summed}\Big)",
+            "pre": rf"e_j + {summed}",
+            "sandwich": rf"e_j + {norm_latex(cfg)}\Big({summed}\Big)",
+        },
+    )
+
+
+def after_heads_note(cfg: ModelConfig) -> str:
+    """One line under the heads-added-up picture: what becomes of e + ΣΔe."""
+    bias = " + b_O" if cfg.bias else ""
+    return pick(
+        cfg,
+        "norm_position",
+        {
+            "post": f"Then e′ = {norm_name(cfg)}(e + ΣΔe{bias}).",
+            "pre": f"Then e′ = e + ΣΔe{bias}: no norm on the residual stream.",
+            "sandwich": f"Then e′ = e + {norm_name(cfg)}(ΣΔe{bias}): the sum is normalised before it is added.",
+        },
+    )
+
+
+def after_heads_sentence(cfg: ModelConfig) -> str:
+    """The prose's sentence on what comes after the heads."""
+    bias = " adds the bias $b_O$ and" if cfg.bias else ""
+    return pick(
+        cfg,
+        "norm_position",
+        {
+            "post": f"Then this model{bias} normalizes the sum with a {norm_name(cfg)} to give the updated "
+            f"embedding (its own panel below).",
+            "pre": (
+                f"Then this model{bias.removesuffix(' and')} stops there: its {norm_name(cfg)} comes before the "
+                f"heads, so the updated embedding is the sum itself."
+                if cfg.bias
+                else f"That sum is the updated embedding: this model has no bias after the heads, and its "
+                f"{norm_name(cfg)} comes before them."
+            ),
+            "sandwich": f"Then this model{bias} normalizes the heads' sum with an {norm_name(cfg)} before adding it "
+            f"to $e_j$ (its own panel below): its norms sit both before and after each sub-layer.",
+        },
+    )
+
+
+def after_heads_toggle(cfg: ModelConfig) -> str:
+    """The switch that shows the step after the heads, naming what the step does."""
+    done = [name for name, present in (("+ b_O", cfg.bias), (norm_name(cfg), has_norm_after_heads(cfg))) if present]
+    return f"Show the step after the heads ({', then '.join(done)})"
+
+
+def has_norm_after_heads(cfg: ModelConfig) -> bool:
+    return pick(cfg, "norm_position", {"post": True, "pre": False, "sandwich": True})
+
+
+def attention_step_name(cfg: ModelConfig) -> str:
+    """The updated section's first step, as its menu names it."""
+    bias = " + b_O" if cfg.bias else ""
+    return pick(
+        cfg,
+        "norm_position",
+        {
+            "post": f"attention + {norm_name(cfg)}",
+            "pre": f"attention (e + ΣΔe{bias})",
+            "sandwich": f"attention (e + {norm_name(cfg)}(ΣΔe{bias}))",
+        },
+    )
+
+
+# --- the whole block ---------------------------------------------------------------------------------------------
+
+
+def mlp_name(cfg: ModelConfig) -> str:
+    return pick(
+        cfg,
+        "mlp",
+        {
+            "gelu": "an MLP with a GELU between its two layers",
+            "gelu_tanh": "an MLP with a GELU (its tanh form) between its two layers",
+            "swiglu": "a gated MLP (SwiGLU: a SiLU gate times a second projection)",
+            "geglu": "a gated MLP (GeGLU: a GELU gate times a second projection)",
+        },
+    )
+
+
+def block_sentence(cfg: ModelConfig) -> str:
+    """What one block of the loaded model does, in order, for the big picture."""
+    norm = norm_name(cfg)
+    return pick(
+        cfg,
+        "norm_position",
+        {
+            "post": f"attention, whose result is **added** to the token's vector (the residual connection), then a "
+            f"{norm} that brings the sum back to a standard scale; then {mlp_name(cfg)}, added and normalized the "
+            f"same way. The norm comes **after** each part.",
+            "pre": f"a {norm}, then attention, whose result is **added** to the token's vector (the residual "
+            f"connection); another {norm}, then {mlp_name(cfg)}, added the same way. The norm comes **before** "
+            f"each part, so the vector that runs through the blocks is never normalized itself.",
+            "sandwich": f"an {norm}, then attention, whose result goes through a second {norm} before it is "
+            f"**added** to the token's vector (the residual connection); then the same around {mlp_name(cfg)}. "
+            f"The norms sit **before and after** each part, a sandwich.",
+        },
+    )
+
+
+def output_sentence(cfg: ModelConfig) -> str:
+    """What happens after the last block."""
+    if not cfg.predicts_next_token:
+        return (
+            "After the last block, the tokens' vectors are averaged into one sentence vector"
+            if cfg.pooling == "mean"
+            else "After the last block, the tokens' vectors are pooled into one sentence vector"
+        ) + ", which is what a search or a comparison of sentences uses."
+    return (
+        f"After the last block, one more {norm_name(cfg)}, and the last token's vector is compared with every "
+        f"row of the token table (the output head is the embedding matrix itself) to score each possible next "
+        f"token."
+    )
+
+
+def model_sentence(cfg: ModelConfig) -> str:
+    """One line that says what kind of model this is, from its fields."""
+    kind = (
+        "a decoder: it reads each token's past only and predicts the next token"
+        if cfg.is_decoder
+        else ("an encoder: every token reads the whole sentence, both ways")
+    )
+    positions = pick(cfg, "positions", {"learned": "learned positions", "rotary": "rotary positions"})
+    extras = [positions, sharing_name(cfg), f"{norm_name(cfg)}"]
+    if cfg.qk_norm:
+        extras.append("QK-norm")
+    if cfg.sliding_window and cfg.layer_kinds:
+        extras.append(f"sliding-window layers ({cfg.sliding_window:,} tokens)")
+    return f"{cfg.name} is {kind}; {', '.join(extras)}."
+
+
+# --- the model as boxes (the big picture's diagram) ---------------------------------------------------------------
+
+
+def _norm_detail(cfg: ModelConfig) -> str:
+    return pick(cfg, "norm", {"layer": f"{cfg.d_model} gains and {cfg.d_model} biases", "rms": f"{cfg.d_model} gains"})
+
+
+def part_words(model: Any, key: str) -> tuple[str, str]:
+    """(the box's name, its sizes) for a part of budget.architecture, from the model's fields and arrays."""
+    cfg, d = model.config, model.config.d_model
+    norm, detail = norm_name(cfg), _norm_detail(cfg)
+    if key == "tokens":
+        return "Tokens", f"a vocabulary of {cfg.vocab_size:,}"
+    if key == "embedding":
+        scaled = f" × √{cfg.d_model}" if cfg.embedding_scale != 1.0 else ""
+        rows = model.embeddings.position.shape[0] if model.embeddings.position is not None else 0
+        positions = pick(
+            cfg,
+            "positions",
+            {"learned": f" + {rows:,} positions × {d}", "rotary": "; positions rotate q and k instead"},
+        )
+        normalized = f", then {norm}" if model.embeddings.norm is not None else ""
+        return "Embeddings", f"{cfg.vocab_size:,} tokens × {d}{scaled}{positions}{normalized}"
+    if key == "attention":
+        heads = (
+            f"{cfg.n_heads} heads × d_head {cfg.d_head}"
+            if cfg.n_kv_heads == cfg.n_heads
+            else f"{cfg.n_heads} query heads, {cfg.n_kv_heads} key/value head{'s' if cfg.n_kv_heads > 1 else ''}, "
+            f"d_head {cfg.d_head}"
+        )
+        extras = [pick(cfg, "positions", {"learned": "", "rotary": "rotary"}), "QK-norm" if cfg.qk_norm else ""]
+        if cfg.sliding_window and cfg.layer_kinds:
+            extras.append(f"window {cfg.sliding_window} on local layers")
+        return "Attention", "; ".join(filter(None, [heads, *extras]))
+    if key == "mlp":
+        gated = pick(cfg, "mlp", {"gelu": "", "gelu_tanh": "", "swiglu": "SwiGLU", "geglu": "GeGLU"})
+        name = f"MLP ({gated})" if gated else "MLP (feed-forward)"
+        return name, f"{d} → {cfg.d_ff:,} (×2: gate and up) → {d}" if gated else f"{d} → {cfg.d_ff:,} → {d}"
+    if key in ("norm_attention", "norm_mlp"):
+        return norm, detail
+    if key in ("norm_attention_out", "norm_mlp_out"):
+        return f"{norm} (on the output)", detail
+    if key in ("add_attention", "add_mlp"):
+        what = "attention(x)" if key == "add_attention" else "MLP(x)"
+        if has_norm_after_heads(cfg) and cfg.norm_position == "post":
+            return f"Add & {norm}", f"x + {what}, then {detail}"
+        return f"Residual: x + {what}", "adds, learns nothing"
+    if key == "final_norm":
+        return f"Final {norm}", detail
+    if key == "output":
+        if not cfg.predicts_next_token:
+            how = {"cls": "the first token's vector", "max": "the largest value of each coordinate"}
+            pooled = how.get(cfg.pooling, "the mean of the tokens' vectors")
+            return "Sentence embedding", f"{pooled}, {d} wide" + (", scaled to length 1" if cfg.normalize else "")
+        if model.output is None:
+            return "Next-token scores", f"× W_Eᵀ: {d} → {cfg.vocab_size:,}, the embedding reused"
+        return "Next-token scores", f"× W_out: {d} → {cfg.vocab_size:,}"
+    raise ValueError(f"No words for the part '{key}' of {cfg.name}: add them to ui/architecture.py.")
+
+
+def pipeline_latex(cfg: ModelConfig) -> str:
+    """The whole model in one line, as the big picture writes it."""
+    word = rf"\sqrt{{{cfg.d_model}}}\,W_E[t]" if cfg.embedding_scale != 1.0 else "W_E[t]"
+    embedding = pick(cfg, "positions", {"learned": rf"{word} + P", "rotary": word})
+    n = norm_latex(cfg)
+    block = pick(
+        cfg,
+        "norm_position",
+        {
+            "post": rf"x \leftarrow {n}(x + \operatorname{{Attention}}(x)),\; x \leftarrow {n}(x + \operatorname{{MLP}}(x))",
+            "pre": rf"x + \operatorname{{Attention}}({n}(x)),\; x + \operatorname{{MLP}}({n}(x))",
+            "sandwich": rf"x + {n}(\operatorname{{Attention}}({n}(x))),\; x + {n}(\operatorname{{MLP}}({n}(x)))",
+        },
+    )
+    return rf"\text{{tokens}} \;\to\; e = {embedding} \;\to\; {cfg.n_layers} \times \big[\, {block} \,\big] \;\to\; \text{{output}}"
+
+
+# --- the parameter table of the loaded model ---------------------------------------------------------------------
+
+
+def budget_row(cfg: ModelConfig, key: str) -> str:
+    """The name of a row of budget.model_budget, with the arrays this model has (no b_Q where it has no biases)."""
+    norm = norm_name(cfg)
+
+    def matrix(name: str, bias: str) -> str:
+        return f"{name}, {bias}" if cfg.bias else name
+
+    names = {
+        "word": "word embeddings" + (" (also the output head)" if cfg.predicts_next_token else ""),
+        "position": "position embeddings",
+        "token_type": f"token-type embeddings + {norm}",
+        "query": matrix("query W_Q", "b_Q"),
+        "key": matrix("key W_K", "b_K"),
+        "value": matrix("value W_V", "b_V"),
+        "output": matrix("output W_O", "b_O"),
+        "qk_norm": f"QK-norm: the {norm} gains of queries and keys",
+        "norm_attention": f"{norm} before attention" if cfg.norm_position != "post" else f"{norm} after attention",
+        "norm_attention_out": f"{norm} of attention's output",
+        "up": "MLP up" + (", its bias" if cfg.bias else ""),
+        "gate": "MLP gate",
+        "down": "MLP down" + (", its bias" if cfg.bias else ""),
+        "norm_ffn": f"{norm} before the MLP" if cfg.norm_position != "post" else f"{norm} after the MLP",
+        "norm_ffn_out": f"{norm} of the MLP's output",
+        "final_norm": f"final {norm}",
+        "output_head": "output head (not tied to the embeddings)",
+    }
+    if key not in names:
+        raise ValueError(f"No words for the parameter row '{key}' ({cfg.name}): add them to ui/architecture.py.")
+    return names[key]
+
+
+def gap_sentence(cfg: ModelConfig, gap: tuple[tuple[str, int], ...]) -> str:
+    """Why the GPT-2 calculator's count differs from the arrays', one clause per assumption the model breaks,
+    each with what it changes (budget.calculator_gap)."""
+    if not gap:
+        return "The two agree: the model is built as the calculator assumes."
+    clauses = {
+        "width": f"its heads are {cfg.n_heads} × {cfg.d_head} = {cfg.n_heads * cfg.d_head:,} wide while its "
+        f"vectors are {cfg.d_model:,} (the calculator takes d_model = heads × d_head)",
+        "positions": "it has no table of learned positions (its positions are rotary)",
+        "biases": "it has no biases",
+        "norm": f"its {norm_name(cfg)}s have gains only, no biases",
+        "kv_heads": f"its {cfg.n_heads} query heads share {cfg.n_kv_heads} key/value "
+        f"head{'s' if cfg.n_kv_heads > 1 else ''} ({sharing_name(cfg)}), so W_K and W_V are smaller",
+        "d_ff": f"its MLP is {cfg.d_ff:,} wide, not {cfg.d_ff // cfg.d_model if cfg.d_ff >= cfg.d_model else 4} × "
+        f"d_model as the calculator rounds it",
+        "gated": "its MLP is gated, a third matrix beside up and down",
+        "norms": "it has two more norms in every layer, on the sub-layers' outputs",
+        "qk_norm": "QK-norm adds gains for the queries and keys",
+        "output_head": "its output head is a matrix of its own",
+    }
+    parts = []
+    for key, change in gap:
+        if key not in clauses:
+            raise ValueError(f"No words for the difference '{key}' ({cfg.name}): add them to ui/architecture.py.")
+        parts.append(f"{clauses[key]} ({change:+,})")
+    return "The difference, step by step: " + "; ".join(parts) + "."
+
+
+def positions_noun(cfg: ModelConfig) -> str:
+    """What carries word order in this model, as a noun: the switch that turns it off is named so."""
+    return pick(cfg, "positions", {"learned": "position embeddings", "rotary": "rotary positions"})
+
+
+def distance_enters(cfg: ModelConfig) -> str:
+    """How far apart two tokens are reaches the scores only through..."""
+    return pick(
+        cfg,
+        "positions",
+        {
+            "learned": "through the position vectors added to the embeddings",
+            "rotary": "through the rotation that turns each query and key by its place, so that their dot product "
+            "depends on how far apart they are",
+        },
+    )
+
+
+def sharing_note(cfg: ModelConfig) -> str:
+    """Where the model's kind of key/value sharing is used, after its name."""
+    if cfg.n_kv_heads == cfg.n_heads:
+        return ", as in the original Transformer"
+    if cfg.n_kv_heads == 1:
+        return ", the limit of grouped-query attention with a single group, used by PaLM and Gemma 3"
+    return ", used by Llama, Mistral, Qwen and SmolLM"
