@@ -34,6 +34,7 @@ class ModelChoice:
     terms: str = ""  # the terms its weights come under, said where it is chosen
     terms_file: Path | None = None  # and their text, as its package ships them
     multilingual: bool = False  # its tokenizer reads many languages whole (offered when a text shatters)
+    features: frozenset[str] = frozenset()  # what a chapter may send a student to it for, before it is loaded
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class Packaged:
     terms: str = ""
     terms_file: Callable[[], Path | None] = lambda: None
     multilingual: bool = False
+    features: frozenset[str] = frozenset()  # its config's fields a chapter points to: "qk_norm", "sliding_window"
 
 
 PACKAGED = {
@@ -57,6 +59,7 @@ PACKAGED = {
         GEMMA_TERMS,
         gemma3_terms,
         multilingual=True,
+        features=frozenset({"qk_norm", "sliding_window"}),
     ),
 }
 DECODERS = (SMOLLM2, GEMMA3, "gpt2", "distilgpt2")  # the decoders the app offers beside the bundled encoder
@@ -66,8 +69,8 @@ def _packaged_choice(name: str, p: Packaged) -> ModelChoice:
     try:
         p.find()
     except ModelUnavailableError as exc:
-        return ModelChoice(name, p.label, False, str(exc), "causal", p.terms, None, p.multilingual)
-    return ModelChoice(name, p.label, True, p.source, "causal", p.terms, p.terms_file(), p.multilingual)
+        return ModelChoice(name, p.label, False, str(exc), "causal", p.terms, None, p.multilingual, p.features)
+    return ModelChoice(name, p.label, True, p.source, "causal", p.terms, p.terms_file(), p.multilingual, p.features)
 
 
 def available_models() -> list[ModelChoice]:

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import chapter, engine, figures, state, widgets
+from ui import architecture, chapter, engine, figures, state, widgets
 
 prose = chapter.begin("06_scaling.py")
 st.latex(
@@ -83,4 +83,46 @@ def experiment() -> None:
 
 
 experiment()
+
+st.header("A second answer: QK-norm")
+view = chapter.sentence_view()
+cfg = view.config
+if not cfg.qk_norm:
+    st.markdown(chapter.fill(prose["qk_norm_elsewhere"], model=cfg.name, pick=widgets.models_with("qk_norm")))
+else:
+    st.latex(architecture.qkv_latex(cfg))
+    grow = st.select_slider(
+        "The vectors entering the layer, made this many times larger (a counterfactual)",
+        state.QK_GROWTH,
+        **state.bound("sc_grow"),
+    )
+    plain = engine.qk_norm_effect(view.text, view.layer, 1.0)
+    grown = engine.qk_norm_effect(view.text, view.layer, float(grow))
+    st.markdown(
+        chapter.fill(
+            prose["qk_norm"],
+            model=cfg.name,
+            layer=view.layer + 1,
+            with_norm=f"{plain.spread(plain.with_norm):.2f}",
+            without_norm=f"{plain.spread(plain.without_norm):,.2f}",
+            grow=grow,
+            grown_with=f"{grown.spread(grown.with_norm):.2f}",
+            grown_without=f"{grown.spread(grown.without_norm):,.2f}",
+        )
+    )
+    m1, m2 = st.columns(2)
+    m1.metric("spread of q·k / √dₖ, with QK-norm", f"{grown.spread(grown.with_norm):.2f}")
+    m2.metric("without it (a counterfactual)", f"{grown.spread(grown.without_norm):,.2f}")
+    visible = ~grown.mask
+    widgets.chart(
+        figures.histograms(
+            {"with QK-norm (the model)": grown.with_norm[:, visible], "without": grown.without_norm[:, visible]},
+            f"{cfg.name}, layer {view.layer + 1}: q·k / √dₖ, input × {grow}",
+            "score",
+        ),
+        "qk_norm",
+        key="fig_scaling_qk_norm",
+        layer=view.layer,
+        text=view.text,
+    )
 chapter.end()

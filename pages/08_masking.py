@@ -5,8 +5,8 @@ import pandas as pd
 import streamlit as st
 
 import attention
-from attention.lessons import masking
-from ui import chapter, figures, state, theme, widgets
+from attention.lessons import masking, window
+from ui import chapter, engine, figures, state, theme, widgets
 
 KEYS = [f"k{i + 1}" for i in range(4)]
 QUERIES = [f"q{j + 1}" for j in range(4)]
@@ -157,6 +157,58 @@ for col, mask in zip((left, right), attention.MASKS, strict=True):
             head=head_i,
             mask=mask,
         )
+st.header("Sliding windows")
+cfg = view.config
+if not (cfg.sliding_window and cfg.layer_kinds):
+    st.markdown(chapter.fill(prose["window_elsewhere"], model=cfg.name, pick=widgets.models_with("sliding_window")))
+else:
+    kinds = window.windows(cfg)
+    n_tokens = view.trace().n_tokens
+    st.markdown(
+        chapter.fill(
+            prose["window"],
+            model=cfg.name,
+            n_local=len(kinds.local),
+            n_layers=cfg.n_layers,
+            global_layers=", ".join(str(i + 1) for i in kinds.global_),
+            window=f"{kinds.window:,}",
+            reach=chapter.fill(prose["window_cuts" if kinds.cuts(n_tokens) else "window_short"], n_tokens=n_tokens),
+            before=f"{kinds.window - 1:,}",
+            n_tokens=n_tokens,
+            saved=f"{kinds.cache_per_token_saved(cfg, cfg.max_tokens):.0%}",
+            context=f"{cfg.max_tokens:,}",
+        )
+    )
+    local = layer_i if cfg.is_local(layer_i) else kinds.local[0]  # the chosen layer, or the first local one
+    width = st.slider(
+        "A narrower window, on every local layer (a counterfactual)",
+        1,
+        max(2, min(n_tokens, kinds.window)),
+        **state.bound("mk_window"),
+        help=f"{cfg.name} was trained with {kinds.window:,}: a window this small was never in its training.",
+    )
+    banded = engine.windowed(view.text, width)
+    native = view.trace()
+    left, right = st.columns(2)
+    for col, (tr, what) in zip(
+        (left, right), ((native, f"Its own window ({kinds.window:,})"), (banded, f"A window of {width}")), strict=True
+    ):
+        with col:
+            chapter.half_chart(
+                figures.attention_heatmap(tr.layers[local].weights[head_i], labels, what, half_width=True),
+                f"window_{tr.layers[local].window}",
+                key=f"fig_masking_window_{'own' if tr is native else 'band'}",
+                layer=local,
+                head=head_i,
+                mask="causal",
+            )
+    moved = window.weight_beyond(native, banded, local)
+    st.caption(
+        f"Layer {local + 1} is local. With a window of {width}, each query reads at most its own place and the "
+        f"{width - 1} before it: the weight it gave the keys further back, {moved:.1%} of its attention on average "
+        f"over the heads, now goes to the keys inside the band. The global layers ({', '.join(str(i + 1) for i in kinds.global_)}) "
+        f"keep every key."
+    )
 column_2 = masking.column_softmax(masking.NOTES_SCORES)[:2, 1]
 chapter.try_this(prose, q2=", ".join(f"{v:.3f}" for v in column_2))
 chapter.end()

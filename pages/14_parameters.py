@@ -107,6 +107,20 @@ model = chapter.model_view()
 st.markdown(prose["loaded"])
 loaded = budget.model_budget(model)
 show_budget(loaded, model.config.name, "loaded", lambda key: architecture.budget_row(model.config, key))
+table = dict((r[0], r[2]) for r in loaded.rows)["word"]
+st.markdown(
+    chapter.fill(
+        prose["vocabulary"],
+        model=model.config.name,
+        d_model=model.config.d_model,
+        vocab=f"{model.config.vocab_size:,}",
+        table=f"{table:,}",
+        total=f"{loaded.total:,}",
+        share=f"{table / loaded.total:.1%}",
+        judgement=prose["vocabulary_most" if table > loaded.total / 2 else "vocabulary_some"].strip(),
+        scale=architecture.scale_sentence(model.config),
+    )
+)
 if model.config.is_decoder:
     same = budget.decoder_budget(budget.sizes_of(model.config)).total
     why = architecture.gap_sentence(model.config, budget.calculator_gap(model))

@@ -88,3 +88,16 @@ def test_a_chapter_that_opened_on_the_decoder_gives_it_back_to_the_next_page():
     at.switch_page("pages/00_explorer.py").run()
     assert at.session_state["model"] == "smollm2"  # picked: it stays
     assert not at.exception
+
+
+def test_a_sentence_the_model_cannot_read_offers_gemma_in_one_click():
+    """A Korean sentence is all jamo to MiniLM: the page says so and one click reads it with Gemma 3."""
+    at = run_page(text="푸른 털복숭이 생물이 푸른 숲을 돌아다녔다")
+    assert "cannot read this text: 100% of its words" in messages(at)
+    (button,) = [b for b in at.button if b.key == "w:unread"]
+    button.click().run()
+    assert at.sidebar.selectbox(key="w:model").value == "gemma3" and not at.exception
+    assert "cannot read this text" not in messages(at)
+    assert at.query_params.get("model") in ("gemma3", ["gemma3"])
+    english = run_page(text="a fluffy blue creature roamed the verdant forest")
+    assert "cannot read this text" not in messages(english)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from attention import ModelConfig
+from attention.lessons import budget
 
 
 def pick(cfg: ModelConfig, field: str, table: dict[Any, Any]) -> Any:
@@ -79,14 +80,20 @@ def pieces_sentence(tokenizer_kind: str) -> str:
     }[tokenizer_kind]
 
 
+def scale_sentence(cfg: ModelConfig) -> str:
+    """What the embedding scale does, where there is one ("" where the rows are used as they are)."""
+    if cfg.embedding_scale == 1.0:
+        return ""
+    tied = " The same rows serve the output head as they are." if cfg.predicts_next_token else ""
+    return (
+        f"Each row is multiplied by √{cfg.d_model} ≈ {cfg.embedding_scale:.2f} as it is looked up, so that it "
+        f"stands as tall as the numbers the layers add to it.{tied}"
+    )
+
+
 def positions_sentence(cfg: ModelConfig) -> str:
     """How word order reaches the model, and what the first layer receives."""
-    scale = (
-        f" Its vector is multiplied by √{cfg.d_model} ≈ {cfg.embedding_scale:.2f}, so that it stands as tall as "
-        f"the numbers the layers add to it."
-        if cfg.embedding_scale != 1.0
-        else ""
-    )
+    scale = f" {scale_sentence(cfg)}" if cfg.embedding_scale != 1.0 else ""
     normalized = " and normalized" if _embedding_norm(cfg) else ""
     return pick(
         cfg,
@@ -484,8 +491,8 @@ def gap_sentence(cfg: ModelConfig, gap: tuple[tuple[str, int], ...]) -> str:
         "norm": f"its {norm_name(cfg)}s have gains only, no biases",
         "kv_heads": f"its {cfg.n_heads} query heads share {cfg.n_kv_heads} key/value "
         f"head{'s' if cfg.n_kv_heads > 1 else ''} ({sharing_name(cfg)}), so W_K and W_V are smaller",
-        "d_ff": f"its MLP is {cfg.d_ff:,} wide, not {cfg.d_ff // cfg.d_model if cfg.d_ff >= cfg.d_model else 4} × "
-        f"d_model as the calculator rounds it",
+        "d_ff": f"its MLP is {cfg.d_ff:,} wide, where the calculator takes a whole multiple of its width, "
+        f"{budget.sizes_of(cfg).d_ff:,}",
         "gated": "its MLP is gated, a third matrix beside up and down",
         "norms": "it has two more norms in every layer, on the sub-layers' outputs",
         "qk_norm": "QK-norm adds gains for the queries and keys",
@@ -496,7 +503,7 @@ def gap_sentence(cfg: ModelConfig, gap: tuple[tuple[str, int], ...]) -> str:
         if key not in clauses:
             raise ValueError(f"No words for the difference '{key}' ({cfg.name}): add them to ui/architecture.py.")
         parts.append(f"{clauses[key]} ({change:+,})")
-    return "The difference, step by step: " + "; ".join(parts) + "."
+    return "Replace its assumptions by the model's own, one at a time: " + "; ".join(parts) + "."
 
 
 def positions_noun(cfg: ModelConfig) -> str:

@@ -184,5 +184,6 @@ def sentence_view(prefer_decoder: bool = False) -> SentenceView:
     widgets.sentence_controls(engine.max_tokens(model.config))
     widgets.cut_notice()
     widgets.url_notices()  # a token the link named, refused when the text was accepted just now
+    widgets.unread_notice(model, state.get("text"))
     layer, head = widgets.layer_head(model.config.n_layers, model.config.n_heads)
     return SentenceView(model=model, layer=layer, head=head, text=state.get("text"))

@@ -38,6 +38,7 @@ from attention.lessons import (
     motivation,
     position,
     prediction,
+    qk_norm,
     scaling,
 )
 
@@ -208,6 +209,17 @@ def trace(text: str, mask: str | None, model_name: str) -> attention.Trace:
     mask = m.config.native_mask if mask is None else mask
     return _traces().get(
         (model_name, mask, text), lambda: attention.trace(m, text, mask=mask, max_tokens=max_tokens(m.config))
+    )
+
+
+def windowed(text: str, window: int) -> attention.Trace:
+    """The chosen model's causal trace with its local layers narrowed to `window` keys (a counterfactual), kept
+    with the other traces, by size."""
+    name = model_name()
+    m = model(name)
+    return _traces().get(
+        (name, "causal", text, window),
+        lambda: attention.trace(m, text, mask="causal", max_tokens=max_tokens(m.config), window=window),
     )
 
 
@@ -382,6 +394,13 @@ def position_similarity(name: str, n_positions: int) -> np.ndarray:
 @st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
 def cross_attention(name: str, target: str, source: str, layer_i: int, head: int) -> cross.CrossAttention:
     return cross.cross_attention(model(name), target, source, layer_i, head)
+
+
+@per_model
+@st.cache_resource(show_spinner=False, max_entries=8)
+def qk_norm_effect(name: str, text: str, layer_i: int, scale: float) -> qk_norm.QKNormEffect:
+    """One layer's scaled scores with and without its QK-norm, its input made `scale` times larger."""
+    return qk_norm.qk_norm_effect(model(name), layer(text, None, layer_i, name), scale)
 
 
 @per_model

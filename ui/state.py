@@ -72,6 +72,7 @@ TEMPERATURES = (0.1, 2.0, 0.1)  # the next-word panel's temperature slider: lowe
 
 CROSS_SOURCE = "a small furry animal walked through the green woods"  # chapter "cross-attention": the keys' sentence
 D_K_WIDTHS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)  # chapter "scaling": the widths the slider offers
+QK_GROWTH = (1, 2, 5, 10, 100)  # chapter "scaling": how many times larger the vectors entering a layer are made
 SINUSOID_WIDTHS = (16, 32, 64, 128, 256, 512)  # chapter "position": d_model of the sinusoidal picture
 
 
@@ -165,6 +166,7 @@ PARAMS: dict[str, Param] = {
     "qk_same": _flag_param(False),
     "sc_dk": Param(64, _int_of(*D_K_WIDTHS)),
     "sc_keys": Param(16, _int_in(2, 64)),
+    "sc_grow": Param(1, _int_of(*QK_GROWTH)),  # QK-norm: the vectors entering the layer, made this many times larger
     "sc_scaled": _flag_param(True),
     "nw_at": Param(-1, int),  # a position; -1: the last one (checked against the sentence)
     "mk_scores": Param(tuple(masking.NOTES_SCORES.ravel().tolist()), _scores, _dump_scores),
@@ -172,6 +174,7 @@ PARAMS: dict[str, Param] = {
     "val_uniform": _flag_param(False),
     "hd_only": _flag_param(False),
     "pos_shuffle": Param(1, _int_in(0, 20)),
+    "mk_window": Param(3, _int_in(1, 512)),  # masking: a sliding window's width, the counterfactual band
     "pos_embeddings": _flag_param(False),
     "pos_n": Param(64, _int_in(8, 256)),
     "pos_shift": Param(100, _int_in(0, 256)),

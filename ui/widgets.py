@@ -8,7 +8,9 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 import streamlit as st
 
+import attention
 import attention.sources
+import attention.tokens
 
 from . import downloads, engine, plot, state, theme
 from .figures import head_meta
@@ -120,7 +122,7 @@ def model_choice(prefer_decoder: bool = False) -> None:
         if decoder is not None and st.session_state.get(ON_DECODER_HERE):
             st.info(
                 f"This chapter's idea lives in a decoder, a model that reads only the past and predicts the next "
-                f"word, so it opens on **{decoder.label.removesuffix(' (decoder)')}**; the other pages stay on "
+                f"word, so it opens on **{short_label(decoder)}**; the other pages stay on "
                 f"{engine.MODEL}. The sidebar's Model menu picks a model for every page."
             )
     chosen = state.get("model")
@@ -136,8 +138,62 @@ def model_choice(prefer_decoder: bool = False) -> None:
             list(options),
             **state.bound("model", on_change=_model_changed),
             format_func=lambda n: options[n].label + ("" if options[n].available else " · unavailable"),
-            help="\n\n".join(f"**{c.label}**: {c.reason}." for c in options.values()),
+            help="\n\n".join(
+                f"**{c.label}**: {c.reason}." + (f" {c.terms}." if c.terms else "") for c in options.values()
+            ),
         )
+        current = options.get(engine.model_name())
+        if current is not None and current.terms:  # said where the model is chosen, the terms' text at hand
+            where = f" (their text: `{current.terms_file}`)" if current.terms_file else ""
+            st.caption(f"{current.terms}{where}.")
+
+
+def models_with(feature: str) -> str:
+    """A sentence that points to the models on this server that have a feature ("qk_norm", "sliding_window"),
+    or "" when none does (the menu says which models have which, before any is loaded)."""
+    usable = [short_label(c) for c in engine.choices().values() if feature in c.features and c.available]
+    return (
+        f"Pick **{' or '.join(usable)}** in the sidebar's **Model** menu to see it on real weights." if usable else ""
+    )
+
+
+def short_label(choice: attention.ModelChoice) -> str:
+    """A model's name in a sentence: its label without what the menu adds in brackets ("(decoder)")."""
+    return choice.label.split(" (")[0]
+
+
+UNREAD = 0.5  # the share of a text's words a tokenizer cannot read as characters past which the page says so
+
+
+def unread_notice(model: attention.Model, text: str) -> None:
+    """When the model reads most of the text's words only as unknown or byte pieces (a Korean sentence in
+    MiniLM's jamo or SmolLM2's bytes), say so, and offer, in one click, a model whose tokenizer reads it."""
+    try:
+        toks = attention.tokens.tokenize(model.tokenizer, text, engine.max_tokens(model.config))
+    except ValueError:
+        return
+    share = attention.tokens.unread_share(toks.tokens, text)
+    options = engine.choices()
+    current = options.get(model.config.name)
+    if share < UNREAD or (current is not None and current.multilingual):
+        return
+    reader = next((c for c in options.values() if c.available and c.multilingual), None)
+    words = f"{share:.0%} of its words"
+    with st.container(border=True):
+        st.warning(
+            f"{model.config.name} cannot read this text: {words} come out as unknown or byte pieces "
+            f"(‹E2›, [UNK]) or cut into parts that are not its letters, so what it computes says little about "
+            f"the sentence."
+            + (f" **{short_label(reader)}** reads it." if reader else " No model on this server reads it.")
+        )
+        if reader is not None:
+            st.button(f"Read it with {short_label(reader)}", on_click=_choose, args=(reader.name,), key="w:unread")
+
+
+def _choose(name: str) -> None:
+    """A model picked by a button, as if picked in the menu."""
+    st.session_state["w:model"] = name
+    _model_changed()
 
 
 def _model_changed() -> None:
@@ -152,11 +208,7 @@ def _model_changed() -> None:
 def decoders_here() -> str:
     """A sentence for a page shown on an encoder: which decoder to pick for the real thing, or, where this server
     has none, that it has none and how one is installed (never a model that cannot be used here)."""
-    usable = [
-        c.label.removesuffix(" (decoder)")
-        for c in engine.choices().values()
-        if c.available and c.native_mask == "causal"
-    ]
+    usable = [short_label(c) for c in engine.choices().values() if c.available and c.native_mask == "causal"]
     if usable:
         return (
             f"Pick {' or '.join(f'**{n}**' for n in usable)} in the sidebar's **Model** menu to see a model that was "

@@ -69,6 +69,7 @@ def show_notices(tr: attention.Trace) -> None:
     st.session_state["_notices_shown"] = list(st.session_state.get(state.NOTICES, []))
     widgets.url_notices()
     widgets.cut_notice()
+    widgets.unread_notice(engine.current_or_stop(), tr.text)
     if tr.truncated:
         cut = []
         if tr.chars_dropped:
