@@ -103,11 +103,6 @@ class CacheCosts:
     flops_without_cache: np.ndarray  # (n,): the same when the whole prefix is run again
     cache_bytes: np.ndarray  # (n,): keys and values kept, all layers
 
-    @property
-    def cache_mb(self) -> np.ndarray:
-        """(n,): the cache's size in MB (2²⁰ bytes)."""
-        return self.cache_bytes / 2**20
-
 
 def cache_costs(
     n_tokens: int,

@@ -114,15 +114,18 @@ else:
     m1.metric("spread of q·k / √dₖ, with QK-norm", f"{grown.spread(grown.with_norm):.2f}")
     m2.metric("without it (a counterfactual)", f"{grown.spread(grown.without_norm):,.2f}")
     visible = ~grown.mask
-    widgets.chart(
-        figures.histograms(
-            {"with QK-norm (the model)": grown.with_norm[:, visible], "without": grown.without_norm[:, visible]},
-            f"{cfg.name}, layer {view.layer + 1}: q·k / √dₖ, input × {grow}",
-            "score",
-        ),
-        "qk_norm",
-        key="fig_scaling_qk_norm",
-        layer=view.layer,
-        text=view.text,
-    )
+    for col, (scores, what) in zip(
+        st.columns(2), ((grown.with_norm, "with QK-norm (the model)"), (grown.without_norm, "without it")), strict=True
+    ):
+        with col:
+            chapter.half_chart(
+                figures.histograms(
+                    {what: scores[:, visible]},
+                    f"q·k / √dₖ {what}: spread {grown.spread(scores):,.2f}<br>input × {grow}",
+                    "score",
+                ),
+                f"qk_norm_{'with' if scores is grown.with_norm else 'without'}",
+                key=f"fig_scaling_qk_norm_{'with' if scores is grown.with_norm else 'without'}",
+                layer=view.layer,
+            )
 chapter.end()

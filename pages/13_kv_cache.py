@@ -4,7 +4,7 @@ import streamlit as st
 
 from attention import kv_cache
 from attention.lessons import budget
-from ui import chapter, engine, figures, state, widgets
+from ui import architecture, chapter, engine, figures, state, widgets
 
 LENGTHS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)  # the text-length presets, cut at each context
 BYTES = {"float32": 4, "fp16": 2}  # bytes per stored number
@@ -153,6 +153,8 @@ def costs_section() -> None:
                 model=sizes.name,
                 kv_heads=kv_heads,
                 n_heads=sizes.n_heads,
+                group=sizes.n_heads // kv_heads,
+                sharing=architecture.sharing_name(sizes),
                 layers=sizes.n_layers,
                 d_head=sizes.d_head,
                 per_token=f"{2 * sizes.n_layers * kv_heads * sizes.d_head:,}",

@@ -151,8 +151,8 @@ ANOTHER_ARCHITECTURE = {
         r"<bos>",
         r"no LayerNorm",
         r"LayerNorm\(",
-        "QK-norm",
-        r"sliding window",
+        r"RMSNorm\}_q",  # QK-norm in an equation of the model (chapters 6 and 8 name QK-norm and windows to point elsewhere)
+        r"sliding window of \d",
     ],
     "gemma3": [
         r"\[CLS\]",

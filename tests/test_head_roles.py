@@ -196,7 +196,7 @@ def test_roles_of_constructed_weights():
         "induction": 1,
         "mixed": 2,
     }
-    assert found.heads_with("induction") == [(1, 1)]
+    assert heads_with(found, "induction") == [(1, 1)]
     assert list(hr.roles_of(w, sep=SEP).roles[1]) == expected  # no induction run: no head called so
 
 
@@ -256,5 +256,10 @@ def test_smollm2_roles_and_its_first_token_sink(smollm2):
     assert np.isnan(found.sep_share).all()  # no [SEP] in a decoder's text
     print(
         "SmolLM2 induction heads (layer, head, score): "
-        + ", ".join(f"({L}, {h}, {found.induction_score[L, h]:.2f})" for L, h in found.heads_with("induction"))
+        + ", ".join(f"({L}, {h}, {found.induction_score[L, h]:.2f})" for L, h in heads_with(found, "induction"))
     )
+
+
+def heads_with(found, role: str) -> list[tuple[int, int]]:
+    """The (layer, head) of every head with this role."""
+    return [(int(layer), int(head)) for layer, head in zip(*np.nonzero(found.roles == role), strict=True)]

@@ -164,21 +164,6 @@ def sharing_name(cfg: ModelConfig) -> str:
     return "grouped-query attention"
 
 
-def sharing_sentence(cfg: ModelConfig) -> str:
-    if cfg.n_kv_heads == cfg.n_heads:
-        return f"Each of its {cfg.n_heads} heads has its own keys and values."
-    if cfg.n_kv_heads == 1:
-        return (
-            f"Its {cfg.n_heads} query heads all read one key/value head (multi-query attention): one set of keys "
-            f"and values per layer, so its KV cache is {cfg.n_heads} times smaller than {cfg.n_heads} heads' would be."
-        )
-    return (
-        f"Its {cfg.n_heads} query heads share {cfg.n_kv_heads} key/value heads, {cfg.group_size} to each "
-        f"(grouped-query attention): its KV cache is {cfg.group_size} times smaller than with a key/value head "
-        f"per query head."
-    )
-
-
 # --- the mask ------------------------------------------------------------------------------------------------------
 
 
@@ -351,22 +336,6 @@ def output_sentence(cfg: ModelConfig) -> str:
     )
 
 
-def model_sentence(cfg: ModelConfig) -> str:
-    """One line that says what kind of model this is, from its fields."""
-    kind = (
-        "a decoder: it reads each token's past only and predicts the next token"
-        if cfg.is_decoder
-        else ("an encoder: every token reads the whole sentence, both ways")
-    )
-    positions = pick(cfg, "positions", {"learned": "learned positions", "rotary": "rotary positions"})
-    extras = [positions, sharing_name(cfg), f"{norm_name(cfg)}"]
-    if cfg.qk_norm:
-        extras.append("QK-norm")
-    if cfg.sliding_window and cfg.layer_kinds:
-        extras.append(f"sliding-window layers ({cfg.sliding_window:,} tokens)")
-    return f"{cfg.name} is {kind}; {', '.join(extras)}."
-
-
 # --- the model as boxes (the big picture's diagram) ---------------------------------------------------------------
 
 
@@ -398,9 +367,7 @@ def part_words(model: Any, key: str) -> tuple[str, str]:
             f"d_head {cfg.d_head}"
         )
         extras = [pick(cfg, "positions", {"learned": "", "rotary": "rotary"}), "QK-norm" if cfg.qk_norm else ""]
-        if cfg.sliding_window and cfg.layer_kinds:
-            extras.append(f"window {cfg.sliding_window} on local layers")
-        return "Attention", "; ".join(filter(None, [heads, *extras]))
+        return "Attention", "; ".join(filter(None, [heads, *extras]))  # its window: chapter 8 (one line here)
     if key == "mlp":
         gated = pick(cfg, "mlp", {"gelu": "", "gelu_tanh": "", "swiglu": "SwiGLU", "geglu": "GeGLU"})
         name = f"MLP ({gated})" if gated else "MLP (feed-forward)"
@@ -437,11 +404,15 @@ def pipeline_latex(cfg: ModelConfig) -> str:
         "norm_position",
         {
             "post": rf"x \leftarrow {n}(x + \operatorname{{Attention}}(x)),\; x \leftarrow {n}(x + \operatorname{{MLP}}(x))",
-            "pre": rf"x + \operatorname{{Attention}}({n}(x)),\; x + \operatorname{{MLP}}({n}(x))",
-            "sandwich": rf"x + {n}(\operatorname{{Attention}}({n}(x))),\; x + {n}(\operatorname{{MLP}}({n}(x)))",
+            "pre": rf"x \leftarrow x + \operatorname{{Attention}}({n}(x)),\; x \leftarrow x + \operatorname{{MLP}}({n}(x))",
+            "sandwich": rf"x \leftarrow x + {n}(\operatorname{{Attention}}({n}(x))),\;"
+            rf" x \leftarrow x + {n}(\operatorname{{MLP}}({n}(x)))",
         },
     )
-    return rf"\text{{tokens}} \;\to\; e = {embedding} \;\to\; {cfg.n_layers} \times \big[\, {block} \,\big] \;\to\; \text{{output}}"
+    return (
+        rf"\begin{{gathered}}\text{{tokens}} \;\to\; e = {embedding} \;\to\; {cfg.n_layers} \times \text{{block}}"
+        rf" \;\to\; \text{{output}} \\ \text{{block: }} {block}\end{{gathered}}"
+    )
 
 
 # --- the parameter table of the loaded model ---------------------------------------------------------------------

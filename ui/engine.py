@@ -1,8 +1,9 @@
-"""The app's only door to the model: loaded once per server process, every computation cached per input.
+"""The app's only door to the models: each loaded once per server process (the bundled encoder always, at most
+one other beside it), every computation cached per input.
 
-Every cached function is keyed by plain values (text, mask, layer, head…), never by a model or a
-trace object, and calls pass every argument, so that one input is one cache entry. The lesson's
-computations run on the default model, loaded once.
+Every cached function is keyed by plain values (the model's name, text, mask, layer, head…), never by a model or
+a trace object, and calls pass every argument, so that one input is one cache entry; `per_model` passes the
+chosen model's name. Traces are kept by their size in bytes (TraceCache), shared by every session.
 """
 
 from __future__ import annotations

@@ -144,8 +144,8 @@ def model_choice(prefer_decoder: bool = False) -> None:
         )
         current = options.get(engine.model_name())
         if current is not None and current.terms:  # said where the model is chosen, the terms' text at hand
-            where = f" (their text: `{current.terms_file}`)" if current.terms_file else ""
-            st.caption(f"{current.terms}{where}.")
+            where = f"; its package ships their text, {current.terms_file.name}" if current.terms_file else ""
+            st.caption(f"{current.terms}{where}.", help=str(current.terms_file or ""))
 
 
 def models_with(feature: str) -> str:

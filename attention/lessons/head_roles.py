@@ -207,10 +207,6 @@ class HeadRoles:
         """How many heads have each role, in the order of ROLES (zeros included)."""
         return role_counts(self.roles)
 
-    def heads_with(self, role: str) -> list[tuple[int, int]]:
-        """The (layer, head) of every head with this role."""
-        return [(int(layer), int(head)) for layer, head in zip(*np.nonzero(self.roles == role), strict=True)]
-
 
 def role_counts(roles: np.ndarray) -> dict[str, int]:
     return {role: int((roles == role).sum()) for role in ROLES}

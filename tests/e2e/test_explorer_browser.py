@@ -363,19 +363,29 @@ def test_a_phone_scrolls_down_only(server, browser):
 
 
 @pytest.mark.parametrize("viewport", [PROJECTOR, WIDE, PHONE], ids=["1280", "1920", "390"])
-def test_screenshots_of_every_section(server, browser, viewport):
-    """Each section's top at the top of the window, for looking at (artifacts/screenshots)."""
+def test_every_section_opens_at_its_heading_and_nothing_is_wider_than_the_page(server, browser, viewport):
+    """Each of the seven sections scrolled to: its heading in sight at the top of the window, and nothing in the page
+    (a figure, an equation, a table) wider than its column, on a projector, a wide screen and a phone. Each view is
+    kept as a screenshot for looking at (artifacts/screenshots)."""
     page = browser.new_page(viewport=viewport)
     try:
         page.goto(server)
         sized(page)
         headings = page.locator('[data-testid="stHeading"] h2')
+        assert headings.count() == 7
         for i in range(headings.count()):
             heading = headings.nth(i)
             heading.evaluate("e => e.scrollIntoView({block: 'start'})")
             page.evaluate("top => document.querySelector('[data-testid=\"stMain\"]').scrollBy(0, -top)", 70)
             page.wait_for_timeout(300)
             page.screenshot(path=str(SCREENSHOTS / f"explorer-{viewport['width']}-section{i + 1}.png"))
+            box = heading.bounding_box()
+            assert box is not None and 0 <= box["y"] < viewport["height"] / 2, (i, box)
+            wider = page.evaluate(
+                "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
+                " return m.scrollWidth - m.clientWidth; }"
+            )
+            assert wider <= 1, f"section {i + 1}: the page is {wider} px wider than the window"
     finally:
         page.close()
 

@@ -127,7 +127,7 @@ class HeadView:
             )
             st.caption(
                 f"{cfg.name} computes {cfg.n_kv_heads} sets of keys and values per layer for its {cfg.n_heads} query "
-                f"heads (grouped-query attention): {groups}. Heads of one group show the same k and v, each its "
+                f"heads ({architecture.sharing_name(cfg)}): {groups}. Heads of one group show the same k and v, each its "
                 "own q; k (and q) are shown after their rotation by position."
                 if cfg.positions == "rotary"
                 else f"{cfg.name}: {groups}."

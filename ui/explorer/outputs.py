@@ -117,7 +117,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
         if architecture.has_step_after_heads(cfg):
             st.toggle(architecture.after_heads_toggle(cfg), **state.bound("layernorm"))
         else:
-            st.caption(f"e′ = e + ΣΔe: {architecture.after_heads_sentence(cfg)}")
+            st.caption(f"e′ = e + ΣΔe. {architecture.after_heads_sentence(cfg)}")
         if architecture.has_step_after_heads(cfg) and state.get("layernorm"):
             steps = architecture.after_heads_steps(cfg)
             widgets.chart(

@@ -1,7 +1,10 @@
 """Figure builders: plain arrays and token labels in, a plotly Figure out. No Streamlit here.
 
-base: what they share (escaped labels, margins, the figure in one step); tokens: the token chips;
-matrices: heatmaps; vectors: 2D pictures of vectors; charts: lines, histograms and bars; roles: the map of what each head does.
+base: what they share (escaped labels, margins, the figure in one step, a figure made to stand alone);
+tokens: the token chips; matrices: heatmaps, with cells (what a cell shows) and head_view (one head's four steps,
+all heads at a glance) and head_meta (what the browser rewrites on a head switch); vectors: 2D pictures of
+vectors; charts: lines, histograms and bars; roles: the map of what each head does; diagrams: the model as boxes.
+Text measuring (text), pixel layout (pixels) and label placing (labels) serve them.
 """
 
 from .base import numbers_fit, plain, token_labels

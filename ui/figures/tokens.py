@@ -44,7 +44,7 @@ def token_chips(
     n_rows = row + 1
     kinds = {
         "word": ("starts a word", "#dcebf7", theme.OKABE_ITO[0]),
-        "piece": ("word piece (##)", "#fde9c8", theme.OKABE_ITO[1]),
+        "piece": ("continues a word", "#fde9c8", theme.OKABE_ITO[1]),
         "special": ("special token", "#e6e6e6", theme.MUTED),
     }
     kind_of = ["special" if special[i] else "piece" if continuation[i] else "word" for i in range(len(texts))]
