@@ -188,7 +188,8 @@ def updated_section(
         removed_head(tr)
     moves = moved_toward(ba)
     named = architecture.specials_named(tr.config)
-    hidden = "" if len(keep) == tr.n_tokens or not named else f" {named} left out of both."
+    verb = "are" if " and " in named else "is"
+    hidden = "" if len(keep) == tr.n_tokens or not named else f" {named} {verb} left out of both."
     st.caption(
         "The picture is fitted to the tokens shown. **Moved most toward**: the other token whose cosine "
         "similarity with it rose the most through this step." + hidden
