@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import architecture, engine, state, widgets
+from ui import architecture, engine, i18n, state, widgets
 from ui.explorer import controls, heads, outputs
 from ui.prose import fill, sections
 
@@ -22,7 +22,7 @@ PAGE_CSS = "<style>@media (max-width: 640px) { .katex-display { font-size: 0.9em
 def render() -> None:
     state.init()
     st.html(PAGE_CSS)
-    prose = sections("explorer")
+    prose = sections("explorer", i18n.language())
     widgets.model_choice()
     model = engine.current_or_stop()
     cfg = model.config

@@ -15,7 +15,7 @@ from streamlit.source_util import page_icon_and_name
 
 from attention import Model, ModelConfig, Trace
 
-from . import chapters, downloads, engine, state, theme, widgets
+from . import chapters, downloads, engine, i18n, state, theme, widgets
 from .prose import fill, sections
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,7 +28,7 @@ def begin(file: str) -> dict[str, str]:
     engine.accept_where_needed()  # before the link's notices are said: a token the link named is checked
     chapter = chapters.by_file(file)
     st.session_state[CURRENT] = file
-    prose = sections(chapter.prose)
+    prose = sections(chapter.prose, i18n.language())
     st.title(chapter.title)
     st.markdown(prose["intro"])
     widgets.url_notices()

@@ -22,6 +22,7 @@ import attention.menu
 import attention.tokens
 from attention.lessons import budget, geometry, masking, similarity
 
+from . import i18n
 from .theme import DEFAULT_EXPORT, EXPORT_FORMATS
 
 FLUFFY = "a fluffy blue creature roamed the verdant forest"
@@ -138,6 +139,7 @@ def _flag_param(default: bool) -> Param:
 
 
 PARAMS: dict[str, Param] = {
+    "lang": Param(i18n.SOURCE, _one_of(*i18n.offered())),  # the page's language; a new session takes the browser's
     "text": Param(FLUFFY, str),  # any length: the engine cuts what the model cannot read, and says so
     "layer": Param(1, int),  # 1-based in the URL and on screen; ranges checked against the model
     "head": Param(1, int),
@@ -233,11 +235,21 @@ def init() -> None:
             except ValueError:
                 notices.append(name)
         st.session_state[name] = value
+    if st.query_params.get("lang") is None:  # a new session speaks the browser's language, where the app has it
+        st.session_state["lang"] = i18n.from_browser(_browser_locale())
     # which choices the link made itself: without them, the mask follows the model's own (widgets.model_choice)
     st.session_state[LINK_CHOSE] = {name for name in ("model", "mask") if st.query_params.get(name) is not None}
     st.session_state[LINK_TOKEN] = get("token") != -1  # checked against the text when it is accepted
     st.session_state[NOTICES] = notices
     st.session_state["_state_ready"] = True
+
+
+def _browser_locale() -> str | None:
+    """The browser's language ("fr-FR"), where Streamlit knows it (not in a headless test run)."""
+    try:
+        return st.context.locale
+    except Exception:  # no browser behind this run
+        return None
 
 
 def get(name: str) -> Any:

@@ -12,7 +12,7 @@ import attention
 import attention.sources
 import attention.tokens
 
-from . import downloads, engine, plot, state, theme
+from . import downloads, engine, i18n, plot, state, theme
 from .figures import head_meta
 from .figures.base import isolated, shortened, stand_alone
 
@@ -57,17 +57,18 @@ def chart(
     file = downloads.file_name(name, layer, head, *downloads.unusual(mask, model, own), text=text)
     shown = st.session_state.setdefault(SHOWN, {})
     page_has = shown.get(key or name) if switch is not None else None
-    if page_has is not None and page_has.view == (name, view, layer, mask, text, subtitle):
+    separators = i18n.plotly_separators(i18n.language())
+    if page_has is not None and page_has.view == (name, view, layer, mask, text, subtitle, separators):
         fig, drawn = page_has.fig, page_has.file  # the browser switches its head
         downloads.register(key or name, file, lambda: head_meta.showing(fig, switch))
     else:
         if view is None:
-            fig = stand_alone(figure() if callable(figure) else figure, names, subtitle)
+            fig = stand_alone(figure() if callable(figure) else figure, names, subtitle, separators)
         else:
-            fig = _kept(name, view, names, subtitle, switch, figure)
+            fig = _kept(name, (view, i18n.language()), names, subtitle, switch, separators, figure)
         drawn = file
         if switch is not None:
-            shown[key or name] = _Shown((name, view, layer, mask, text, subtitle), fig, file)
+            shown[key or name] = _Shown((name, view, layer, mask, text, subtitle, separators), fig, file)
         downloads.register(key or name, file, fig)
     config = theme.chart_config(drawn, state.get("export"))
     if pick:  # Streamlit's chart, whose selection events reach the app
@@ -93,14 +94,33 @@ def _kept(
     names: tuple[str, ...],
     subtitle: str | None,
     switch: int | None,
+    separators: str,
     _figure: Callable[[], go.Figure],
 ) -> go.Figure:
-    """The figure titled to stand alone, once per name, view, title, subtitle and head it opens on (the builder
-    is not a key)."""
-    return stand_alone(_figure(), names, subtitle)
+    """The figure titled to stand alone, once per name, view (with the page's language), title, subtitle, head it
+    opens on and number separators (the builder is not a key)."""
+    return stand_alone(_figure(), names, subtitle, separators)
 
 
 ON_DECODER_HERE = "_on_decoder_here"  # this page opened on the decoder by itself (the user chose no model)
+
+
+_page_language = st.components.v2.component(
+    "attention_page_language",
+    html='<div class="page-language"></div>',
+    css='[data-testid="stElementContainer"]:has(.page-language) {\n  display: none;\n}\n',
+    js="export default function ({ data }) { document.documentElement.lang = data.lang; }",
+    isolate_styles=False,
+)
+
+
+def language_choice() -> None:
+    """The page's language: the picker at the top of the sidebar (where the app offers more than one), and the
+    page's <html lang>, by which a screen reader pronounces it."""
+    offered = i18n.offered()
+    if len(offered) > 1:
+        st.sidebar.selectbox("Language", offered, format_func=i18n.NAMES.get, **state.bound("lang"))
+    _page_language(key="page_language", data={"lang": i18n.language()})
 
 
 def model_choice(prefer_decoder: bool = False) -> None:
@@ -109,7 +129,8 @@ def model_choice(prefer_decoder: bool = False) -> None:
     A model that cannot be used here is named with the reason, and the page (and its link) stay on the
     bundled model. prefer_decoder: a chapter whose idea lives in a decoder opens on one, unless the link or
     the user chose a model, and says so; the next page without that preference is back on the bundled model.
-    Unless the link named one, the mask is the model's own."""
+    Unless the link named one, the mask is the model's own. The page's language is chosen first, above it."""
+    language_choice()
     options = engine.choices()
     chose = st.session_state.setdefault(state.LINK_CHOSE, set())
     if not prefer_decoder and st.session_state.pop(ON_DECODER_HERE, False) and "model" not in chose:

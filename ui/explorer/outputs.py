@@ -10,7 +10,7 @@ import attention
 from attention.lessons.geometry import AFTER, moved_toward
 from attention.tokens import readable
 
-from .. import architecture, downloads, engine, figures, head_switch, state, widgets
+from .. import architecture, downloads, engine, figures, head_switch, i18n, state, widgets
 from ..figures.base import isolated
 from ..figures.charts import next_token_bars
 from ..figures.vectors import after_heads_figure, heads_summed_figure
@@ -50,7 +50,9 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
     cfg = tr.config
     if not state.get("presenter"):  # presenter mode keeps the equations, not the prose
         after_words = architecture.after_heads_sentence(cfg)
-        st.markdown(fill(sections("explorer")["displacement"], d_model=layer.x.shape[1], after=after_words))
+        st.markdown(
+            fill(sections("explorer", i18n.language())["displacement"], d_model=layer.x.shape[1], after=after_words)
+        )
     then = architecture.after_heads_latex(cfg)
     st.latex(r"\Delta e_j^{(h)} = \Big(\sum_i w_{ji}\, v_i^{(h)}\Big) W_O^{(h)} \qquad e_j' = " + then)
     token = widgets.token_picker(tr, key="w:token_follow")

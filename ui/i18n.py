@@ -1,0 +1,138 @@
+"""The app in the student's language: gettext catalogues read with Babel, numbers written as each language
+writes them.
+
+One catalogue per language, `locales/<code>/LC_MESSAGES/messages.po` (compiled beside it to `messages.mo`);
+English is the catalogues' source language and needs none. A developer adds a language by adding a catalogue
+(`pybabel init -i locales/messages.pot -d locales -l <code>`, then `pybabel compile -d locales`), and the app
+offers it once every message in it is translated: a half-translated page is worse than an English one.
+
+The language of a session is the link's `lang`, else the browser's (st.context.locale) where the app offers it,
+else English; the sidebar's picker changes it. `_()` reads the session's, so every word a page shows, prose,
+labels and figure texts alike, passes through it.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+LOCALES = Path(__file__).resolve().parents[1] / "locales"
+DOMAIN = "messages"
+SOURCE = "en"  # the language the messages are written in
+NAMES = {"en": "English", "fr": "Français", "ko": "한국어"}  # each language in its own words, for the picker
+
+
+@functools.cache
+def catalogue(code: str):
+    """The compiled catalogue of a language (babel.support.Translations), or None for the source language or a
+    language without one."""
+    from babel.support import Translations
+
+    if code == SOURCE or not (LOCALES / code / "LC_MESSAGES" / f"{DOMAIN}.mo").is_file():
+        return None
+    return Translations.load(str(LOCALES), [code], DOMAIN)
+
+
+@functools.cache
+def completeness(code: str) -> float:
+    """The share of the template's messages that the language's catalogue translates (fuzzy ones not counted)."""
+    if code == SOURCE:
+        return 1.0
+    from babel.messages.pofile import read_po
+
+    po = LOCALES / code / "LC_MESSAGES" / f"{DOMAIN}.po"
+    if not po.is_file():
+        return 0.0
+    with po.open("rb") as f:
+        messages = [m for m in read_po(f) if m.id]
+    done = sum(1 for m in messages if m.string and not m.fuzzy and (not isinstance(m.string, tuple) or all(m.string)))
+    return done / len(messages) if messages else 0.0
+
+
+def offered() -> tuple[str, ...]:
+    """The languages the app offers: the source language and every complete catalogue."""
+    found = sorted(p.name for p in LOCALES.iterdir() if (p / "LC_MESSAGES").is_dir()) if LOCALES.is_dir() else []
+    return (SOURCE, *(code for code in found if code != SOURCE and completeness(code) == 1.0))
+
+
+def from_browser(locale: str | None) -> str:
+    """The offered language of a browser's locale ("fr-FR" -> "fr"), else the source language."""
+    code = (locale or "").replace("_", "-").split("-")[0].lower()
+    return code if code in offered() else SOURCE
+
+
+def gettext(code: str, message: str) -> str:
+    t = catalogue(code)
+    return message if t is None else t.ugettext(message)
+
+
+def ngettext(code: str, singular: str, plural: str, n: int) -> str:
+    t = catalogue(code)
+    if t is None:
+        return singular if n == 1 else plural
+    return t.ungettext(singular, plural, n)
+
+
+# --- numbers, as each language writes them ---------------------------------------------------------------------
+
+
+def decimal(code: str, value: float, digits: int) -> str:
+    """A number with `digits` decimals and the language's separators: 0.573 (en, ko), 0,573 (fr)."""
+    from babel.numbers import format_decimal
+
+    pattern = "#,##0" + ("." + "0" * digits if digits else "")
+    return format_decimal(value, format=pattern, locale=code, decimal_quantization=True)
+
+
+def integer(code: str, value: int) -> str:
+    """A whole number with the language's grouping: 174,604,259,328 (en, ko), 174 604 259 328 (fr)."""
+    return decimal(code, value, 0)
+
+
+def percent(code: str, share: float, digits: int = 0) -> str:
+    """A share as a percentage, in the language's own pattern: 62.6% (en), 62,6 % (fr)."""
+    from babel import Locale
+    from babel.numbers import format_percent
+
+    pattern = Locale.parse(code).percent_formats[None].pattern
+    if digits:  # "#,##0%" -> "#,##0.0%": the decimals after the integer part's last digit
+        pattern = pattern.replace("0", "0." + "0" * digits, 1)
+    return format_percent(share, format=pattern, locale=code, decimal_quantization=True)
+
+
+def plotly_separators(code: str) -> str:
+    """Plotly's `separators`: the decimal mark, then the thousands separator, as the language writes them."""
+    from babel.numbers import get_decimal_symbol, get_group_symbol
+
+    return get_decimal_symbol(code) + get_group_symbol(code)
+
+
+# --- the session's language ------------------------------------------------------------------------------------
+
+
+def language() -> str:
+    """The session's language (the link's `lang`, the browser's, or English): what `_` translates into."""
+    import streamlit as st
+
+    code = st.session_state.get("lang", SOURCE)
+    return code if code in offered() else SOURCE
+
+
+def _(message: str) -> str:
+    """A message in the session's language."""
+    return gettext(language(), message)
+
+
+def n_(singular: str, plural: str, n: int) -> str:
+    """A message whose words follow a count ("1 token", "13 tokens"), in the session's language."""
+    return ngettext(language(), singular, plural, n)
+
+
+def num(value: float, digits: int) -> str:
+    """A number with `digits` decimals, written as the session's language writes it."""
+    return decimal(language(), value, digits)
+
+
+def whole(value: int) -> str:
+    """A whole number, grouped as the session's language groups it."""
+    return integer(language(), value)
