@@ -29,13 +29,14 @@ started = time.time()
 preload.plotly()
 
 from ui import chapters, state  # noqa: E402
+from ui.i18n import _  # noqa: E402
 
-home = st.Page(ROOT / "pages" / "00_explorer.py", title="Explorer", icon=":material/search:", default=True)
+home = st.Page(ROOT / "pages" / "00_explorer.py", title=_("Explorer"), icon=":material/search:", default=True)
 lesson = [st.Page(ROOT / "pages" / c.file, title=c.title) for c in chapters.CHAPTERS]
 # The chapters in a menu at the top (on a phone, in the sidebar), every one listed and the open one marked: in
 # the sidebar, fourteen of them pushed its controls (sentence, layer, head) below a 1280×720 screen, and a
 # select box opened there closed again as the sidebar scrolled to it.
-pages = {"": [home], "The lesson": lesson} if lesson else [home]
+pages = {"": [home], _("The lesson"): lesson} if lesson else [home]
 # benchmarks/load.py sets it: a line per run, its start and end as the server saw them, and the sentence it drew
 RUN_LOG = os.environ.get("ATTENTION_RUN_LOG")
 try:

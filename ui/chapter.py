@@ -16,6 +16,7 @@ from streamlit.source_util import page_icon_and_name
 from attention import Model, ModelConfig, Trace
 
 from . import chapters, downloads, engine, i18n, state, theme, widgets
+from .i18n import _
 from .prose import fill, sections
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,7 +46,7 @@ def end() -> None:
         left, right = st.columns(2)
         with left:
             if before is None:
-                link_explorer("← The explorer")
+                link_explorer("← " + _("The explorer"))
             else:
                 link(before, f"← {before.title}")
         with right:
@@ -67,7 +68,7 @@ def link(target: chapters.Chapter, label: str) -> None:
 def link_explorer(label: str) -> None:
     """A link to the explorer: the app's page, or a plain link where the page runs alone (no navigation)."""
     try:
-        st.page_link(st.Page(ROOT / "pages" / "00_explorer.py", title="Explorer", default=True), label=label)
+        st.page_link(st.Page(ROOT / "pages" / "00_explorer.py", title=_("Explorer"), default=True), label=label)
     except StreamlitAPIException:
         st.markdown(f"[{label}](./)")
 
@@ -119,14 +120,14 @@ def try_this(prose: dict[str, str], section: str = "try", **values: object) -> N
     checked, explained in a line."""
     q = quiz(fill(prose["quiz"], **values))
     with st.container(border=True):
-        st.markdown("**Try this.** " + fill(prose[section], **values))
+        st.markdown(_("**Try this.**") + " " + fill(prose[section], **values))
         key = "w:quiz_" + hashlib.sha1(q.question.encode()).hexdigest()[:10]
-        picked = st.radio(f"**Question.** {q.question}", q.options, index=None, key=key)
+        picked = st.radio(_("**Question.** {question}").format(question=q.question), q.options, index=None, key=key)
         if picked is not None:
             if q.options.index(picked) == q.answer:
-                st.success(f"Right. {q.why}")
+                st.success(_("Right. {why}").format(why=q.why))
             else:
-                st.error(f"Not quite: it is “{q.options[q.answer]}”. {q.why}")
+                st.error(_("Not quite: it is “{answer}”. {why}").format(answer=q.options[q.answer], why=q.why))
 
 
 TITLE_LINE_PX = 22  # a second title line's height at the template's title size

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .i18n import N_, _
+
 
 @dataclass(frozen=True)
 class Chapter:
@@ -13,8 +15,8 @@ class Chapter:
 
     @property
     def title(self) -> str:
-        """As the sidebar and the page's heading show it: "3 · Similarity"."""
-        return f"{self.number} · {self.name}"
+        """As the menu and the page's heading show it, in the page's language: "3 · Similarity"."""
+        return f"{self.number} · {_(self.name)}"
 
     @property
     def prose(self) -> str:
@@ -23,20 +25,20 @@ class Chapter:
 
 
 LESSON = (
-    ("01_big_picture.py", "The big picture"),
-    ("02_why_attention.py", "Why attention"),
-    ("03_similarity.py", "Similarity"),
-    ("04_context.py", "Context moves meaning"),
-    ("05_queries_keys.py", "Queries and keys"),
-    ("06_scaling.py", "Scaling by √dₖ"),
-    ("07_next_word.py", "Predicting the next word"),
-    ("08_masking.py", "Masking and softmax"),
-    ("09_values.py", "Values and the displacement"),
-    ("10_heads.py", "Many heads"),
-    ("11_position.py", "Position"),
-    ("12_cross_attention.py", "Self- and cross-attention"),
-    ("13_kv_cache.py", "The KV cache"),
-    ("14_parameters.py", "The block and its parameters"),
+    ("01_big_picture.py", N_("The big picture")),
+    ("02_why_attention.py", N_("Why attention")),
+    ("03_similarity.py", N_("Similarity")),
+    ("04_context.py", N_("Context moves meaning")),
+    ("05_queries_keys.py", N_("Queries and keys")),
+    ("06_scaling.py", N_("Scaling by √dₖ")),
+    ("07_next_word.py", N_("Predicting the next word")),
+    ("08_masking.py", N_("Masking and softmax")),
+    ("09_values.py", N_("Values and the displacement")),
+    ("10_heads.py", N_("Many heads")),
+    ("11_position.py", N_("Position")),
+    ("12_cross_attention.py", N_("Self- and cross-attention")),
+    ("13_kv_cache.py", N_("The KV cache")),
+    ("14_parameters.py", N_("The block and its parameters")),
 )
 CHAPTERS: list[Chapter] = [Chapter(file, name, i + 1) for i, (file, name) in enumerate(LESSON)]
 

@@ -111,11 +111,29 @@ def plotly_separators(code: str) -> str:
 
 
 def language() -> str:
-    """The session's language (the link's `lang`, the browser's, or English): what `_` translates into."""
+    """The session's language (the link's `lang`, the browser's, or English): what `_` translates into. Before
+    the page has read the link (app.py's menu, on a session's first run), read from the link and the browser."""
     import streamlit as st
 
-    code = st.session_state.get("lang", SOURCE)
+    code = st.session_state.get("lang")
+    if code is None:
+        code = st.query_params.get("lang") or from_browser(_browser_locale())
     return code if code in offered() else SOURCE
+
+
+def _browser_locale() -> str | None:
+    """The browser's language ("fr-FR"), where Streamlit knows it (not in a headless test run)."""
+    import streamlit as st
+
+    try:
+        return st.context.locale
+    except Exception:  # no browser behind this run
+        return None
+
+
+def N_(message: str) -> str:
+    """A message marked for the catalogues where it is written, translated with `_` where it is shown."""
+    return message
 
 
 def _(message: str) -> str:

@@ -236,20 +236,12 @@ def init() -> None:
                 notices.append(name)
         st.session_state[name] = value
     if st.query_params.get("lang") is None:  # a new session speaks the browser's language, where the app has it
-        st.session_state["lang"] = i18n.from_browser(_browser_locale())
+        st.session_state["lang"] = i18n.from_browser(i18n._browser_locale())
     # which choices the link made itself: without them, the mask follows the model's own (widgets.model_choice)
     st.session_state[LINK_CHOSE] = {name for name in ("model", "mask") if st.query_params.get(name) is not None}
     st.session_state[LINK_TOKEN] = get("token") != -1  # checked against the text when it is accepted
     st.session_state[NOTICES] = notices
     st.session_state["_state_ready"] = True
-
-
-def _browser_locale() -> str | None:
-    """The browser's language ("fr-FR"), where Streamlit knows it (not in a headless test run)."""
-    try:
-        return st.context.locale
-    except Exception:  # no browser behind this run
-        return None
 
 
 def get(name: str) -> Any:
