@@ -13,6 +13,7 @@ import streamlit as st
 
 from ui import architecture, engine, i18n, state, widgets
 from ui.explorer import controls, heads, outputs
+from ui.i18n import _
 from ui.prose import fill, sections
 
 # Phones: equations a little smaller; one still too wide scrolls sideways (Streamlit's own rule, kept here).
@@ -38,7 +39,7 @@ def render() -> None:
     above = st.container()
     view.steps()
     with above:
-        st.title("Attention, step by step")
+        st.title(_("Attention, step by step"))
         if not presenter:
             st.markdown(fill(prose["intro"], model=cfg.name))
         controls.show_notices(tr)
@@ -48,16 +49,16 @@ def render() -> None:
     view.steps_note()
     view.grid(prose)
 
-    st.header("5 · Displacement: what each head adds")
+    st.header("5 · " + _("Displacement: what each head adds"), anchor="5-displacement-what-each-head-adds")
     outputs.displacement_section(tr, layer_i)
 
-    st.header("6 · Updated embeddings")
+    st.header("6 · " + _("Updated embeddings"), anchor="6-updated-embeddings")
     if not presenter:
         aside = architecture.specials_aside(cfg)
         st.markdown(fill(prose["updated"], specials=f" {aside}" if aside else ""))
     outputs.updated_section(tr, layer, keep, widgets.chart)
 
-    st.header("7 · The next word")
+    st.header("7 · " + _("The next word"), anchor="7-the-next-word")
     outputs.next_word_section(tr)
     widgets.download_all()
 

@@ -19,6 +19,7 @@ import attention.tokens
 from .. import architecture, engine, figures, head_switch, state, theme, widgets
 from ..figures import head_view
 from ..figures.base import Canvas, isolated
+from ..i18n import _
 from ..prose import fill
 from .outputs import figure_view
 
@@ -46,7 +47,7 @@ def mask_notes(tr: attention.Trace) -> tuple[str, str, str, str]:
 
 
 def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[str, str], view: HeadView) -> None:
-    st.header("1 · Tokens")
+    st.header("1 · " + _("Tokens"), anchor="1-tokens")
     if not view.presenter:
         st.markdown(
             fill(
@@ -103,7 +104,7 @@ class HeadView:
 
     def qkv(self, prose: dict[str, str]) -> None:
         layer, h, keep = self.layer, self.head, self.keep
-        st.header("2 · Queries, keys and values")
+        st.header("2 · " + _("Queries, keys and values"), anchor="2-queries-keys-and-values")
         if not self.presenter:
             st.markdown(" ".join(filter(None, (prose["qkv"], architecture.qk_norm_sentence(self.tr.config)))))
         st.latex(architecture.qkv_latex(self.tr.config))
@@ -167,7 +168,7 @@ class HeadView:
     def steps_words(self, prose: dict[str, str]) -> None:
         """Section 3's heading, each step's words and equation, and the head buttons: above the steps' figure,
         which the page sends before them."""
-        st.header("3 · From scores to weights")
+        st.header("3 · " + _("From scores to weights"), anchor="3-from-scores-to-weights")
         steps_text(self.tr, self.layer, prose, self.presenter, hidden=len(self.keep) < self.tr.n_tokens)
         head_switch.head_switch(self.n_heads, key="heads_steps")
 
@@ -178,7 +179,7 @@ class HeadView:
 
     def grid(self, prose: dict[str, str]) -> None:
         layer = self.layer
-        st.header("4 · All heads at a glance")
+        st.header("4 · " + _("All heads at a glance"), anchor="4-all-heads-at-a-glance")
         if not self.presenter:
             st.markdown(prose["heads"])
         st.latex(r"\mathrm{head}_h = \mathrm{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}} + M\Big) V_h")

@@ -14,6 +14,7 @@ from .. import architecture, downloads, engine, figures, head_switch, i18n, stat
 from ..figures.base import isolated
 from ..figures.charts import next_token_bars
 from ..figures.vectors import after_heads_figure, heads_summed_figure
+from ..i18n import _
 from ..prose import fill, sections
 from ..table import table
 
@@ -119,7 +120,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
         if architecture.has_step_after_heads(cfg):
             st.toggle(architecture.after_heads_toggle(cfg), **state.bound("layernorm"))
         else:
-            st.caption(f"e′ = e + ΣΔe. {architecture.after_heads_sentence(cfg)}")
+            st.caption("e′ = e + ΣΔe. " + architecture.after_heads_sentence(cfg))
         if architecture.has_step_after_heads(cfg) and state.get("layernorm"):
             steps = architecture.after_heads_steps(cfg)
             widgets.chart(
@@ -136,7 +137,8 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
                 mask=tr.mask_kind,
             )
             lengths = "; ".join(
-                f"{label}: {length:.2f}" for (_, label), length in zip(steps[1:], after.lengths, strict=True)
+                f"{label}: {i18n.num(length, 2)}"
+                for (_name, label), length in zip(steps[1:], after.lengths, strict=True)
             )
             st.caption(
                 f"A projection of its own, fitted to these {len(steps)} points: it keeps "
@@ -261,7 +263,11 @@ def next_word_section(tr: attention.Trace) -> None:
         temperature = state.get("temperature")
         predictions = tr.next_tokens(top=TOP_NEXT, temperature=temperature)
         shown = sum(p.probability for p in predictions)
-        st.caption(f"The other {vocabulary - len(predictions):,} tokens share {1 - shown:.1%}.")
+        st.caption(
+            _("The other {n} tokens share {share}.").format(
+                n=i18n.whole(vocabulary - len(predictions)), share=i18n.percent(i18n.language(), 1 - shown, 1)
+            )
+        )
         if not tr.mask_is_real:
             st.caption(
                 "With mask = none every earlier token also saw the ones after it, which this decoder was never "
@@ -287,7 +293,8 @@ def next_word_section(tr: attention.Trace) -> None:
 def removed_head(tr: attention.Trace) -> None:
     """ "Remove this head": the model run again without the chosen head, and what its output loses."""
     layer_i, h = min(state.get("layer"), len(tr.layers)) - 1, state.get("head") - 1
-    if not st.toggle(f"Remove head {h + 1} of layer {layer_i + 1}", key=f"w:remove_{tr.config.is_decoder}"):
+    remove = _("Remove head {head} of layer {layer}").format(head=h + 1, layer=layer_i + 1)
+    if not st.toggle(remove, key=f"w:remove_{tr.config.is_decoder}"):
         return
     gone = engine.removed(tr.text, layer_i, h, "zero")
     tokenizer = engine.model(tr.model_name).tokenizer
