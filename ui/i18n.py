@@ -14,9 +14,11 @@ labels and figure texts alike, passes through it.
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
-LOCALES = Path(__file__).resolve().parents[1] / "locales"
+# the catalogues; ATTENTION_LOCALES points elsewhere (benchmarks/english_left.py's pseudo-translation)
+LOCALES = Path(os.environ.get("ATTENTION_LOCALES") or Path(__file__).resolve().parents[1] / "locales")
 DOMAIN = "messages"
 SOURCE = "en"  # the language the messages are written in
 NAMES = {"en": "English", "fr": "Français", "ko": "한국어"}  # each language in its own words, for the picker
