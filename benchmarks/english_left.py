@@ -67,7 +67,7 @@ def english_left(texts: list[str]) -> tuple[int, int, list[str]]:
         if n_left:
             worst.append((n_left, outside.strip()[:110]))
     worst.sort(reverse=True)
-    return left, total, [w for _, w in worst[:3]]
+    return left, total, [w for _, w in worst[: int(os.environ.get("ENGLISH_LEFT_SHOW", 3))]]
 
 
 def main() -> None:

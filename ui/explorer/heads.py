@@ -16,10 +16,10 @@ import streamlit as st
 import attention
 import attention.tokens
 
-from .. import architecture, engine, figures, head_switch, state, theme, widgets
+from .. import architecture, engine, figures, head_switch, i18n, state, theme, widgets
 from ..figures import head_view
 from ..figures.base import Canvas, isolated
-from ..i18n import _
+from ..i18n import _, n_
 from ..prose import fill
 from .outputs import figure_view
 
@@ -71,10 +71,15 @@ def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[
     unknown = sorted({tr.text[t.start : t.end] for t in tr.tokens if t.text == UNKNOWN and t.end > t.start})
     if unknown:
         st.caption(
-            f"**{UNKNOWN}** is the unknown token: the model's {cfg.vocab_size:,} pieces hold nothing for "
-            + ", ".join(f"“{isolated(w)}”" for w in unknown)
-            + ", so the tokenizer put this one token in its place, and the model reads only that something it "
-            "does not know stood there (emoji, for one, are unknown to this encoder)."
+            _(
+                "**{unknown}** is the unknown token: the model's {n} pieces hold nothing for {words}, so the "
+                "tokenizer put this one token in its place, and the model reads only that something it does not "
+                "know stood there (emoji, for one, are unknown to this encoder)."
+            ).format(
+                unknown=UNKNOWN,
+                n=i18n.whole(cfg.vocab_size),
+                words=", ".join(f"“{isolated(w)}”" for w in unknown),
+            )
         )
 
 
@@ -123,21 +128,31 @@ class HeadView:
         cfg = self.tr.config
         if cfg.n_kv_heads < cfg.n_heads:  # grouped-query attention: say whose keys and values each head reads
             groups = "; ".join(
-                f"heads {g * cfg.group_size + 1}–{(g + 1) * cfg.group_size} read key/value head {g + 1}"
+                _("heads {first}–{last} read key/value head {kv}").format(
+                    first=g * cfg.group_size + 1, last=(g + 1) * cfg.group_size, kv=g + 1
+                )
                 for g in range(cfg.n_kv_heads)
             )
+            sets = n_(
+                "{model} computes {n} set of keys and values per layer for its {heads} query heads ({sharing})",
+                "{model} computes {n} sets of keys and values per layer for its {heads} query heads ({sharing})",
+                cfg.n_kv_heads,
+            ).format(model=cfg.name, n=cfg.n_kv_heads, heads=cfg.n_heads, sharing=architecture.sharing_name(cfg))
             st.caption(
-                f"{cfg.name} computes {cfg.n_kv_heads} sets of keys and values per layer for its {cfg.n_heads} query "
-                f"heads ({architecture.sharing_name(cfg)}): {groups}. Heads of one group show the same k and v, each its "
-                "own q; k (and q) are shown after their rotation by position."
+                _(
+                    "{sets}: {groups}. Heads of one group show the same k and v, each its own q; k (and q) are shown "
+                    "after their rotation by position."
+                ).format(sets=sets, groups=groups)
                 if cfg.positions == "rotary"
                 else f"{cfg.name}: {groups}."
             )
         labelled = len(fig.layout.yaxis.tickvals)
         if labelled < len(keep):
             st.caption(
-                f"{len(keep)} tokens in one screen: each is a thin row, and one row in {-(-len(keep) // labelled)} "
-                "is named; hover a row for its token."
+                _(
+                    "{n} tokens in one screen: each is a thin row, and one row in {every} is named; hover a row for "
+                    "its token."
+                ).format(n=len(keep), every=-(-len(keep) // labelled))
             )
 
     def steps(self) -> None:
@@ -229,9 +244,11 @@ def steps_text(
         "softmax": r"w_{ij} = \frac{\exp(s_{ij}/\sqrt{d_k} + M_{ij})}{\sum_{j'} \exp(s_{ij'}/\sqrt{d_k} + M_{ij'})}",
     }
     named = architecture.specials_named(tr.config)
-    hidden_note = (
-        f" {named} {'are' if ' and ' in named else 'is'} hidden, so the weights shown no longer add up to exactly 1."
-    )
+    hidden_note = " " + n_(
+        "{tokens} is hidden, so the weights shown no longer add up to exactly 1.",
+        "{tokens} are hidden, so the weights shown no longer add up to exactly 1.",
+        len(architecture.special_tokens(tr.config)),
+    ).format(tokens=named)
     hidden_note = hidden_note if hidden and named else ""
     words = {"masked": architecture.mask_sentence(tr.config)}
     keys = list(equations)
@@ -244,20 +261,31 @@ def steps_text(
 
 
 def steps_caption(tr: attention.Trace, colours: str, layout: str) -> str:
-    query = "row" if layout == "paper" else "column"
-    weights = (
-        f"Weights are coloured from 0 to the largest weight in their {query} (each query's own scale); "
-        "hover a cell for its value."
-        if colours == "row"
-        else "Weights are coloured from 0 to 1."
-    )
-    scores = "Scores: red above 0, blue below, each step on its own scale."
-    if tr.mask_kind == "none":
-        mask = "With mask none nothing is hidden, so step 3 is step 2 unchanged."
-        if not tr.mask_is_real:
-            mask += " This decoder was trained with the causal mask: without it, every token here is a counterfactual."
-    elif tr.mask_is_real:
-        mask = "Grey: −∞, the keys after each query, hidden by this decoder's own causal mask."
+    if colours == "row":
+        weights = (
+            _(
+                "Weights are coloured from 0 to the largest weight in their row (each query's own scale); hover a cell for its value."
+            )
+            if layout == "paper"
+            else _(
+                "Weights are coloured from 0 to the largest weight in their column (each query's own scale); hover a "
+                "cell for its value."
+            )
+        )
     else:
-        mask = "Grey: −∞, the keys after each query; this encoder was trained without the mask, so this is an illustration."
+        weights = _("Weights are coloured from 0 to 1.")
+    scores = _("Scores: red above 0, blue below, each step on its own scale.")
+    if tr.mask_kind == "none":
+        mask = _("With mask none nothing is hidden, so step 3 is step 2 unchanged.")
+        if not tr.mask_is_real:
+            mask += " " + _(
+                "This decoder was trained with the causal mask: without it, every token here is a counterfactual."
+            )
+    elif tr.mask_is_real:
+        mask = _("Grey: −∞, the keys after each query, hidden by this decoder's own causal mask.")
+    else:
+        mask = _(
+            "Grey: −∞, the keys after each query; this encoder was trained without the mask, so this is an "
+            "illustration."
+        )
     return f"{scores} {mask} {weights}"
