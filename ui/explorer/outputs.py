@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 import streamlit as st
@@ -14,7 +15,7 @@ from .. import architecture, downloads, engine, figures, head_switch, i18n, stat
 from ..figures.base import isolated
 from ..figures.charts import next_token_bars
 from ..figures.vectors import after_heads_figure, heads_summed_figure
-from ..i18n import _
+from ..i18n import _, n_
 from ..prose import fill, sections
 from ..table import table
 
@@ -95,11 +96,17 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
             **where,
         )
     st.caption(
-        f"Left, at the scale of the heads: one arrow per head, numbered (hover a tip for its length), head "
-        f"{h + 1} (picked in the sidebar) in orange. Right, the same {len(pic.head_norms)} arrows laid tip to "
-        f"tail: they end at e + ΣΔe, the green sum. Both pictures are one projection, fitted to these points "
-        f"alone: it keeps {pic.projection.explained_total:.0%} of their spread. The bar chart's lengths are "
-        f"measured in all {layer.x.shape[1]} dimensions."
+        _(
+            "Left, at the scale of the heads: one arrow per head, numbered (hover a tip for its length), head "
+            "{head} (picked in the sidebar) in orange. Right, the same {n} arrows laid tip to tail: they end at "
+            "e + ΣΔe, the green sum. Both pictures are one projection, fitted to these points alone: it keeps {kept} "
+            "of their spread. The bar chart's lengths are measured in all {d} dimensions."
+        ).format(
+            head=h + 1,
+            n=len(pic.head_norms),
+            kept=i18n.percent(i18n.language(), pic.projection.explained_total),
+            d=layer.x.shape[1],
+        )
     )
     lengths, step = st.columns(2)
     with lengths:
@@ -141,9 +148,15 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
                 for (_name, label), length in zip(steps[1:], after.lengths, strict=True)
             )
             st.caption(
-                f"A projection of its own, fitted to these {len(steps)} points: it keeps "
-                f"{after.projection.explained_total:.0%} of their spread. Each step's length in all "
-                f"{layer.x.shape[1]} dimensions: {lengths}."
+                _(
+                    "A projection of its own, fitted to these {n} points: it keeps {kept} of their spread. Each "
+                    "step's length in all {d} dimensions: {lengths}."
+                ).format(
+                    n=len(steps),
+                    kept=i18n.percent(i18n.language(), after.projection.explained_total),
+                    d=layer.x.shape[1],
+                    lengths=lengths,
+                )
             )
     state.sync_url()  # a fragment rerun does not reach the end of app.py
 
@@ -161,9 +174,9 @@ def updated_section(
 
     Its own fragment: choosing the step redraws only this section."""
     first = architecture.attention_step_name(tr.config)
-    names = dict(zip(AFTER, (first, "the whole layer (+ feed-forward)"), strict=True))
+    names = dict(zip(AFTER, (first, _("the whole layer (+ feed-forward)")), strict=True))
     st.radio(
-        "After",
+        _("After"),
         AFTER,
         horizontal=True,
         **state.bound("after"),
@@ -193,7 +206,14 @@ def updated_section(
     moves = moved_toward(ba)
     named = architecture.specials_named(tr.config)
     verb = "are" if " and " in named else "is"
-    hidden = "" if len(keep) == tr.n_tokens or not named else f" {named} {verb} left out of both."
+    hidden = (
+        ""
+        if len(keep) == tr.n_tokens or not named
+        else " "
+        + n_("{tokens} is left out of both.", "{tokens} are left out of both.", 2 if verb == "are" else 1).format(
+            tokens=named
+        )
+    )
     st.caption(
         "The picture is fitted to the tokens shown. **Moved most toward**: the other token whose cosine "
         "similarity with it rose the most through this step." + hidden
@@ -236,7 +256,9 @@ def next_word_section(tr: attention.Trace) -> None:
     Its own fragment: moving the temperature redraws only this section."""
     if tr.next_logits is None:
         st.caption(
-            f"{tr.model_name} is an encoder: it has no head that predicts a next word. {widgets.decoders_here()}"
+            _("{model} is an encoder: it has no head that predicts a next word.").format(model=tr.model_name)
+            + " "
+            + widgets.decoders_here()
         )
         return
     norm = architecture.norm_name(tr.config)
@@ -246,14 +268,16 @@ def next_word_section(tr: attention.Trace) -> None:
     with words:
         if not state.get("presenter"):
             st.markdown(
-                f"What the model would write next: the last token's updated embedding $e'_n$, as the last layer "
-                f"leaves it, through the final {norm}, times the token embedding matrix $W_E$ (one score for "
-                f"each of the {vocabulary:,} tokens in its vocabulary), divided by the temperature $T$ and "
-                f"softmaxed. Below 1, $T$ sharpens the guess; above 1, it flattens it."
+                _(
+                    "What the model would write next: the last token's updated embedding $e'_n$, as the last layer "
+                    "leaves it, through the final {norm}, times the token embedding matrix $W_E$ (one score for "
+                    "each of the {n} tokens in its vocabulary), divided by the temperature $T$ and softmaxed. Below "
+                    "1, $T$ sharpens the guess; above 1, it flattens it."
+                ).format(norm=norm, n=i18n.whole(vocabulary))
             )
         low, high, step = state.TEMPERATURES
         st.slider(
-            "Temperature T",
+            _("Temperature T"),
             low,
             high,
             step=step,
@@ -270,8 +294,10 @@ def next_word_section(tr: attention.Trace) -> None:
         )
         if not tr.mask_is_real:
             st.caption(
-                "With mask = none every earlier token also saw the ones after it, which this decoder was never "
-                "trained for: this guess is a counterfactual."
+                _(
+                    "With mask = none every earlier token also saw the ones after it, which this decoder was never "
+                    "trained for: this guess is a counterfactual."
+                )
             )
     tokenizer = engine.model(tr.model_name).tokenizer
     tokens = [readable(tokenizer, p.token, p.id) for p in predictions]
@@ -299,20 +325,28 @@ def removed_head(tr: attention.Trace) -> None:
     gone = engine.removed(tr.text, layer_i, h, "zero")
     tokenizer = engine.model(tr.model_name).tokenizer
     if gone.kl_divergence is not None:
+        pct = functools.partial(i18n.percent, i18n.language(), digits=1)
         st.caption(
-            f"Without it (its Δe set to 0), the next token's distribution moves by KL = {gone.kl_divergence:.4f} nats: "
-            + "; ".join(
-                f"{readable(tokenizer, p.token, p.id)} {p.probability:.1%} → {q:.1%}"
-                for p, q in zip(gone.top_before, gone.top_before_after, strict=True)
+            _("Without it (its Δe set to 0), the next token's distribution moves by KL = {kl} nats: {moves}.").format(
+                kl=i18n.num(gone.kl_divergence, 4),
+                moves="; ".join(
+                    f"{readable(tokenizer, p.token, p.id)} {pct(p.probability)} → {pct(q)}"
+                    for p, q in zip(gone.top_before, gone.top_before_after, strict=True)
+                ),
             )
-            + "."
         )
     else:
         worst = int(gone.token_cosines.argmin())
         st.caption(
-            f"Without it (its Δe set to 0), the sentence embedding keeps a cosine of {gone.sentence_cosine:.4f} with "
-            f"the one it had, and the token that changes most, {figures.plain(tr.tokens[worst].display)}, keeps "
-            f"{gone.token_cosines[worst]:.4f}. The chapter **Many heads** maps every head's role."
+            _(
+                "Without it (its Δe set to 0), the sentence embedding keeps a cosine of {sentence} with the one it "
+                "had, and the token that changes most, {token}, keeps {cosine}. The chapter **Many heads** maps "
+                "every head's role."
+            ).format(
+                sentence=i18n.num(gone.sentence_cosine, 4),
+                token=figures.plain(tr.tokens[worst].display),
+                cosine=i18n.num(float(gone.token_cosines[worst]), 4),
+            )
         )
 
 
