@@ -13,6 +13,14 @@ from typing import Any
 from attention import ModelConfig
 from attention.lessons import budget
 
+from .i18n import _, n_, whole
+
+
+def _num(value: float, digits: int) -> str:
+    from .i18n import num
+
+    return num(value, digits)
+
 
 def pick(cfg: ModelConfig, field: str, table: dict[Any, Any]) -> Any:
     """table[the field's value], or a ValueError naming the field and the value no words exist for."""
@@ -40,7 +48,8 @@ def special_tokens(cfg: ModelConfig) -> tuple[str, ...]:
 
 def specials_named(cfg: ModelConfig) -> str:
     """The added tokens for a label: "[CLS] and [SEP]", "<bos>", "" when there are none."""
-    return " and ".join(special_tokens(cfg))
+    tokens = special_tokens(cfg)
+    return _("{first} and {second}").format(first=tokens[0], second=tokens[1]) if len(tokens) == 2 else "".join(tokens)
 
 
 def specials_aside(cfg: ModelConfig) -> str:
@@ -48,64 +57,78 @@ def specials_aside(cfg: ModelConfig) -> str:
     tokens = special_tokens(cfg)
     if not tokens:
         return ""
-    named = specials_named(cfg)
-    they, lie = ("they", "lie") if len(tokens) > 1 else ("it", "lies")
-    return (
-        f"{named} {'are' if len(tokens) > 1 else 'is'} left out unless you show {'them' if len(tokens) > 1 else 'it'} "
-        f"here too: after a layer {they} {lie} far from the words (many heads park their weight there), which "
-        f"then crowd into a corner of the picture."
-    )
+    return n_(
+        "{tokens} is left out unless you show it here too: after a layer it lies far from the words (many heads "
+        "park their weight there), which then crowd into a corner of the picture.",
+        "{tokens} are left out unless you show them here too: after a layer they lie far from the words (many "
+        "heads park their weight there), which then crowd into a corner of the picture.",
+        len(tokens),
+    ).format(tokens=specials_named(cfg))
 
 
 def added_tokens_sentence(cfg: ModelConfig) -> str:
     tokens = special_tokens(cfg)
     if not tokens:
-        return "It adds no token of its own to the text."
+        return _("It adds no token of its own to the text.")
     if cfg.start_token and cfg.end_token:
-        return f"It adds **{cfg.start_token}** at the start and **{cfg.end_token}** at the end."
-    where = "at the start" if cfg.start_token else "at the end"
-    return f"It adds **{tokens[0]}** {where}."
+        return _("It adds **{start}** at the start and **{end}** at the end.").format(
+            start=cfg.start_token, end=cfg.end_token
+        )
+    if cfg.start_token:
+        return _("It adds **{token}** at the start.").format(token=cfg.start_token)
+    return _("It adds **{token}** at the end.").format(token=cfg.end_token)
 
 
 def pieces_sentence(tokenizer_kind: str) -> str:
     """How its pieces show where words start, from the tokenizer's kind ("wordpiece", "byte_level",
     "sentencepiece"), which attention.tokens reads off the tokenizer."""
-    return {
-        "wordpiece": "A word it does not know whole is cut into pieces, those marked **##** continuing the word "
-        "before them.",
-        "byte_level": "A piece that starts with a space is marked ␣; a character it has no piece for is spelled "
-        "by its UTF-8 bytes (‹E2›…).",
-        "sentencepiece": "A piece that starts with a space is marked ␣; a character it has no piece for is spelled "
-        "by its UTF-8 bytes (‹E2›…).",
-    }[tokenizer_kind]
+    if tokenizer_kind == "wordpiece":
+        return _(
+            "A word it does not know whole is cut into pieces, those marked **##** continuing the word before them."
+        )
+    if tokenizer_kind in ("byte_level", "sentencepiece"):
+        return _(
+            "A piece that starts with a space is marked ␣; a character it has no piece for is spelled by its UTF-8 "
+            "bytes (‹E2›…)."
+        )
+    raise ValueError(f"No words for the tokenizer kind {tokenizer_kind!r}: add them to ui/architecture.py.")
 
 
 def scale_sentence(cfg: ModelConfig) -> str:
     """What the embedding scale does, where there is one ("" where the rows are used as they are)."""
     if cfg.embedding_scale == 1.0:
         return ""
-    tied = " The same rows serve the output head as they are." if cfg.predicts_next_token else ""
-    return (
-        f"Each row is multiplied by √{cfg.d_model} ≈ {cfg.embedding_scale:.2f} as it is looked up, so that it "
-        f"stands as tall as the numbers the layers add to it.{tied}"
-    )
+    scale = _(
+        "Each row is multiplied by √{d} ≈ {scale} as it is looked up, so that it stands as tall as the numbers the "
+        "layers add to it."
+    ).format(d=cfg.d_model, scale=_num(cfg.embedding_scale, 2))
+    return scale + (" " + _("The same rows serve the output head as they are.") if cfg.predicts_next_token else "")
 
 
 def positions_sentence(cfg: ModelConfig) -> str:
     """How word order reaches the model, and what the first layer receives."""
     scale = f" {scale_sentence(cfg)}" if cfg.embedding_scale != 1.0 else ""
-    normalized = " and normalized" if _embedding_norm(cfg) else ""
-    return pick(
-        cfg,
-        "positions",
-        {
-            "learned": f"Each token's vector is added to a learned vector for its position{normalized}: that is the "
-            f"embedding $e_i$ the first layer receives.{scale}",
-            "rotary": f"Nothing is added for the position: the token's vector is the embedding $e_i$ the first "
-            f"layer receives.{scale} Word order enters inside every head instead, where each query and key is "
-            f"rotated by an angle that grows with its place (rotary positions).",
-        },
-    )
+    if pick(cfg, "positions", {"learned": False, "rotary": True}):
+        return (
+            _("Nothing is added for the position: the token's vector is the embedding $e_i$ the first layer receives.")
+            + scale
+            + " "
+            + _(
+                "Word order enters inside every head instead, where each query and key is rotated by an angle that "
+                "grows with its place (rotary positions)."
+            )
+        )
+    if _embedding_norm(cfg):
+        learned = _(
+            "Each token's vector is added to a learned vector for its position and normalized: that is the "
+            "embedding $e_i$ the first layer receives."
+        )
+    else:
+        learned = _(
+            "Each token's vector is added to a learned vector for its position: that is the embedding $e_i$ the "
+            "first layer receives."
+        )
+    return learned + scale
 
 
 def _embedding_norm(cfg: ModelConfig) -> bool:
@@ -118,7 +141,8 @@ def embedding_latex(cfg: ModelConfig) -> str:
     if cfg.embedding_scale != 1.0:
         word = rf"\sqrt{{{cfg.d_model}}}\,W_E[t_i]"
     if cfg.positions == "rotary":
-        return rf"e_i = {word} \qquad (\text{{positions: }} q \text{{ and }} k \text{{ rotated in every head}})"
+        note = _("positions: {q} and {k} rotated in every head").format(q="$q$", k="$k$")
+        return rf"e_i = {word} \qquad (\text{{{note}}})"
     pick(cfg, "positions", {"learned": None})
     inner = rf"{word} + P_i" + (r" + T_0" if _embedding_norm(cfg) else "")
     return rf"e_i = {norm_latex(cfg)}\big({inner}\big)" if _embedding_norm(cfg) else rf"e_i = {inner}"
@@ -149,19 +173,19 @@ def qkv_latex(cfg: ModelConfig) -> str:
 def qk_norm_sentence(cfg: ModelConfig) -> str:
     if not cfg.qk_norm:
         return ""
-    return (
-        f"Each head's queries and keys are then {norm_name(cfg)}-normalised (QK-norm), so no score can grow "
-        f"without bound however large the vectors entering the layer become."
-    )
+    return _(
+        "Each head's queries and keys are then {norm}-normalised (QK-norm), so no score can grow without bound "
+        "however large the vectors entering the layer become."
+    ).format(norm=norm_name(cfg))
 
 
 def sharing_name(cfg: ModelConfig) -> str:
     """Multi-head, grouped-query or multi-query attention, from the key/value heads."""
     if cfg.n_kv_heads == cfg.n_heads:
-        return "multi-head attention"
+        return _("multi-head attention")
     if cfg.n_kv_heads == 1:
-        return "multi-query attention"
-    return "grouped-query attention"
+        return _("multi-query attention")
+    return _("grouped-query attention")
 
 
 # --- the mask ------------------------------------------------------------------------------------------------------
@@ -172,20 +196,27 @@ def mask_sentence(cfg: ModelConfig) -> str:
     window = ""
     if cfg.sliding_window and cfg.layer_kinds:
         n_local = sum(k == "local" for k in cfg.layer_kinds)
-        window = (
-            f" On {n_local} of its {cfg.n_layers} layers (the local ones) the mask also hides every key more than "
-            f"{cfg.sliding_window - 1:,} places back: a sliding window of {cfg.sliding_window:,} tokens."
+        window = " " + _(
+            "On {n_local} of its {n_layers} layers (the local ones) the mask also hides every key more than {before} "
+            "places back: a sliding window of {window} tokens."
+        ).format(
+            n_local=n_local,
+            n_layers=cfg.n_layers,
+            before=whole(cfg.sliding_window - 1),
+            window=whole(cfg.sliding_window),
         )
-    return pick(
-        cfg,
-        "native_mask",
-        {
-            "causal": f"{cfg.name} was trained with this mask, so it always runs with it; **mask → none** in the "
-            f"sidebar shows what its heads would do if they could see ahead.{window}",
-            "none": f"{cfg.name} was trained without it: each token sees the whole sentence, and **mask → causal** "
-            f"in the sidebar shows what the mask would hide.",
-        },
-    )
+    if pick(cfg, "native_mask", {"causal": True, "none": False}):
+        return (
+            _(
+                "{model} was trained with this mask, so it always runs with it; **mask → none** in the sidebar shows "
+                "what its heads would do if they could see ahead."
+            ).format(model=cfg.name)
+            + window
+        )
+    return _(
+        "{model} was trained without it: each token sees the whole sentence, and **mask → causal** in the sidebar "
+        "shows what the mask would hide."
+    ).format(model=cfg.name)
 
 
 # --- after the heads --------------------------------------------------------------------------------------------
@@ -203,7 +234,12 @@ def after_heads_steps(cfg: ModelConfig) -> tuple[tuple[str, str], ...]:
     if norm == "outer":
         steps.append((f"e′ = {norm_name(cfg)}(e + ΣΔe{bias})", f"{norm_name(cfg)} → e′"))
     elif norm == "inner":
-        steps.append((f"e′ = e + {norm_name(cfg)}(ΣΔe{bias})", f"ΣΔe{bias} through {norm_name(cfg)} → e′"))
+        steps.append(
+            (
+                f"e′ = e + {norm_name(cfg)}(ΣΔe{bias})",
+                _("ΣΔe{bias} through {norm} → e′").format(bias=bias, norm=norm_name(cfg)),
+            )
+        )
     return tuple(steps)
 
 
@@ -228,43 +264,56 @@ def after_heads_latex(cfg: ModelConfig) -> str:
 def after_heads_note(cfg: ModelConfig) -> str:
     """One line under the heads-added-up picture: what becomes of e + ΣΔe."""
     bias = " + b_O" if cfg.bias else ""
+    norm = norm_name(cfg)
     return pick(
         cfg,
         "norm_position",
         {
-            "post": f"Then e′ = {norm_name(cfg)}(e + ΣΔe{bias}).",
-            "pre": f"Then e′ = e + ΣΔe{bias}: no norm on the residual stream.",
-            "sandwich": f"Then e′ = e + {norm_name(cfg)}(ΣΔe{bias}): the sum is normalised before it is added.",
+            "post": _("Then e′ = {norm}(e + ΣΔe{bias}).").format(norm=norm, bias=bias),
+            "pre": _("Then e′ = e + ΣΔe{bias}: no norm on the residual stream.").format(bias=bias),
+            "sandwich": _("Then e′ = e + {norm}(ΣΔe{bias}): the sum is normalised before it is added.").format(
+                norm=norm, bias=bias
+            ),
         },
     )
 
 
 def after_heads_sentence(cfg: ModelConfig) -> str:
     """The prose's sentence on what comes after the heads."""
-    bias = " adds the bias $b_O$ and" if cfg.bias else ""
-    return pick(
-        cfg,
-        "norm_position",
-        {
-            "post": f"Then this model{bias} normalizes the sum with a {norm_name(cfg)} to give the updated "
-            f"embedding (its own panel below).",
-            "pre": (
-                f"Then this model{bias.removesuffix(' and')} stops there: its {norm_name(cfg)} comes before the "
-                f"heads, so the updated embedding is the sum itself."
-                if cfg.bias
-                else f"That sum is the updated embedding: this model has no bias after the heads, and its "
-                f"{norm_name(cfg)} comes before them."
-            ),
-            "sandwich": f"Then this model{bias} normalizes the heads' sum with an {norm_name(cfg)} before adding it "
-            f"to $e_j$ (its own panel below): its norms sit both before and after each sub-layer.",
-        },
-    )
+    norm = norm_name(cfg)
+    where = pick(cfg, "norm_position", {"post": "post", "pre": "pre", "sandwich": "sandwich"})
+    words = {
+        ("post", True): _(
+            "Then this model adds the bias $b_O$ and normalizes the sum with a {norm} to give the updated embedding "
+            "(its own panel below)."
+        ),
+        ("post", False): _(
+            "Then this model normalizes the sum with a {norm} to give the updated embedding (its own panel below)."
+        ),
+        ("pre", True): _(
+            "Then this model adds the bias $b_O$ and stops there: its {norm} comes before the heads, so the updated "
+            "embedding is the sum itself."
+        ),
+        ("pre", False): _(
+            "That sum is the updated embedding: this model has no bias after the heads, and its {norm} comes before "
+            "them."
+        ),
+        ("sandwich", True): _(
+            "Then this model adds the bias $b_O$ and normalizes the heads' sum with an {norm} before adding it to "
+            "$e_j$ (its own panel below): its norms sit both before and after each sub-layer."
+        ),
+        ("sandwich", False): _(
+            "Then this model normalizes the heads' sum with an {norm} before adding it to $e_j$ (its own panel "
+            "below): its norms sit both before and after each sub-layer."
+        ),
+    }
+    return words[where, cfg.bias].format(norm=norm)
 
 
 def after_heads_toggle(cfg: ModelConfig) -> str:
     """The switch that shows the step after the heads, naming what the step does."""
     done = [name for name, present in (("+ b_O", cfg.bias), (norm_name(cfg), has_norm_after_heads(cfg))) if present]
-    return f"Show the step after the heads ({', then '.join(done)})"
+    return _("Show the step after the heads ({what})").format(what=_(", then ").join(done))
 
 
 def has_norm_after_heads(cfg: ModelConfig) -> bool:
@@ -278,9 +327,9 @@ def attention_step_name(cfg: ModelConfig) -> str:
         cfg,
         "norm_position",
         {
-            "post": f"attention + {norm_name(cfg)}",
-            "pre": f"attention (e + ΣΔe{bias})",
-            "sandwich": f"attention (e + {norm_name(cfg)}(ΣΔe{bias}))",
+            "post": _("attention + {norm}").format(norm=norm_name(cfg)),
+            "pre": _("attention (e + ΣΔe{bias})").format(bias=bias),
+            "sandwich": _("attention (e + {norm}(ΣΔe{bias}))").format(norm=norm_name(cfg), bias=bias),
         },
     )
 
@@ -293,47 +342,56 @@ def mlp_name(cfg: ModelConfig) -> str:
         cfg,
         "mlp",
         {
-            "gelu": "an MLP with a GELU between its two layers",
-            "gelu_tanh": "an MLP with a GELU (its tanh form) between its two layers",
-            "swiglu": "a gated MLP (SwiGLU: a SiLU gate times a second projection)",
-            "geglu": "a gated MLP (GeGLU: a GELU gate times a second projection)",
+            "gelu": _("an MLP with a GELU between its two layers"),
+            "gelu_tanh": _("an MLP with a GELU (its tanh form) between its two layers"),
+            "swiglu": _("a gated MLP (SwiGLU: a SiLU gate times a second projection)"),
+            "geglu": _("a gated MLP (GeGLU: a GELU gate times a second projection)"),
         },
     )
 
 
 def block_sentence(cfg: ModelConfig) -> str:
     """What one block of the loaded model does, in order, for the big picture."""
-    norm = norm_name(cfg)
+    norm, mlp = norm_name(cfg), mlp_name(cfg)
     return pick(
         cfg,
         "norm_position",
         {
-            "post": f"attention, whose result is **added** to the token's vector (the residual connection), then a "
-            f"{norm} that brings the sum back to a standard scale; then {mlp_name(cfg)}, added and normalized the "
-            f"same way. The norm comes **after** each part.",
-            "pre": f"a {norm}, then attention, whose result is **added** to the token's vector (the residual "
-            f"connection); another {norm}, then {mlp_name(cfg)}, added the same way. The norm comes **before** "
-            f"each part, so the vector that runs through the blocks is never normalized itself.",
-            "sandwich": f"an {norm}, then attention, whose result goes through a second {norm} before it is "
-            f"**added** to the token's vector (the residual connection); then the same around {mlp_name(cfg)}. "
-            f"The norms sit **before and after** each part, a sandwich.",
+            "post": _(
+                "attention, whose result is **added** to the token's vector (the residual connection), then a {norm} "
+                "that brings the sum back to a standard scale; then {mlp}, added and normalized the same way. The "
+                "norm comes **after** each part."
+            ),
+            "pre": _(
+                "a {norm}, then attention, whose result is **added** to the token's vector (the residual connection); "
+                "another {norm}, then {mlp}, added the same way. The norm comes **before** each part, so the vector "
+                "that runs through the blocks is never normalized itself."
+            ),
+            "sandwich": _(
+                "an {norm}, then attention, whose result goes through a second {norm} before it is **added** to the "
+                "token's vector (the residual connection); then the same around {mlp}. The norms sit **before and "
+                "after** each part, a sandwich."
+            ),
         },
-    )
+    ).format(norm=norm, mlp=mlp)
 
 
 def output_sentence(cfg: ModelConfig) -> str:
     """What happens after the last block."""
     if not cfg.predicts_next_token:
-        return (
-            "After the last block, the tokens' vectors are averaged into one sentence vector"
-            if cfg.pooling == "mean"
-            else "After the last block, the tokens' vectors are pooled into one sentence vector"
-        ) + ", which is what a search or a comparison of sentences uses."
-    return (
-        f"After the last block, one more {norm_name(cfg)}, and the last token's vector is compared with every "
-        f"row of the token table (the output head is the embedding matrix itself) to score each possible next "
-        f"token."
-    )
+        if cfg.pooling == "mean":
+            return _(
+                "After the last block, the tokens' vectors are averaged into one sentence vector, which is what a "
+                "search or a comparison of sentences uses."
+            )
+        return _(
+            "After the last block, the tokens' vectors are pooled into one sentence vector, which is what a search or "
+            "a comparison of sentences uses."
+        )
+    return _(
+        "After the last block, one more {norm}, and the last token's vector is compared with every row of the token "
+        "table (the output head is the embedding matrix itself) to score each possible next token."
+    ).format(norm=norm_name(cfg))
 
 
 # --- the model as boxes (the big picture's diagram) ---------------------------------------------------------------
@@ -453,33 +511,42 @@ def gap_sentence(cfg: ModelConfig, gap: tuple[tuple[str, int], ...]) -> str:
     """Why the GPT-2 calculator's count differs from the arrays', one clause per assumption the model breaks,
     each with what it changes (budget.calculator_gap)."""
     if not gap:
-        return "The two agree: the model is built as the calculator assumes."
+        return _("The two agree: the model is built as the calculator assumes.")
     clauses = {
-        "width": f"its heads are {cfg.n_heads} × {cfg.d_head} = {cfg.n_heads * cfg.d_head:,} wide while its "
-        f"vectors are {cfg.d_model:,} (the calculator takes d_model = heads × d_head)",
-        "positions": "it has no table of learned positions (its positions are rotary)",
-        "biases": "it has no biases",
-        "norm": f"its {norm_name(cfg)}s have gains only, no biases",
-        "kv_heads": f"its {cfg.n_heads} query heads share {cfg.n_kv_heads} key/value "
-        f"head{'s' if cfg.n_kv_heads > 1 else ''} ({sharing_name(cfg)}), so W_K and W_V are smaller",
-        "d_ff": f"its MLP is {cfg.d_ff:,} wide, where the calculator takes a whole multiple of its width, "
-        f"{budget.sizes_of(cfg).d_ff:,}",
-        "gated": "its MLP is gated, a third matrix beside up and down",
-        "norms": "it has two more norms in every layer, on the sub-layers' outputs",
-        "qk_norm": "QK-norm adds gains for the queries and keys",
-        "output_head": "its output head is a matrix of its own",
+        "width": _(
+            "its heads are {heads} × {d_head} = {width} wide while its vectors are {d_model} (the calculator takes "
+            "d_model = heads × d_head)"
+        ).format(
+            heads=cfg.n_heads, d_head=cfg.d_head, width=whole(cfg.n_heads * cfg.d_head), d_model=whole(cfg.d_model)
+        ),
+        "positions": _("it has no table of learned positions (its positions are rotary)"),
+        "biases": _("it has no biases"),
+        "norm": _("its {norm}s have gains only, no biases").format(norm=norm_name(cfg)),
+        "kv_heads": n_(
+            "its {heads} query heads share {kv} key/value head ({sharing}), so W_K and W_V are smaller",
+            "its {heads} query heads share {kv} key/value heads ({sharing}), so W_K and W_V are smaller",
+            cfg.n_kv_heads,
+        ).format(heads=cfg.n_heads, kv=cfg.n_kv_heads, sharing=sharing_name(cfg)),
+        "d_ff": _("its MLP is {d_ff} wide, where the calculator takes a whole multiple of its width, {calc}").format(
+            d_ff=whole(cfg.d_ff), calc=whole(budget.sizes_of(cfg).d_ff)
+        ),
+        "gated": _("its MLP is gated, a third matrix beside up and down"),
+        "norms": _("it has two more norms in every layer, on the sub-layers' outputs"),
+        "qk_norm": _("QK-norm adds gains for the queries and keys"),
+        "output_head": _("its output head is a matrix of its own"),
     }
     parts = []
     for key, change in gap:
         if key not in clauses:
             raise ValueError(f"No words for the difference '{key}' ({cfg.name}): add them to ui/architecture.py.")
-        parts.append(f"{clauses[key]} ({change:+,})")
-    return "Replace its assumptions by the model's own, one at a time: " + "; ".join(parts) + "."
+        sign = "+" if change >= 0 else "−"
+        parts.append(f"{clauses[key]} ({sign}{whole(abs(change))})")
+    return _("Replace its assumptions by the model's own, one at a time: {steps}.").format(steps="; ".join(parts))
 
 
 def positions_noun(cfg: ModelConfig) -> str:
     """What carries word order in this model, as a noun: the switch that turns it off is named so."""
-    return pick(cfg, "positions", {"learned": "position embeddings", "rotary": "rotary positions"})
+    return pick(cfg, "positions", {"learned": _("position embeddings"), "rotary": _("rotary positions")})
 
 
 def distance_enters(cfg: ModelConfig) -> str:
@@ -488,9 +555,11 @@ def distance_enters(cfg: ModelConfig) -> str:
         cfg,
         "positions",
         {
-            "learned": "through the position vectors added to the embeddings",
-            "rotary": "through the rotation that turns each query and key by its place, so that their dot product "
-            "depends on how far apart they are",
+            "learned": _("through the position vectors added to the embeddings"),
+            "rotary": _(
+                "through the rotation that turns each query and key by its place, so that their dot product depends "
+                "on how far apart they are"
+            ),
         },
     )
 
@@ -498,7 +567,7 @@ def distance_enters(cfg: ModelConfig) -> str:
 def sharing_note(cfg: ModelConfig) -> str:
     """Where the model's kind of key/value sharing is used, after its name."""
     if cfg.n_kv_heads == cfg.n_heads:
-        return ", as in the original Transformer"
+        return _(", as in the original Transformer")
     if cfg.n_kv_heads == 1:
-        return ", the limit of grouped-query attention with a single group, used by PaLM and Gemma 3"
-    return ", used by Llama, Mistral, Qwen and SmolLM"
+        return _(", the limit of grouped-query attention with a single group, used by PaLM and Gemma 3")
+    return _(", used by Llama, Mistral, Qwen and SmolLM")
