@@ -288,14 +288,15 @@ class QuantizedMatrix:
     """A (d_in, d_out) matrix kept in its file's quantized blocks and unpacked only to be multiplied, `x @ W`.
 
     SmolLM2's MLP holds 80 million of its 135 million numbers: as float32 they would take 318 MB of a
-    server's memory, in their 4-bit blocks 50 MB. The few most recently unpacked matrices are kept (one
-    layer's MLP), so that a pass that runs one layer for many tokens in a row unpacks each matrix once.
+    server's memory, in their 4-bit blocks 50 MB. The few most recently unpacked matrices are kept (one layer's
+    packed matrices: Gemma's W_Q, W_K and MLP), so that a pass that runs one layer for many tokens in a row (the KV
+    cache) unpacks each matrix once.
     """
 
     __array_ufunc__ = None  # numpy hands `x @ W` to __rmatmul__ instead of converting W itself
     _recent: ClassVar[OrderedDict[int, np.ndarray]] = OrderedDict()  # shared by every matrix: a bounded cache
     _lock: ClassVar[threading.Lock] = threading.Lock()
-    KEEP: ClassVar[int] = 3
+    KEEP: ClassVar[int] = 5
     _serials: ClassVar[itertools.count] = itertools.count()  # the cache's keys: an id() is reused once freed
 
     def __init__(self, blocks: np.ndarray, kind: int, stored_shape: tuple[int, int]):
