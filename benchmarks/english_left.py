@@ -58,7 +58,9 @@ def english_left(texts: list[str]) -> tuple[int, int, list[str]]:
     for text in texts:
         if "⟦" not in text and re.search(r"\\[a-zA-Z]+", text):
             continue  # an equation (st.latex): its words are LaTeX's, not the page's
-        outside = re.sub(r"⟦.*?⟧", "", text, flags=re.S)
+        outside, before = text, None
+        while outside != before:  # innermost first: a translated phrase can stand inside a translated paragraph
+            before, outside = outside, re.sub(r"⟦[^⟦⟧]*⟧", "", outside)
         outside = KEPT.sub("", outside)
         words = re.findall(r"[A-Za-z]{3,}", outside)
         n_left = sum(len(w) for w in words)
