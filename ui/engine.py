@@ -398,6 +398,19 @@ def cross_attention(name: str, target: str, source: str, layer_i: int, head: int
 
 
 @per_model
+@st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
+def unread_share(name: str, text: str) -> float | None:
+    """The share of the text's words the model reads only as unknown or byte pieces (attention.tokens), computed
+    once per model and text, not at every rerun; None for a text with nothing to read."""
+    m = model(name)
+    try:
+        toks = attention.tokens.tokenize(m.tokenizer, text, max_tokens(m.config))
+    except ValueError:
+        return None
+    return attention.tokens.unread_share(toks.tokens, text)
+
+
+@per_model
 @st.cache_resource(show_spinner=False, max_entries=8)
 def qk_norm_effect(name: str, text: str, layer_i: int, scale: float) -> qk_norm.QKNormEffect:
     """One layer's scaled scores with and without its QK-norm, its input made `scale` times larger."""

@@ -200,14 +200,10 @@ UNREAD = 0.5  # the share of a text's words a tokenizer cannot read as character
 def unread_notice(model: attention.Model, text: str) -> None:
     """When the model reads most of the text's words only as unknown or byte pieces (a Korean sentence in
     MiniLM's jamo or SmolLM2's bytes), say so, and offer, in one click, a model whose tokenizer reads it."""
-    try:
-        toks = attention.tokens.tokenize(model.tokenizer, text, engine.max_tokens(model.config))
-    except ValueError:
-        return
-    share = attention.tokens.unread_share(toks.tokens, text)
+    share = engine.unread_share(text)
     options = engine.choices()
     current = options.get(model.config.name)
-    if share < UNREAD or (current is not None and current.multilingual):
+    if share is None or share < UNREAD or (current is not None and current.multilingual):
         return
     reader = next((c for c in options.values() if c.available and c.multilingual), None)
     with st.container(border=True):
