@@ -299,9 +299,11 @@ class Architecture:
 
 def architecture(model: Model) -> Architecture:
     """Tokens → embeddings → n_layers × (attention and MLP, each with its residual and its norms) → output, in the
-    model's own order: a norm after each residual sum (post), before each sub-layer (pre), or both before it and on
-    its output (sandwich); a decoder's final norm and output head. Parameter counts are read from the arrays of the
-    first layer (every layer has the same shapes); QK-norm's gains count with attention."""
+    model's own order (config.norm_position): a norm after each residual sum (post), before each sub-layer (pre), or
+    both before it and on its output (sandwich). A model that predicts the next token ends with its final norm and
+    output head (no parameters of its own when the head is W_Eᵀ); an encoder ends with an output of no parameters.
+    Parameter counts are read from the arrays of the first layer (every layer has the same shapes), a matrix kept in
+    its quantized blocks counting its numbers, not its bytes; QK-norm's gains count with attention."""
     cfg, emb, first = model.config, model.embeddings, model.layers[0]
 
     def size(*arrays: np.ndarray | None) -> int:
