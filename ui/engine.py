@@ -1,9 +1,12 @@
-"""The app's only door to the models: each loaded once per server process (the bundled encoder always, at most
-one other beside it), every computation cached per input.
+"""The app's only door to the models: which ones this server offers (`choices`), their weights loaded on first
+use and kept for every session (the bundled encoder, MODEL, and at most one other beside it: choosing a third
+drops the second), the sentence accepted once per text and model (`accept`), every computation cached per input.
 
 Every cached function is keyed by plain values (the model's name, text, mask, layer, head…), never by a model or
 a trace object, and calls pass every argument, so that one input is one cache entry; `per_model` passes the
-chosen model's name. Traces are kept by their size in bytes (TraceCache), shared by every session.
+chosen model's name. Traces are kept by their size in bytes (TraceCache, TRACE_BUDGET_BYTES), shared by every
+session; the other caches by a number of entries, each bounded by the tokens a page reads. A model that failed to load is remembered,
+with why, for the rest of the session.
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
 """Figure builders: plain arrays and token labels in, a plotly Figure out. No Streamlit here.
 
-base: what they share (escaped labels, margins, the figure in one step, a figure made to stand alone);
-tokens: the token chips; matrices: heatmaps, with cells (what a cell shows) and head_view (one head's four steps,
-all heads at a glance) and head_meta (what the browser rewrites on a head switch); vectors: 2D pictures of
-vectors; charts: lines, histograms and bars; roles: the map of what each head does; diagrams: the model as boxes.
-Text measuring (text), pixel layout (pixels) and label placing (labels) serve them.
+base: what they share (escaped labels, token ticks, margins, the figure in one step, a figure made to stand alone);
+tokens: the token chips; matrices: heatmaps (an attention matrix, small tables, large matrices); head_view: the
+explorer's head view (one head's four steps, its q, k and v, every head of the layer in a grid), with cells (what a
+cell prints) and head_meta (what the browser swaps in on a head switch); vectors: 2D pictures of vectors; charts:
+lines, histograms, bars (of heads, of next tokens), a fading memory, the mask; roles: the map of what each head does; diagrams: the model as
+boxes, the encoder beside the decoder, the value chain. Text measuring (text), pixel layout (pixels) and label
+placing (labels) serve them. The names below are the ones most pages use; the rest are imported from their module.
 """
 
 from .base import numbers_fit, plain, token_labels
