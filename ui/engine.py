@@ -5,8 +5,8 @@ drops the second), the sentence accepted once per text and model (`accept`), eve
 Every cached function is keyed by plain values (the model's name, text, mask, layer, head…), never by a model or
 a trace object, and calls pass every argument, so that one input is one cache entry; `per_model` passes the
 chosen model's name. Traces are kept by their size in bytes (TraceCache, TRACE_BUDGET_BYTES), shared by every
-session; the other caches by a number of entries, each bounded by the tokens a page reads. A model that failed to load is remembered,
-with why, for the rest of the session.
+session; the other caches by a number of entries, each bounded by the tokens a page reads. A model that failed to
+load is remembered, with why, for the rest of the session.
 """
 
 from __future__ import annotations
