@@ -58,7 +58,6 @@ class CachedGeneration:
 
     hidden: np.ndarray  # (n_tokens, d_model): each step's last vector (after a decoder's final norm)
     full_hidden: np.ndarray  # (n_tokens, d_model): the same vectors from the full causal trace
-    cache_shape: tuple[int, ...]  # (n_layers, 2, n_kv_heads, n_tokens, d_head): keys and values kept at the end
 
     @property
     def max_difference(self) -> float:
@@ -91,9 +90,7 @@ def generate_with_cache(model: Model, tr: Trace) -> CachedGeneration:
             steps.append(out.output[0])
         x = np.array(steps)  # (n_tokens, d_model): this layer's output at every step
     hidden = norm(x, model.final_norm, cfg) if model.final_norm is not None else x
-    return CachedGeneration(
-        hidden=hidden, full_hidden=tr.hidden[-1], cache_shape=(cfg.n_layers, 2, cfg.n_kv_heads, n, cfg.d_head)
-    )
+    return CachedGeneration(hidden=hidden, full_hidden=tr.hidden[-1])
 
 
 @dataclass(frozen=True)

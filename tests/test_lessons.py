@@ -256,7 +256,6 @@ def test_cached_steps_equal_full_causal_attention(model):
 def test_the_whole_model_step_by_step_with_a_cache_equals_the_causal_pass(model):
     tr = attention.trace(model, FLUFFY, mask="causal")
     run = kv_cache.generate_with_cache(model, tr)
-    assert run.cache_shape == (6, 2, 12, 13, 32)
     assert run.max_difference < 1e-4
     with pytest.raises(ValueError):
         kv_cache.generate_with_cache(model, attention.trace(model, FLUFFY))  # the unmasked pass is not a cache's
