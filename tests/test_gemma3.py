@@ -262,7 +262,10 @@ def test_qk_norm_bounds_the_scores_whatever_the_input_s_size(model):
         assert np.allclose(plain.with_norm, layer.scaled, rtol=1e-5, atol=1e-4)
         assert np.allclose(big.with_norm, plain.with_norm, rtol=1e-4, atol=1e-3)
         assert big.spread(big.without_norm) == pytest.approx(100 * plain.spread(plain.without_norm), rel=1e-3)
-        assert plain.largest(plain.with_norm) <= plain.ceiling
+        # with QK-norm, |q · k| / √d_k ≤ √d_k · max|γ_q| · max|γ_k|: q and k have root mean square 1 before their gains
+        w = model.layers[index]
+        ceiling = np.sqrt(model.config.d_head) * np.abs(w.norm_q.gamma).max() * np.abs(w.norm_k.gamma).max()
+        assert np.abs(plain.with_norm).max() <= ceiling
     with pytest.raises(ValueError, match="no QK-norm"):
         qk_norm.qk_norm_effect(
             attention.load_model("smollm2"), attention.trace(attention.load_model("smollm2"), "a b").layers[0]

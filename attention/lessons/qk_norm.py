@@ -25,14 +25,10 @@ class QKNormEffect:
     with_norm: np.ndarray  # (n_heads, n, n): q · k / √d_k as the model computes them (mask not applied)
     without_norm: np.ndarray  # the same with the q and k norms left out
     mask: np.ndarray  # (n, n) bool: the keys each query may not see
-    ceiling: float  # the most |q · k| / √d_k can be with QK-norm: √d_k · max|γ_q| · max|γ_k|
 
     def spread(self, scores: np.ndarray) -> float:
         """The standard deviation of the scores a query may see, over every head."""
         return float(scores[:, ~self.mask].std())
-
-    def largest(self, scores: np.ndarray) -> float:
-        return float(np.abs(scores[:, ~self.mask]).max())
 
 
 def qk_norm_effect(model: Model, layer: LayerTrace, scale: float = 1.0) -> QKNormEffect:
@@ -52,12 +48,10 @@ def qk_norm_effect(model: Model, layer: LayerTrace, scale: float = 1.0) -> QKNor
         return ops.scale(ops.scores(q, ops.share_kv(k, cfg.n_heads)), cfg.d_head)
 
     normed = scaled(ops.rms_norm(q, w.norm_q.gamma, cfg.norm_eps), ops.rms_norm(k, w.norm_k.gamma, cfg.norm_eps))
-    gains = float(np.abs(w.norm_q.gamma).max() * np.abs(w.norm_k.gamma).max())
     return QKNormEffect(
         layer=layer.index,
         scale=scale,
         with_norm=normed,
         without_norm=scaled(q, k),
         mask=layer.mask,
-        ceiling=float(np.sqrt(cfg.d_head)) * gains,
     )
