@@ -345,8 +345,8 @@ def test_the_recurrent_share_is_what_a_leaky_state_keeps_of_a_word():
 
 def test_the_distance_experiment_reads_the_second_apples_weight_on_the_first(model):
     exp = motivation.distance_experiment(model, 256)
-    assert list(exp.distances) == sorted(exp.distances) and len(exp.texts) == len(motivation.REPEATS)
-    tr = attention.trace(model, exp.texts[-1])
+    assert list(exp.distances) == sorted(exp.distances) and exp.repeats == motivation.REPEATS
+    tr = attention.trace(model, "my friend ate an apple" + motivation.FILLER * 16 + " and i ate an apple")
     apples = [t.position for t in tr.tokens if t.text == "apple"]
     assert exp.distances[-1] == apples[1] - apples[0]
     assert exp.best[-1] == tr.weights[exp.layer, exp.head, apples[1], apples[0]]

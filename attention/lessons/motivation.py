@@ -93,8 +93,7 @@ def tokens_apart(model: Model, text: str, first: str, second: str) -> int:
 class DistanceExperiment:
     """How much the second copy of a word attends to the first, as the text between them grows."""
 
-    texts: tuple[str, ...]
-    repeats: tuple[int, ...]  # the fillers between the two copies in each text
+    repeats: tuple[int, ...]  # the fillers between the two copies in each text (OPENING + FILLER × k + CLOSING)
     distances: np.ndarray  # (n_texts,): tokens from the first copy to the second
     weights: np.ndarray  # (n_texts, n_layers, n_heads): the weight the second copy gives the first
     layer: int  # 0-based: the head that looks back most, on average over the texts
@@ -109,18 +108,17 @@ class DistanceExperiment:
 def distance_experiment(model: Model, max_tokens: int, repeats: tuple[int, ...] = REPEATS) -> DistanceExperiment:
     """Trace "my friend ate an apple … and i ate an apple" with 0, 1, 2, 4… fillers between the two
     apples (as many as fit in `max_tokens`), and read every head's weight from the second apple to the first."""
-    texts, distances, weights = [], [], []
+    distances, weights = [], []
     for k in repeats:
         text = OPENING + FILLER * k + CLOSING
         tr = trace(model, text, max_tokens=max_tokens)
         if tr.truncated:
             break
         first, second = token_at(tr, text.index(WORD)), token_at(tr, text.rindex(WORD))
-        texts.append(text)
         distances.append(second - first)
         weights.append(tr.weights[:, :, second, first])  # (n_layers, n_heads)
-    if not texts:
+    if not distances:
         raise ValueError(f"Even the shortest text of the experiment is longer than {max_tokens} tokens.")
     w = np.array(weights)
     layer, head = np.unravel_index(int(w.mean(axis=0).argmax()), w.shape[1:])
-    return DistanceExperiment(tuple(texts), repeats[: len(texts)], np.array(distances), w, int(layer), int(head))
+    return DistanceExperiment(repeats[: len(distances)], np.array(distances), w, int(layer), int(head))
