@@ -68,8 +68,7 @@ class DisplacementPicture:
     projection: Projection
     e: np.ndarray  # (n_tokens, dims)
     e_plus_head: np.ndarray  # (n_heads, n_tokens, dims)
-    e_plus_sum: np.ndarray  # (n_tokens, dims): e + Σ_h Δe^(h)
-    tip_to_tail: np.ndarray  # (n_heads + 1, n_tokens, dims): e, e + Δe^(1), e + Δe^(1) + Δe^(2), …, e + ΣΔe
+    tip_to_tail: np.ndarray  # (n_heads + 1, n_tokens, dims): e, e + Δe^(1), e + Δe^(1) + Δe^(2), …, e + ΣΔe (the last)
     head_norms: np.ndarray  # (n_heads, n_tokens): |Δe^(h)| in d_model, not in the projection
     sum_norms: np.ndarray  # (n_tokens,): |Σ_h Δe^(h)|
     after: AfterHeads | None  # the followed token's step after the heads (None when no token is followed)
@@ -89,16 +88,14 @@ def displacement_picture(
     disp = layer.displacement.astype(np.float64)  # (n_heads, n_tokens, d_model)
     delta_sum = layer.delta_sum.astype(np.float64)  # (n_tokens, d_model)
     e_plus_head = e[None] + disp
-    e_plus_sum = e + delta_sum
     d_model = e.shape[1]
     rows = slice(None) if token is None else slice(token, token + 1)
-    points = np.concatenate([e[rows], e_plus_head[:, rows].reshape(-1, d_model), e_plus_sum[rows]])
+    points = np.concatenate([e[rows], e_plus_head[:, rows].reshape(-1, d_model), (e + delta_sum)[rows]])
     proj = fit_projection(points, dims)
     return DisplacementPicture(
         projection=proj,
         e=proj(e),
         e_plus_head=proj(e_plus_head),
-        e_plus_sum=proj(e_plus_sum),
         tip_to_tail=proj(e[None] + np.concatenate([np.zeros_like(disp[:1]), np.cumsum(disp, axis=0)])),
         head_norms=np.linalg.norm(disp, axis=-1),
         sum_norms=np.linalg.norm(delta_sum, axis=-1),
