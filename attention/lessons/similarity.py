@@ -45,17 +45,6 @@ WEIGHTINGS = {
     "normalized": "divided by the sum",
 }
 
-# What the notes print for the softmax weights of "an apple and an orange" (orange, apple, and, an).
-# Their "and" and "an" rows sum to 1.3: they cannot be softmax outputs; the exact ones are computed by `mix`.
-NOTES_SOFTMAX_WEIGHTS = np.array(
-    [
-        [0.4, 0.3, 0.15, 0.15],
-        [0.3, 0.4, 0.15, 0.15],
-        [0.15, 0.15, 0.5, 0.5],
-        [0.15, 0.15, 0.5, 0.5],
-    ]
-)
-
 
 def dot(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.dot(a, b))
