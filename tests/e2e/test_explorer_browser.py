@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import re
+from io import BytesIO
 from urllib.parse import parse_qs, urlparse
 
+import numpy as np
 import pytest
+from PIL import Image
 from playwright.sync_api import expect
 
 from app_driver import url_mark, wait_complete
 from tests.e2e.driver import SCREENSHOTS, screenshot
 
+# a section's first chart: the first figure after its heading, before the next heading (null if none)
+FIRST_CHART = """h => { const next = Array.from(document.querySelectorAll('[data-testid="stHeading"] h2')).find(
+    o => h.compareDocumentPosition(o) & Node.DOCUMENT_POSITION_FOLLOWING);
+  return Array.from(document.querySelectorAll('.js-plotly-plot')).find(c =>
+    (h.compareDocumentPosition(c) & Node.DOCUMENT_POSITION_FOLLOWING)
+    && !(next && next.compareDocumentPosition(c) & Node.DOCUMENT_POSITION_FOLLOWING)) || null; }"""
 N_CHARTS = 9  # tokens, q/k/v, the four steps, all heads, the displacement's four, before → after
 PROJECTOR = {"width": 1280, "height": 720}
 WIDE = {"width": 1920, "height": 1080}
@@ -365,9 +374,10 @@ def test_a_phone_scrolls_down_only(server, browser):
 @pytest.mark.parametrize("viewport", [PROJECTOR, WIDE, PHONE], ids=["1280", "1920", "390"])
 def test_every_section_opens_at_its_heading_and_nothing_is_wider_than_the_page(server, browser, viewport):
     """Each of the seven sections scrolled to: its heading in sight (at the top, but for the last ones, which the end
-    of the page keeps lower), and nothing in the page
-    (a figure, an equation, a table) wider than its column, on a projector, a wide screen and a phone. Each view is
-    kept as a screenshot for looking at (artifacts/screenshots)."""
+    of the page keeps lower), and nothing in the page (a figure, an equation, a table) wider than its column, on a
+    projector, a wide screen and a phone. Each section's first chart (the next word has none on the encoder) is drawn,
+    not blank, and on the two large screens it starts in the same window as its heading. Each view is kept as a
+    screenshot for looking at (artifacts/screenshots)."""
     page = browser.new_page(viewport=viewport)
     try:
         page.goto(server)
@@ -387,6 +397,13 @@ def test_every_section_opens_at_its_heading_and_nothing_is_wider_than_the_page(s
                 " return m.scrollWidth - m.clientWidth; }"
             )
             assert wider <= 1, f"section {i + 1}: the page is {wider} px wider than the window"
+            if i < 6:
+                chart = heading.evaluate_handle(FIRST_CHART).as_element()
+                assert chart is not None, f"section {i + 1} has no chart"
+                top = chart.bounding_box()["y"]
+                assert viewport == PHONE or top < viewport["height"], f"section {i + 1}: its chart starts at {top} px"
+                grey = np.asarray(Image.open(BytesIO(chart.screenshot())).convert("L"), dtype=float)
+                assert (grey < 200).mean() > 0.01 and grey.std() > 10, f"section {i + 1}: its chart is blank"
     finally:
         page.close()
 
