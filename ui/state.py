@@ -19,6 +19,7 @@ from streamlit.runtime.pages_manager import PagesManager
 
 import attention
 import attention.menu
+import attention.sources
 import attention.tokens
 from attention.lessons import budget, geometry, masking, similarity
 
@@ -34,6 +35,36 @@ EXAMPLES = {
     "the bank by the river bank": "bank",
     "the animal didn't cross the street because it was too tired": "it",
 }
+# Each language's own examples, offered first in that language: its opening sentence (below) leads.
+EXAMPLES_IN = {
+    "fr": {
+        "une créature bleue et duveteuse errait dans la forêt verdoyante": "forêt",
+        "la capitale de la France est": "est",
+        "le chat noir dort sur le": "le",
+        "l'animal n'a pas traversé la rue parce qu'il était trop fatigué": "il",
+    },
+    "ko": {
+        "털이 복슬복슬한 파란 괴물이 푸른 숲을 돌아다녔다": "숲",
+        "대한민국의 수도는": "는",
+        "그 동물은 너무 피곤해서 길을 건너지 않았다": "동물",
+    },
+}
+# What a new session opens on in each language: its first example, read by a model that reads the language whole
+# (MiniLM cuts a Korean sentence into jamo, SmolLM2 into bytes). A link, or the student, chooses otherwise.
+OPENINGS = {
+    "en": (FLUFFY, attention.DEFAULT_MODEL),
+    **{code: (next(iter(examples)), attention.sources.GEMMA3) for code, examples in EXAMPLES_IN.items()},
+}
+
+
+def examples(code: str) -> dict[str, str]:
+    """The examples a page in this language offers, its own first: {sentence: the token to follow}."""
+    return EXAMPLES_IN.get(code, {}) | EXAMPLES
+
+
+def opening(code: str) -> tuple[str, str]:
+    """The sentence and model a session in this language opens on."""
+    return OPENINGS.get(code, OPENINGS[i18n.SOURCE])
 
 
 @dataclass(frozen=True)
@@ -237,6 +268,11 @@ def init() -> None:
         st.session_state[name] = value
     if st.query_params.get("lang") is None:  # a new session speaks the browser's language, where the app has it
         st.session_state["lang"] = i18n.from_browser(i18n._browser_locale())
+    text, model = opening(get("lang"))  # and opens on a sentence of it, unless the link gave one
+    if st.query_params.get("text") is None:
+        st.session_state["text"] = text
+    if st.query_params.get("model") is None:
+        st.session_state["model"] = model  # where this server cannot load it, widgets.model_choice falls back
     # which choices the link made itself: without them, the mask follows the model's own (widgets.model_choice)
     st.session_state[LINK_CHOSE] = {name for name in ("model", "mask") if st.query_params.get(name) is not None}
     st.session_state[LINK_TOKEN] = get("token") != -1  # checked against the text when it is accepted

@@ -2,14 +2,15 @@
 // a column's name sorts by it (numbers largest first, text A to Z with the numbers in it in order: "2 · a" before
 // "10 · b"); another click reverses the order.
 
-function cellText(value, digits) {
-  if (typeof value === "number") return Number.isFinite(value) ? value.toFixed(digits) : String(value);
-  return String(value);
+function cellText(value, digits, lang) {
+  if (typeof value !== "number" || !Number.isFinite(value)) return String(value);
+  // written as the page's language writes numbers (0,573 in French), with no grouping: as the figures print them
+  return value.toLocaleString(lang, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false });
 }
 
 export default function (component) {
   const { data, parentElement } = component;
-  const { columns, rows, digits, label } = data;
+  const { columns, rows, digits, label, lang, sortBy } = data;
   const numeric = columns.map((_, c) => rows.length > 0 && rows.every((row) => typeof row[c] === "number"));
   let order = rows.map((_, i) => i);
   let sortedBy = null; // [column, direction]
@@ -31,7 +32,7 @@ export default function (component) {
       const tr = body.insertRow();
       rows[i].forEach((value, c) => {
         const td = tr.insertCell();
-        td.textContent = cellText(value, digits[c]);
+        td.textContent = cellText(value, digits[c], lang);
         if (numeric[c]) td.className = "num";
       });
     }
@@ -48,7 +49,7 @@ export default function (component) {
     const button = document.createElement("button");
     button.type = "button";
     button.textContent = name;
-    button.title = `Sort by ${name}`;
+    button.title = sortBy.replace("{column}", name);
     button.addEventListener("click", () => {
       const first = numeric[c] ? -1 : 1;
       const direction = sortedBy && sortedBy[0] === c ? -sortedBy[1] : first;

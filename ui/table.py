@@ -13,6 +13,9 @@ from pathlib import Path
 
 import streamlit as st
 
+from . import i18n
+from .i18n import _
+
 _JS = Path(__file__).with_name("table.js").read_text(encoding="utf-8")
 _CSS = """
 .table { overflow-x: auto; }
@@ -42,4 +45,6 @@ def table(columns: dict[str, Sequence[str | float]], key: str, label: str, digit
     # Tuples, not lists: Streamlit looks for dataframes among the values of the data it is given, and for a
     # list that means importing pandas; tuples it passes over (they are sent as JSON arrays all the same).
     rows = tuple(tuple(row) for row in zip(*columns.values(), strict=True))
-    _component(key=key, data={"columns": tuple(names), "rows": rows, "digits": (digits,) * len(names), "label": label})
+    data = {"columns": tuple(names), "rows": rows, "digits": (digits,) * len(names), "label": label}
+    data |= {"lang": i18n.language(), "sortBy": _("Sort by {column}")}
+    _component(key=key, data=data)

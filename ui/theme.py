@@ -19,7 +19,10 @@ SCORES_SCALE = "RdBu_r"  # diverging, zero in white: blue negative, red positive
 WEIGHTS_SCALE = "Blues"  # sequential from 0 (white) to 1 (dark blue)
 VECTORS_SCALE = "PuOr_r"  # diverging, for q, k and v entries
 
-FONT = "DejaVu Sans, Arial, sans-serif"  # DejaVu ships with Debian's Chromium, so exports match the screen
+# DejaVu ships with Debian's Chromium, so exports match the screen. A character DejaVu lacks (Hangul, kana) is
+# drawn in the next family that has it: Noto CJK here (fonts-noto-cjk), and in an SVG opened on a slide machine
+# without DejaVu, Arial and the CJK fonts macOS and Windows ship.
+FONT = "DejaVu Sans, Arial, Noto Sans CJK KR, Apple SD Gothic Neo, Malgun Gothic, sans-serif"
 
 
 @dataclass(frozen=True)

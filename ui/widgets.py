@@ -120,8 +120,37 @@ def language_choice() -> None:
     page's <html lang>, by which a screen reader pronounces it."""
     offered = i18n.offered()
     if len(offered) > 1:
-        st.sidebar.selectbox(_("Language"), offered, format_func=i18n.NAMES.get, **state.bound("lang"))
+        st.sidebar.selectbox(
+            _("Language"), offered, format_func=i18n.NAMES.get, **state.bound("lang", on_change=_language_changed)
+        )
     _page_language(key="page_language", data={"lang": i18n.language()})
+
+
+def _language_changed() -> None:
+    """Another language: a session still on the opening sentence it was given opens on the new language's (and
+    its model); a sentence or model the student chose stays."""
+    before, after = state.get("lang"), st.session_state["w:lang"]
+    state.put("lang", after)
+    chose = st.session_state.setdefault(state.LINK_CHOSE, set())
+    text, model = state.opening(before)
+    if state.get("text") == text:
+        state.put("text", state.opening(after)[0])
+        state.put("token", -1)
+    if "model" not in chose and state.get("model") == model:
+        state.put("model", state.opening(after)[1])
+
+
+def home_model() -> str:
+    """The model the pages open on: the language's opening model where this server can load it, else the
+    bundled one."""
+    wanted = state.opening(i18n.language())[1]
+    choice = engine.choices().get(wanted)
+    return wanted if choice is not None and choice.available else engine.MODEL
+
+
+def label(choice: attention.ModelChoice) -> str:
+    """A model's name in the menu, in the page's language ("SmolLM2-135M (décodeur)")."""
+    return _(choice.label).format(name=choice.name)
 
 
 def model_choice(prefer_decoder: bool = False) -> None:
@@ -134,11 +163,15 @@ def model_choice(prefer_decoder: bool = False) -> None:
     language_choice()
     options = engine.choices()
     chose = st.session_state.setdefault(state.LINK_CHOSE, set())
+    home = home_model()
+    opened_on = options.get(state.get("model"))
+    if "model" not in chose and (opened_on is None or not opened_on.available):
+        state.put("model", home)  # the language's opening model, where this server cannot load it: quietly
     if not prefer_decoder and st.session_state.pop(ON_DECODER_HERE, False) and "model" not in chose:
-        state.put("model", engine.MODEL)  # a page that opened on the decoder by itself gave it back when left
+        state.put("model", home)  # a page that opened on the decoder by itself gave it back when left
     if prefer_decoder and "model" not in chose:
         decoder = next((c for c in options.values() if c.available and c.native_mask == "causal"), None)
-        if decoder is not None and state.get("model") == engine.MODEL:
+        if decoder is not None and state.get("model") == home and options[home].native_mask != "causal":
             state.put("model", decoder.name)
             st.session_state[ON_DECODER_HERE] = True
         if decoder is not None and st.session_state.get(ON_DECODER_HERE):
@@ -147,11 +180,11 @@ def model_choice(prefer_decoder: bool = False) -> None:
                     "This chapter's idea lives in a decoder, a model that reads only the past and predicts the next "
                     "word, so it opens on **{decoder}**; the other pages stay on {default}. The sidebar's Model menu "
                     "picks a model for every page."
-                ).format(decoder=short_label(decoder), default=engine.MODEL)
+                ).format(decoder=short_label(decoder), default=home)
             )
     chosen = state.get("model")
     if chosen != engine.model_name():
-        why = engine.failed_reason(chosen) or (options[chosen].reason if chosen in options else _("not offered"))
+        why = engine.failed_reason(chosen) or (_(options[chosen].reason) if chosen in options else _("not offered"))
         st.warning(
             _("**{model}** cannot be used here ({why}), so the page shows {default}.").format(
                 model=chosen, why=why, default=engine.MODEL
@@ -165,15 +198,23 @@ def model_choice(prefer_decoder: bool = False) -> None:
             _("Model"),
             list(options),
             **state.bound("model", on_change=_model_changed),
-            format_func=lambda n: options[n].label + ("" if options[n].available else " · " + _("unavailable")),
+            format_func=lambda n: label(options[n]) + ("" if options[n].available else " · " + _("unavailable")),
             help="\n\n".join(
-                f"**{c.label}**: {c.reason}." + (f" {c.terms}." if c.terms else "") for c in options.values()
+                _("**{model}**: {where}.").format(model=label(c), where=_(c.reason))
+                + (" " + _("{terms}.").format(terms=_(c.terms)) if c.terms else "")
+                for c in options.values()
             ),
         )
         current = options.get(engine.model_name())
         if current is not None and current.terms:  # said where the model is chosen, the terms' text at hand
-            where = f"; its package ships their text, {current.terms_file.name}" if current.terms_file else ""
-            st.caption(f"{current.terms}{where}.", help=str(current.terms_file or ""))
+            st.caption(
+                _("{terms}; its package ships their text, {file}.").format(
+                    terms=_(current.terms), file=current.terms_file.name
+                )
+                if current.terms_file
+                else _("{terms}.").format(terms=_(current.terms)),
+                help=str(current.terms_file or ""),
+            )
 
 
 def models_with(feature: str) -> str:
@@ -191,7 +232,7 @@ def models_with(feature: str) -> str:
 
 def short_label(choice: attention.ModelChoice) -> str:
     """A model's name in a sentence: its label without what the menu adds in brackets ("(decoder)")."""
-    return choice.label.split(" (")[0]
+    return label(choice).split(" (")[0]
 
 
 UNREAD = 0.5  # the share of a text's words a tokenizer cannot read as characters past which the page says so
@@ -274,7 +315,8 @@ def sentence_controls(max_tokens: int) -> None:
                 n=i18n.whole(max_tokens)
             ),
         )
-        st.selectbox(_("…or pick an example"), ["—", *state.EXAMPLES], key="w:example", on_change=_use_example, index=0)
+        examples = state.examples(i18n.language())
+        st.selectbox(_("…or pick an example"), ["—", *examples], key="w:example", on_change=_use_example, index=0)
 
 
 def _use_example() -> None:
@@ -342,20 +384,21 @@ def download_all() -> None:
 
 def default_token(tr) -> int:
     """The example's chosen token, else the last token that is not [CLS] or [SEP]."""
-    wanted = state.EXAMPLES.get(tr.text)
+    wanted = state.examples(i18n.language()).get(tr.text)
     for t in tr.tokens:
-        if t.text == wanted:
+        if t.text.lstrip("▁Ġ") == wanted:  # SentencePiece's and GPT-2's marks of a space before the word
             return t.position
     words = [t.position for t in tr.tokens if not t.is_special]
     return words[-1] if words else 0
 
 
 def token_picker(
-    tr, label: str = "Token to follow", *, name: str = "token", key: str = "w:token_pick", default=None, container=None
+    tr, label: str | None = None, *, name: str = "token", key: str = "w:token_pick", default=None, container=None
 ) -> int:
     """A token of the trace, bound to the shared choice `name` (a position; by default the explorer's followed
     token). A position the trace does not have is shown as `default` (None: the example's token, default_token).
     key: the box's own, where a page shows two boxes bound to one choice."""
+    label = _("Token to follow") if label is None else label
     token = state.get(name)
     if not 0 <= token < tr.n_tokens:
         token = default_token(tr) if default is None else default

@@ -19,7 +19,7 @@ import attention.tokens
 from .. import architecture, engine, figures, head_switch, i18n, state, theme, widgets
 from ..figures import head_view
 from ..figures.base import Canvas, isolated
-from ..i18n import _, n_
+from ..i18n import N_, _, n_
 from ..prose import fill
 from .outputs import figure_view
 
@@ -40,9 +40,9 @@ UNKNOWN = "[UNK]"  # what a WordPiece tokenizer writes for a word its vocabulary
 def mask_notes(tr: attention.Trace) -> tuple[str, str, str, str]:
     """A few words under each step's title: what the mask does to step 3 for this model."""
     if tr.mask_kind == "none":
-        masked = "no mask: the same as 2"
+        masked = _("no mask: the same as 2")
     else:
-        masked = "causal: the model's own" if tr.mask_is_real else "causal: an illustration"
+        masked = _("causal: the model's own") if tr.mask_is_real else _("causal: an illustration")
     return ("", "", masked, "")
 
 
@@ -52,7 +52,7 @@ def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[
         st.markdown(
             fill(
                 prose["tokens"],
-                vocab=f"{cfg.vocab_size:,}",
+                vocab=i18n.whole(cfg.vocab_size),
                 pieces=architecture.pieces_sentence(attention.tokens.spelling(engine.current_or_stop().tokenizer)),
                 added=architecture.added_tokens_sentence(cfg),
                 positions=architecture.positions_sentence(cfg),
@@ -101,11 +101,11 @@ class HeadView:
         self.view = figure_view(tr)  # what the figures are drawn from, for widgets.chart to keep them by
         self.switch = self.head if len(self.heads) > 1 else None  # the head switch shows another head at once
 
-    def title(self, what: str, detail: str = "") -> str:
+    def title(self, what: str) -> str:
         """ "Layer 1 · head 3: what (detail)", only "Layer 1 · head 3" on a phone, where a longer title is cut (the
         panels name the steps; "head N" is what the head buttons rewrite)."""
-        name = f"Layer {self.layer.index + 1} · head {self.head + 1}"
-        return name if self.narrow else f"{name}: {what}{detail}"
+        name = _("Layer {layer} · head {head}").format(layer=self.layer.index + 1, head=self.head + 1)
+        return name if self.narrow else _("{layer_and_head}: {what}").format(layer_and_head=name, what=what)
 
     def qkv(self, prose: dict[str, str]) -> None:
         layer, h, keep = self.layer, self.head, self.keep
@@ -115,7 +115,11 @@ class HeadView:
         st.latex(architecture.qkv_latex(self.tr.config))
         head_switch.head_switch(self.n_heads, key="heads_qkv", measure=True, presenter=self.presenter)
         q, k, v = (a[self.heads][:, keep] for a in (layer.q, layer.k, layer.v))
-        title = self.title("queries, keys and values", f" ({len(keep)} tokens × {layer.d_head})")
+        title = self.title(
+            n_(
+                "queries, keys and values ({n} token × {d})", "queries, keys and values ({n} tokens × {d})", len(keep)
+            ).format(n=len(keep), d=layer.d_head)
+        )
         canvas = head_switch.canvas(self.type)
         fig = widgets.chart(
             lambda: head_view.qkv_figure(q, k, v, self.labels, h, self.heads, title, canvas),
@@ -166,7 +170,7 @@ class HeadView:
                 self.labels,
                 self.head,
                 self.heads,
-                self.title("from scores to weights"),
+                self.title(_("from scores to weights")),
                 notes=mask_notes(self.tr),
                 layout=state.get("layout"),
                 weight_colours=state.get("colours"),
@@ -213,7 +217,7 @@ class HeadView:
                 layout=state.get("layout"),
                 weight_colours=state.get("colours"),
                 canvas=canvas,
-                roles=[ROLE_WORDS.get(r, "") for r in roles],
+                roles=[_(ROLE_WORDS[r]) if r in ROLE_WORDS else "" for r in roles],
             )
 
         at = dict(layer=layer.index, mask=self.tr.mask_kind)
@@ -222,12 +226,12 @@ class HeadView:
 
 
 ROLE_WORDS = {  # a head's role as its panel in the grid names it (ui/figures/roles.py draws the whole model's)
-    "first token": "first token",
-    "previous token": "previous",
+    "first token": N_("first token"),
+    "previous token": N_("previous"),
     "[SEP]": "[SEP]",
-    "self": "itself",
-    "broad": "broad",
-    "induction": "induction",
+    "self": N_("itself"),
+    "broad": N_("broad"),
+    "induction": N_("induction"),
 }
 
 

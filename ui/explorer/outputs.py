@@ -74,7 +74,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
                 pic.head_norms[:, token],
                 label,
                 h,
-                _named(f"How the heads move “{label}”", **where),
+                _named(_("How the heads move “{token}”").format(token=label), **where),
             ),
             "displacement",
             key="fig_disp",
@@ -87,7 +87,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
                 pic.tip_to_tail[:, token],
                 pic.projection.explained,
                 h,
-                _named("The heads added up", **where),
+                _named(_("The heads added up"), **where),
                 then=architecture.after_heads_note(cfg),
             ),
             "heads_summed",
@@ -116,7 +116,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
                 h,
                 float(pic.sum_norms[token]),
                 label,
-                title=_named(f"How far each head pushes “{label}”", **where),
+                title=_named(_("How far each head pushes “{token}”").format(token=label), **where),
             ),
             "head_norms",
             key="fig_norms",
@@ -135,7 +135,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
                     after.points,
                     after.projection.explained,
                     steps,
-                    _named("The step after the heads", layer_i, None, tr.mask_kind),
+                    _named(_("The step after the heads"), layer_i, None, tr.mask_kind),
                 ),
                 "after_heads",
                 key="fig_after_heads",
@@ -193,7 +193,7 @@ def updated_section(
             ba.after,
             ba.projection.explained,
             labels,
-            title=_named("Every token, before → after", layer.index, None, tr.mask_kind),
+            title=_named(_("Every token, before → after"), layer.index, None, tr.mask_kind),
         ),
         "before_after",
         key="fig_ba",
@@ -215,19 +215,22 @@ def updated_section(
         )
     )
     st.caption(
-        "The picture is fitted to the tokens shown. **Moved most toward**: the other token whose cosine "
-        "similarity with it rose the most through this step." + hidden
+        _(
+            "The picture is fitted to the tokens shown. **Moved most toward**: the other token whose cosine "
+            "similarity with it rose the most through this step."
+        )
+        + hidden
     )
     table(
         {
-            "token": [f"{keep[m.token]} · {isolated(texts[m.token])}" for m in moves],
-            "moved most toward": [f"{keep[m.toward]} · {isolated(texts[m.toward])}" for m in moves],
-            "cosine before": [m.cos_before for m in moves],
-            "cosine after": [m.cos_after for m in moves],
-            "change": [m.cos_after - m.cos_before for m in moves],
+            _("token"): [f"{keep[m.token]} · {isolated(texts[m.token])}" for m in moves],
+            _("moved most toward"): [f"{keep[m.toward]} · {isolated(texts[m.toward])}" for m in moves],
+            _("cosine before"): [m.cos_before for m in moves],
+            _("cosine after"): [m.cos_after for m in moves],
+            _("change"): [m.cos_after - m.cos_before for m in moves],
         },
         key="moved_toward",
-        label="Which token each token moved most toward",
+        label=_("Which token each token moved most toward"),
     )
     state.sync_url()
 
@@ -239,9 +242,9 @@ def _without_specials(tr: attention.Trace, keep: Sequence[int]) -> list[int]:
     specials = [i for i in keep if tr.tokens[i].is_special]
     if not specials:
         return list(keep)
-    named = architecture.specials_named(tr.config) or "the tokenizer's own tokens"
+    named = architecture.specials_named(tr.config) or _("the tokenizer's own tokens")
     shown = st.toggle(
-        f"Show {named} here",
+        _("Show {tokens} here").format(tokens=named),
         **state.bound("ba_specials"),
         help=architecture.specials_aside(tr.config),
     )
@@ -305,7 +308,9 @@ def next_word_section(tr: attention.Trace) -> None:
     with picture:
         widgets.chart(
             lambda: next_token_bars(
-                tokens, [p.probability for p in predictions], f"The next token after “{last}”<br>T = {temperature:g}"
+                tokens,
+                [p.probability for p in predictions],
+                _("The next token after “{token}”").format(token=last) + f"<br>T = {i18n.fmt(temperature, 'g')}",
             ),
             "next_token",
             key="fig_next",
