@@ -2,8 +2,9 @@
 
 import streamlit as st
 
-from ui import architecture, chapter, chapters, engine, widgets
+from ui import architecture, chapter, chapters, engine, i18n, widgets
 from ui.figures import diagrams
+from ui.i18n import N_, _, n_
 
 prose = chapter.begin("01_big_picture.py")
 model = chapter.model_view()
@@ -18,16 +19,16 @@ def chapter_at(file: str) -> chapters.Chapter:
 
 # Where each box is opened up: a chapter, or a section of the explorer (None, with its anchor).
 OPENS = {
-    "tokens": (None, "1-tokens", "The explorer: tokens"),
+    "tokens": (None, "1-tokens", N_("The explorer: tokens")),
     "embedding": (chapter_at("03_similarity.py"), "", ""),
-    "norm_attention": (None, "6-updated-embeddings", "The explorer: updated embeddings"),
-    "norm_attention_out": (None, "5-displacement-what-each-head-adds", "The explorer: displacement"),
-    "norm_mlp_out": (None, "6-updated-embeddings", "The explorer: updated embeddings"),
+    "norm_attention": (None, "6-updated-embeddings", N_("The explorer: updated embeddings")),
+    "norm_attention_out": (None, "5-displacement-what-each-head-adds", N_("The explorer: displacement")),
+    "norm_mlp_out": (None, "6-updated-embeddings", N_("The explorer: updated embeddings")),
     "attention": (chapter_at("10_heads.py"), "", ""),  # the box is multi-head attention: its chapter is many heads
-    "add_attention": (None, "6-updated-embeddings", "The explorer: updated embeddings"),
-    "norm_mlp": (None, "6-updated-embeddings", "The explorer: updated embeddings"),
+    "add_attention": (None, "6-updated-embeddings", N_("The explorer: updated embeddings")),
+    "norm_mlp": (None, "6-updated-embeddings", N_("The explorer: updated embeddings")),
     "mlp": (chapter_at("14_parameters.py"), "", ""),
-    "add_mlp": (None, "6-updated-embeddings", "The explorer: updated embeddings"),
+    "add_mlp": (None, "6-updated-embeddings", N_("The explorer: updated embeddings")),
     "final_norm": (chapter_at("07_next_word.py"), "", ""),
     "output": (chapter_at("07_next_word.py" if cfg.is_decoder else "04_context.py"), "", ""),
 }
@@ -36,7 +37,9 @@ OPENS = {
 def per_layer(n: int, in_block: bool) -> str:
     if n == 0:
         return ""
-    return f"{n:,} parameters" + (" per layer" if in_block else "")
+    if in_block:
+        return n_("{n} parameter per layer", "{n} parameters per layer", n).format(n=i18n.whole(n))
+    return n_("{n} parameter", "{n} parameters", n).format(n=i18n.whole(n))
 
 
 words = {p.key: architecture.part_words(model, p.key) for p in arch.parts}
@@ -51,13 +54,17 @@ boxes = [
     for p in arch.parts
 ]
 m1, m2, m3, m4 = st.columns(4)
-m1.metric("layers", cfg.n_layers)
-m2.metric("width d_model", cfg.d_model)
-m3.metric("heads per layer", f"{cfg.n_heads} × {cfg.d_head}")
-m4.metric("parameters", f"{arch.total:,}")
-widgets.chart(diagrams.architecture_diagram(boxes, cfg.n_layers, f"{cfg.name}, box by box"), "architecture", text="")
-attention_share = arch.part("attention").parameters * cfg.n_layers / arch.total
-st.markdown(chapter.fill(prose["count"], attention=f"{attention_share:.0%}", total=f"{arch.total:,}"))
+m1.metric(_("layers"), cfg.n_layers)
+m2.metric(_("width d_model"), i18n.whole(cfg.d_model))
+m3.metric(_("heads per layer"), f"{cfg.n_heads} × {cfg.d_head}")
+m4.metric(_("parameters"), i18n.whole(arch.total))
+widgets.chart(
+    diagrams.architecture_diagram(boxes, cfg.n_layers, _("{model}, box by box").format(model=cfg.name)),
+    "architecture",
+    text="",
+)
+attention_percent = i18n.percent(i18n.language(), arch.part("attention").parameters * cfg.n_layers / arch.total)
+st.markdown(chapter.fill(prose["count"], attention=attention_percent, total=i18n.whole(arch.total)))
 st.markdown(
     chapter.fill(
         prose["decoder"] if cfg.is_decoder else prose["encoder"],
@@ -67,7 +74,7 @@ st.markdown(
     )
 )
 
-st.subheader("Where each box is opened up")
+st.subheader(_("Where each box is opened up"))
 cols, seen = st.columns(2), []
 for p in arch.parts:
     target, anchor, explorer_label = OPENS[p.key]
@@ -75,10 +82,10 @@ for p in arch.parts:
         continue
     seen.append((target, anchor))
     with cols[(len(seen) - 1) % 2]:
-        label = f"{words[p.key][0]} → {target.title if target else explorer_label}"
+        label = f"{words[p.key][0]} → {target.title if target else _(explorer_label)}"
         if target is None:
             chapter.link_explorer(label)
         else:
             chapter.link(target, label)
-chapter.try_this(prose, layers=cfg.n_layers, attention=f"{attention_share:.0%}")
+chapter.try_this(prose, layers=cfg.n_layers, attention=attention_percent)
 chapter.end()

@@ -1,30 +1,52 @@
 """Chapter 2: a recurrent network's memory fades with distance; attention reaches any token directly."""
 
+import re
+
 import numpy as np
 import streamlit as st
 
 from attention.lessons import motivation
-from ui import architecture, chapter, engine, state, widgets
+from ui import architecture, chapter, engine, i18n, state, widgets
 from ui.figures import charts
+from ui.i18n import _, n_
+
+# In the notes' sentence, the first word, which decides its meaning, and a word far on that still needs it.
+FIRST, LATER = "Don't", "kill"
+
+
+def in_words(sentence: str, **math: str) -> str:
+    r"""A translated sentence inside an equation: its words in \text{…}, each of its {places} the math named."""
+    pieces = re.split(r"\{(\w+)\}", sentence)
+    return " ".join(math[p] if i % 2 else rf"\text{{{p}}}" for i, p in enumerate(pieces) if p)
+
+
+def percent(share: float) -> str:
+    """A share to two decimals, as the session's language writes it: 2.54% (en), 2,54 % (fr)."""
+    return i18n.percent(i18n.language(), share, 2)
+
 
 prose = chapter.begin("02_why_attention.py")
 model = chapter.model_view()
 st.latex(
-    r"\text{recurrent: } h_t = \lambda\, h_{t-1} + (1-\lambda)\, x_t \;\Rightarrow\; "
-    r"\text{share of } x_{t-d} \text{ in } h_t = (1-\lambda)\lambda^{d}"
+    in_words(_("recurrent:"))
+    + r"\ h_t = \lambda\, h_{t-1} + (1-\lambda)\, x_t \;\Rightarrow\; "
+    + in_words(_("share of {word} in {state}"), word="x_{t-d}", state="h_t")
+    + r" = (1-\lambda)\lambda^{d}"
 )
 reach = (
-    r"\text{ for every } j \le t \text{ (a decoder: the tokens read so far)}"
+    in_words(_("for every {j} (a decoder: the tokens read so far)"), j=r"j \le t")
     if model.config.is_decoder
-    else r"\text{ for every } j \text{ (an encoder: before and after } t\text{)}"
+    else in_words(_("for every {j} (an encoder: before and after {t})"), j="j", t="t")
 )
-st.latex(r"\text{attention: } w_{tj} = \operatorname{softmax}_j\big(q_t \cdot k_j / \sqrt{d_k}\big)" + reach)
+st.latex(
+    in_words(_("attention:")) + r"\ w_{tj} = \operatorname{softmax}_j\big(q_t \cdot k_j / \sqrt{d_k}\big)\ " + reach
+)
 st.markdown(prose["example"])
-st.info(motivation.NOTES_SENTENCE)
-apart = engine.tokens_apart(motivation.NOTES_SENTENCE, "Don't", "kill")
+st.info(motivation.NOTES_SENTENCE)  # the sentence the model reads, in the notes' words
+apart = engine.tokens_apart(motivation.NOTES_SENTENCE, FIRST, LATER)
 st.markdown(prose["recurrent"])
 keep = st.slider(
-    "λ, the share of the state a recurrent step keeps",
+    _("λ, the share of the state a recurrent step keeps"),
     0.5,
     0.99,
     step=0.01,
@@ -32,8 +54,16 @@ keep = st.slider(
 )
 share_at_kill = float(motivation.recurrent_share(apart, keep))
 c1, c2 = st.columns(2)
-c1.metric("tokens from “Don't” to “kill”", apart, help=f"as {model.config.name}'s tokenizer cuts the sentence")
-c2.metric("share of “Don't” left in the state at “kill”", f"{share_at_kill:.2%}", help=f"(1 − λ) λ^{apart}")
+c1.metric(
+    _("tokens from “{first}” to “{later}”").format(first=FIRST, later=LATER),
+    apart,
+    help=_("as {model}'s tokenizer cuts the sentence").format(model=model.config.name),
+)
+c2.metric(
+    _("share of “{first}” left in the state at “{later}”").format(first=FIRST, later=LATER),
+    percent(share_at_kill),
+    help=f"(1 − λ) λ^{apart}",
+)
 
 memory = {keep: motivation.LeakyMemory(apart, keep) for keep in (0.9, 0.99)}
 st.markdown(
@@ -41,16 +71,16 @@ st.markdown(
         prose["keep"],
         apart=apart,
         words=apart + 1,
-        equal=f"{1 / (apart + 1):.2%}",
+        equal=percent(1 / (apart + 1)),
         **{
-            f"{name}_{round(keep * 100)}": f"{getattr(m, name):.2%}"
+            f"{name}_{round(keep * 100)}": percent(getattr(m, name))
             for keep, m in memory.items()
             for name in ("share", "entry", "kept", "words_total", "share_of_words")
         },
     )
 )
 
-st.header("Attention looks back directly")
+st.header(_("Attention looks back directly"), anchor="attention-looks-back-directly")
 exp = engine.distance_experiment()
 layer_i, head_i = exp.layer, exp.head
 st.markdown(
@@ -63,10 +93,15 @@ st.markdown(
     )
 )
 st.caption(
-    f"“{motivation.OPENING} …{motivation.CLOSING}”, with {', '.join(map(str, exp.repeats))} times "
-    f"“{motivation.FILLER.strip()}” in between: the apples are "
-    + ", ".join(str(d) for d in exp.distances)
-    + " tokens apart."
+    _(
+        "“{opening} …{closing}”, with {repeats} times “{filler}” in between: the apples are {distances} tokens apart."
+    ).format(
+        opening=motivation.OPENING,
+        closing=motivation.CLOSING,
+        repeats=", ".join(i18n.whole(r) for r in exp.repeats),
+        filler=motivation.FILLER.strip(),
+        distances=", ".join(i18n.whole(d) for d in exp.distances),
+    )
 )
 distances = np.arange(0, int(exp.distances.max()) + 1)
 widgets.chart(
@@ -76,7 +111,9 @@ widgets.chart(
         exp.distances,
         exp.best,
         keep,
-        f"{model.config.name}, layer {layer_i + 1}, head {head_i + 1}: second “apple” → first",
+        _("{model}, layer {layer}, head {head}: second “{word}” → first").format(
+            model=model.config.name, layer=layer_i + 1, head=head_i + 1, word=motivation.WORD
+        ),
     ),
     "fading_memory",
     layer=layer_i,
@@ -85,17 +122,23 @@ widgets.chart(
 )
 far = int(exp.distances[-1])
 m1, m2 = st.columns(2)
-m1.metric(f"recurrent share {far} tokens back", f"{float(motivation.recurrent_share(far, keep)):.1e}")
-m2.metric(f"attention weight {far} tokens back", f"{float(exp.best[-1]):.3f}")
+m1.metric(
+    n_("recurrent share {n} token back", "recurrent share {n} tokens back", far).format(n=i18n.whole(far)),
+    i18n.fmt(float(motivation.recurrent_share(far, keep)), ".1e"),
+)
+m2.metric(
+    n_("attention weight {n} token back", "attention weight {n} tokens back", far).format(n=i18n.whole(far)),
+    i18n.num(float(exp.best[-1]), 3),
+)
 chapter.try_this(
     prose,
     near=int(exp.distances[0]),
     far=far,
-    w_near=f"{float(exp.best[0]):.2f}",
-    w_far=f"{float(exp.best[-1]):.2f}",
+    w_near=i18n.num(float(exp.best[0]), 2),
+    w_far=i18n.num(float(exp.best[-1]), 2),
     layer=layer_i + 1,
     head=head_i + 1,
-    keep_far=f"{float(motivation.recurrent_share(far, 0.99)):.1e}",
+    keep_far=i18n.fmt(float(motivation.recurrent_share(far, 0.99)), ".1e"),
     distance=architecture.distance_enters(model.config),
 )
 chapter.end()

@@ -4,7 +4,11 @@ import numpy as np
 import streamlit as st
 
 from attention.lessons import similarity
-from ui import chapter, figures, state, theme, widgets
+from ui import chapter, figures, i18n, state, theme, widgets
+from ui.i18n import N_, _
+
+# The toy embedding's features (similarity.FEATURES), in words.
+FEATURES = {"tech": N_("tech"), "fruitness": N_("fruitness"), "other": N_("other")}
 
 prose = chapter.begin("03_similarity.py")
 st.latex(
@@ -18,36 +22,36 @@ with controls:
     b1, b2 = (st.slider(f"b{i}", -5.0, 5.0, step=0.5, **state.bound(f"sim_b{n}")) for i, n in (("₁", 1), ("₂", 2)))
     a, b = np.array([a1, a2]), np.array([b1, b2])
     if st.toggle(
-        "Double b's length", help="A counterfactual: same direction, twice as long.", **state.bound("sim_double")
+        _("Double b's length"), help=_("A counterfactual: same direction, twice as long."), **state.bound("sim_double")
     ):
         b = 2 * b
     m1, m2 = st.columns(2)
-    m1.metric("dot product a·b", f"{similarity.dot(a, b):.2f}")
-    m2.metric("cosine", f"{similarity.cosine(a, b):.4f}")
-    m1.metric("angle", f"{similarity.angle_degrees(a, b):.1f}°")
-    m2.metric("distance ‖a − b‖", f"{similarity.euclidean(a, b):.2f}")
+    m1.metric(_("dot product {product}").format(product="a·b"), i18n.num(similarity.dot(a, b), 2))
+    m2.metric(_("cosine"), i18n.num(similarity.cosine(a, b), 4))
+    m1.metric(_("angle"), i18n.num(similarity.angle_degrees(a, b), 1) + "°")
+    m2.metric(_("distance {norm}").format(norm="‖a − b‖"), i18n.num(similarity.euclidean(a, b), 2))
 with picture:
     widgets.chart(figures.two_vectors(a, b), "two_vectors")
 st.markdown(prose["measures"])
 st.markdown(prose["angles"])
 st.dataframe(
     {
-        "angle": [f"{a}°" for a in similarity.NOTES_ANGLES],
-        "the slides write": [f"{v:g}" for v in similarity.NOTES_ANGLES.values()],
-        "cosine, exactly": [f"{similarity.cosine_of_angle(a):.4f}" for a in similarity.NOTES_ANGLES],
+        _("angle"): [f"{a}°" for a in similarity.NOTES_ANGLES],
+        _("the slides write"): [i18n.fmt(v, "g") for v in similarity.NOTES_ANGLES.values()],
+        _("cosine, exactly"): [i18n.num(similarity.cosine_of_angle(a), 4) for a in similarity.NOTES_ANGLES],
     },
     hide_index=True,
 )
 
-st.header("A hand-made embedding")
+st.header(_("A hand-made embedding"), anchor="a-hand-made-embedding")
 words = list(similarity.TOY_EMBEDDING)
 table = similarity.cosine_table(words)
-st.markdown(chapter.fill(prose["toy"], cos_apple=f"{table[words.index('apple'), words.index('orange')]:.4f}"))
+st.markdown(chapter.fill(prose["toy"], cos_apple=i18n.num(table[words.index("apple"), words.index("orange")], 4)))
 left, right = st.columns([1, 2])
 with left:
     st.dataframe(
-        {"word": words}
-        | {f: [similarity.TOY_EMBEDDING[w][i] for w in words] for i, f in enumerate(similarity.FEATURES)},
+        {_("word"): words}
+        | {_(FEATURES[f]): [similarity.TOY_EMBEDDING[w][i] for w in words] for i, f in enumerate(similarity.FEATURES)},
         hide_index=True,
     )
 with right:
@@ -56,7 +60,7 @@ with right:
             table,
             words,
             words,
-            "Cosine similarity of the toy words",
+            _("Cosine similarity of the toy words"),
             fmt=".4f",
             scale=theme.SCORES_SCALE,  # a similarity, on the scores' diverging scale: −1 blue, 0 white, 1 red
             zmin=-1,
@@ -67,8 +71,8 @@ with right:
     )
 chapter.try_this(
     prose,
-    cos_ab=f"{similarity.cosine(np.array([3.0, 4.0]), np.array([4.0, 3.0])):.2f}",
-    cos_right=f"{similarity.cosine(np.array([3.0, 4.0]), np.array([-4.0, 3.0])):.0f}",
-    dot_right=f"{similarity.dot(np.array([3.0, 4.0]), np.array([-4.0, 3.0])):.0f}",
+    cos_ab=i18n.num(similarity.cosine(np.array([3.0, 4.0]), np.array([4.0, 3.0])), 2),
+    cos_right=i18n.num(similarity.cosine(np.array([3.0, 4.0]), np.array([-4.0, 3.0])), 0),
+    dot_right=i18n.num(similarity.dot(np.array([3.0, 4.0]), np.array([-4.0, 3.0])), 0),
 )
 chapter.end()

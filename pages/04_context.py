@@ -4,29 +4,47 @@ import numpy as np
 import streamlit as st
 
 from attention.lessons import similarity
-from ui import chapter, engine, figures, state, widgets
+from ui import chapter, engine, figures, i18n, state, widgets
+from ui.i18n import N_, _
 
+# The sentences are the model's input as well as the toy's: their words stay the tokens the model reads.
 SENTENCES = ("an apple and an orange", "an apple phone")
-REFERENCES = ("orange", "phone")
+WORD, REFERENCES = "apple", ("orange", "phone")  # the word the context moves, and the words it is compared with
+# The ways of weighting (similarity.WEIGHTINGS) and the toy features (similarity.FEATURES), in words.
+WEIGHTINGS = {
+    "softmax": N_("softmax over every distinct word"),
+    "softmax_related": N_("softmax over the related words"),
+    "normalized": N_("divided by the sum"),
+}
+FEATURES = {"tech": N_("tech"), "fruitness": N_("fruitness"), "other": N_("other")}
+
+
+def weighting(how: str) -> str:
+    """A way of weighting, named in the session's language."""
+    return _(WEIGHTINGS[how])
+
 
 prose = chapter.begin("04_context.py")
 st.latex(
     r"e_i' = \sum_j w_{ij}\, e_j, \qquad w_{ij} = \frac{\cos(e_i, e_j)}{\sum_k \cos(e_i, e_k)} "
-    r"\;\text{ or }\; w_{ij} = \frac{\exp \cos(e_i, e_j)}{\sum_k \exp \cos(e_i, e_k)}"
+    + r"\;\text{ "
+    + _("or")
+    + r" }\; "
+    + r"w_{ij} = \frac{\exp \cos(e_i, e_j)}{\sum_k \exp \cos(e_i, e_k)}"
 )
-st.header("By hand")
+st.header(_("By hand"), anchor="by-hand")
 checks = {c.how: c for c in similarity.notes_check()}
-orange_row = {f"{how}_{w}": f"{getattr(c, w):.3f}" for how, c in checks.items() for w in ("orange", "apple")}
+orange_row = {f"{how}_{w}": i18n.num(getattr(c, w), 3) for how, c in checks.items() for w in ("orange", "apple")}
 every_token = similarity.token_softmax_row(SENTENCES[0].split(), "orange")
-orange_row |= {f"token_{w}": f"{every_token[w]:.3f}" for w in ("orange", "apple", "an")}
+orange_row |= {f"token_{w}": i18n.num(every_token[w], 3) for w in ("orange", "apple", "an")}
 st.markdown(chapter.fill(prose["toy"], **orange_row))
 c1, c2 = st.columns(2)
-sentence = c1.radio("Sentence", SENTENCES, horizontal=True, **state.bound("ctx_sentence"))
+sentence = c1.radio(_("Sentence"), SENTENCES, horizontal=True, **state.bound("ctx_sentence"))
 how = c2.radio(
-    "Weights",
+    _("Weights"),
     list(similarity.WEIGHTINGS),
-    format_func=similarity.WEIGHTINGS.get,
-    help="Attention takes the softmax over every token; the notes' table, and this one, list each word once.",
+    format_func=weighting,
+    help=_("Attention takes the softmax over every token; the notes' table, and this one, list each word once."),
     **state.bound("ctx_weights"),
 )
 mixed = similarity.mix(sentence.split(), how=how)
@@ -38,7 +56,7 @@ with left:
             mixed.weights,
             words,
             words,
-            f"Weights: {similarity.WEIGHTINGS[how]}",
+            _("Weights: {weighting}").format(weighting=weighting(how)),
             fmt=".3f",
             zmin=0,
             zmax=1,
@@ -47,18 +65,26 @@ with left:
         key="fig_context_weights",
     )
 with right:
-    st.markdown("**New vectors** (tech, fruitness, other)")
+    features = [_(FEATURES[f]) for f in similarity.FEATURES]
+    st.markdown(_("**New vectors** ({features})").format(features=", ".join(features)))
     st.dataframe(
-        {"word": words} | {f: np.round(mixed.new_vectors[:, i], 3) for i, f in enumerate(similarity.FEATURES)},
+        {_("word"): words} | {f: np.round(mixed.new_vectors[:, i], 3) for i, f in enumerate(features)},
         hide_index=True,
     )
-st.markdown("**Orange's row of “an apple and an orange”, three ways, beside the notes' 0.57 and 0.43**")
+notes_orange, notes_apple = (i18n.num(w, 2) for w in similarity.NOTES_RELATED_WEIGHTS)
+st.markdown(
+    _("**Orange's row of “{sentence}”, three ways, beside the notes' {orange} and {apple}**").format(
+        sentence=SENTENCES[0], orange=notes_orange, apple=notes_apple
+    )
+)
 st.dataframe(
     {
-        "weights": [similarity.WEIGHTINGS[c.how] for c in checks.values()],
-        "orange → orange": [f"{c.orange:.4f}" for c in checks.values()],
-        "orange → apple": [f"{c.apple:.4f}" for c in checks.values()],
-        "rounds to the notes' 0.57 / 0.43": ["yes" if c.matches_notes else "no" for c in checks.values()],
+        _("weights"): [weighting(c.how) for c in checks.values()],
+        "orange → orange": [i18n.num(c.orange, 4) for c in checks.values()],
+        "orange → apple": [i18n.num(c.apple, 4) for c in checks.values()],
+        _("rounds to the notes' {orange} / {apple}").format(orange=notes_orange, apple=notes_apple): [
+            _("yes") if c.matches_notes else _("no") for c in checks.values()
+        ],
     },
     hide_index=True,
 )
@@ -67,39 +93,46 @@ and_row = softmax_rows.weights[softmax_rows.words.index("and")]
 st.markdown(
     chapter.fill(
         prose["value_matrix"],
-        and_and=f"{and_row[softmax_rows.words.index('and')]:.3f}",
-        and_orange=f"{and_row[softmax_rows.words.index('orange')]:.3f}",
+        and_and=i18n.num(and_row[softmax_rows.words.index("and")], 3),
+        and_orange=i18n.num(and_row[softmax_rows.words.index("orange")], 3),
     )
 )
 
-st.header("In the real model")
+st.header(_("In the real model"), anchor="in-the-real-model")
 cfg = chapter.model_view().config
 st.markdown(chapter.fill(prose["decoder" if cfg.is_decoder else "real"], layers=cfg.n_layers))
-shift = engine.context_shift("apple", SENTENCES, REFERENCES)
+shift = engine.context_shift(WORD, SENTENCES, REFERENCES)
+by_layer = {
+    _("{word} in “{sentence}” vs {reference}").format(word=WORD, sentence=s, reference=r): shift.similarity[:, i, j]
+    for i, s in enumerate(SENTENCES)
+    for j, r in enumerate(REFERENCES)
+}
 widgets.chart(
     figures.lines(
         shift.layers,
-        shift.series(),
-        "Cosine similarity of “apple” with “orange” and “phone”, layer by layer",
-        "layer (0 = input embeddings)",
-        "cosine similarity",
+        by_layer,
+        _("Cosine similarity of “{word}” with “{first}” and “{second}”, layer by layer").format(
+            word=WORD, first=REFERENCES[0], second=REFERENCES[1]
+        ),
+        _("layer (0 = input embeddings)"),
+        _("cosine similarity"),
     ),
     "apple_context",
     key="fig_context_apple",
 )
 st.dataframe(
     {
-        "sentence": SENTENCES,
+        _("sentence"): SENTENCES,
         "cos(apple, orange)": np.round(shift.final[:, 0], 3),
         "cos(apple, phone)": np.round(shift.final[:, 1], 3),
-        "nearer": shift.nearer,
+        _("nearer"): shift.nearer,
     },
     hide_index=True,
 )
 chapter.try_this(
     prose,
     **orange_row,
-    softmax_an=f"{softmax_rows.weights[softmax_rows.words.index('apple'), softmax_rows.words.index('an')]:.3f}",
+    softmax_an=i18n.num(softmax_rows.weights[softmax_rows.words.index("apple"), softmax_rows.words.index("an")], 3),
     question=prose["question_decoder" if cfg.is_decoder else "question_encoder"].strip(),
 )
 chapter.end()

@@ -2,7 +2,10 @@
 
 import streamlit as st
 
-from ui import architecture, chapter, engine, figures, state, widgets
+from ui import architecture, chapter, engine, figures, i18n, state, widgets
+from ui.i18n import _
+
+RAW, SCALED = "q·k", "q·k / √dₖ"  # the scores, without and with the scale
 
 prose = chapter.begin("06_scaling.py")
 st.latex(
@@ -15,27 +18,43 @@ st.markdown(prose["why"])
 def experiment() -> None:
     """Its own fragment: moving d_k or the number of keys redraws the experiment, not the whole page."""
     c1, c2, c3 = st.columns(3)
-    d_k = c1.select_slider("d_k, the width of queries and keys", state.D_K_WIDTHS, **state.bound("sc_dk"))
-    n_keys = c2.slider("keys per query", 2, 64, **state.bound("sc_keys"))
-    scaled = c3.toggle("Divide by √dₖ", help="A counterfactual when off.", **state.bound("sc_scaled"))
+    d_k = c1.select_slider(_("d_k, the width of queries and keys"), state.D_K_WIDTHS, **state.bound("sc_dk"))
+    n_keys = c2.slider(_("keys per query"), 2, 64, **state.bound("sc_keys"))
+    scaled = c3.toggle(_("Divide by √dₖ"), help=_("A counterfactual when off."), **state.bound("sc_scaled"))
     exp = engine.scaling_experiment(d_k, n_keys)
-    shown = "q·k / √dₖ" if scaled else "q·k"
+    shown = SCALED if scaled else RAW
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric("spread (std) of q·k", f"{exp.spread(False):.2f}", help=f"√d_k = {exp.root_d_k:.2f}")
-    m2.metric("spread (std) of q·k / √dₖ", f"{exp.spread(True):.2f}", help="about 1 at any width")
-    m3.metric("top key's weight, mean", f"{exp.top_weight(scaled):.3f}", help=f"of the softmax of {shown}")
+    m1.metric(
+        _("spread (std) of {scores}").format(scores=RAW),
+        i18n.num(exp.spread(False), 2),
+        help=f"√d_k = {i18n.num(exp.root_d_k, 2)}",
+    )
+    m2.metric(
+        _("spread (std) of {scores}").format(scores=SCALED),
+        i18n.num(exp.spread(True), 2),
+        help=_("about 1 at any width"),
+    )
+    m3.metric(
+        _("top key's weight, mean"),
+        i18n.num(exp.top_weight(scaled), 3),
+        help=_("of the softmax of {scores}").format(scores=shown),
+    )
     m4.metric(
-        "entropy, mean (nats)",
-        f"{exp.mean_entropy(scaled):.3f}",
-        help=f"of the softmax of {shown}; at most ln {n_keys} = {exp.max_entropy:.3f}",
+        _("entropy, mean (nats)"),
+        i18n.num(exp.mean_entropy(scaled), 3),
+        help=_("of the softmax of {scores}; at most ln {n} = {most}").format(
+            scores=shown, n=n_keys, most=i18n.num(exp.max_entropy, 3)
+        ),
     )
     left, right = st.columns(2)
     with left:
         widgets.chart(
             figures.histograms(
                 {shown: exp.shown_scores(scaled)},
-                f"{shown}, d_k = {d_k}: spread {exp.spread(scaled):.2f}",
-                "score",
+                _("{scores}, d_k = {d_k}: spread {spread}").format(
+                    scores=shown, d_k=d_k, spread=i18n.num(exp.spread(scaled), 2)
+                ),
+                _("score"),
             ),
             "score_histogram",
             key="fig_scaling_hist",
@@ -45,8 +64,8 @@ def experiment() -> None:
             figures.bars(
                 [str(i + 1) for i in range(n_keys)],
                 exp.example_weights(scaled),
-                f"One query's softmax weights ({shown})",
-                "weight",
+                _("One query's softmax weights ({scores})").format(scores=shown),
+                _("weight"),
                 highlight=exp.example_top_key(scaled),
             ),
             "example_weights",
@@ -57,10 +76,10 @@ def experiment() -> None:
     widgets.chart(
         figures.lines(
             curve.widths,
-            {"unscaled": curve.raw, "divided by √dₖ": curve.scaled, "uniform (ln n)": curve.uniform},
-            "Softmax entropy against d_k",
-            "d_k (log scale)",
-            "mean entropy (nats)",
+            {_("unscaled"): curve.raw, _("divided by √dₖ"): curve.scaled, _("uniform (ln n)"): curve.uniform},
+            _("Softmax entropy against d_k"),
+            _("d_k (log scale)"),
+            _("mean entropy (nats)"),
             marker_x=d_k,
             log_x=True,
         ),
@@ -71,20 +90,20 @@ def experiment() -> None:
     chapter.try_this(
         prose,
         n_keys=n_keys,
-        top_raw_2=f"{narrow.top_weight(False):.2f}",
-        top_raw_512=f"{wide.top_weight(False):.2f}",
-        top_scaled_2=f"{narrow.top_weight(True):.2f}",
-        top_scaled_512=f"{wide.top_weight(True):.2f}",
-        spread_raw_512=f"{wide.spread(False):.1f}",
-        root_512=f"{wide.root_d_k:.2f}",
-        two_sd=f"{2 * wide.spread(False):.0f}",
+        top_raw_2=i18n.num(narrow.top_weight(False), 2),
+        top_raw_512=i18n.num(wide.top_weight(False), 2),
+        top_scaled_2=i18n.num(narrow.top_weight(True), 2),
+        top_scaled_512=i18n.num(wide.top_weight(True), 2),
+        spread_raw_512=i18n.num(wide.spread(False), 1),
+        root_512=i18n.num(wide.root_d_k, 2),
+        two_sd=i18n.num(2 * wide.spread(False), 0),
     )
     state.sync_url()  # a fragment's rerun does not reach the end of app.py
 
 
 experiment()
 
-st.header("A second answer: QK-norm")
+st.header(_("A second answer: QK-norm"), anchor="a-second-answer-qk-norm")
 view = chapter.sentence_view()
 cfg = view.config
 if not cfg.qk_norm:
@@ -92,7 +111,7 @@ if not cfg.qk_norm:
 else:
     st.latex(architecture.qkv_latex(cfg))
     grow = st.select_slider(
-        "The vectors entering the layer, made this many times larger (a counterfactual)",
+        _("The vectors entering the layer, made this many times larger (a counterfactual)"),
         state.QK_GROWTH,
         **state.bound("sc_grow"),
     )
@@ -103,29 +122,30 @@ else:
             prose["qk_norm"],
             model=cfg.name,
             layer=view.layer + 1,
-            with_norm=f"{plain.spread(plain.with_norm):.2f}",
-            without_norm=f"{plain.spread(plain.without_norm):,.2f}",
+            with_norm=i18n.num(plain.spread(plain.with_norm), 2),
+            without_norm=i18n.num(plain.spread(plain.without_norm), 2),
             grow=grow,
-            grown_with=f"{grown.spread(grown.with_norm):.2f}",
-            grown_without=f"{grown.spread(grown.without_norm):,.2f}",
+            grown_with=i18n.num(grown.spread(grown.with_norm), 2),
+            grown_without=i18n.num(grown.spread(grown.without_norm), 2),
         )
     )
     m1, m2 = st.columns(2)
-    m1.metric("spread of q·k / √dₖ, with QK-norm", f"{grown.spread(grown.with_norm):.2f}")
-    m2.metric("without it (a counterfactual)", f"{grown.spread(grown.without_norm):,.2f}")
+    m1.metric(_("spread of {scores}, with QK-norm").format(scores=SCALED), i18n.num(grown.spread(grown.with_norm), 2))
+    m2.metric(_("without it (a counterfactual)"), i18n.num(grown.spread(grown.without_norm), 2))
     visible = ~grown.mask
-    for col, (scores, what) in zip(
-        st.columns(2), ((grown.with_norm, "with QK-norm (the model)"), (grown.without_norm, "without it")), strict=True
-    ):
+    cases = (("with", grown.with_norm, _("with QK-norm (the model)")), ("without", grown.without_norm, _("without it")))
+    for col, (case, scores, what) in zip(st.columns(2), cases, strict=True):
         with col:
             chapter.half_chart(
                 figures.histograms(
                     {what: scores[:, visible]},
-                    f"q·k / √dₖ {what}: spread {grown.spread(scores):,.2f}<br>input × {grow}",
-                    "score",
+                    _("{scores} {what}: spread {spread}<br>input × {grow}").format(
+                        scores=SCALED, what=what, spread=i18n.num(grown.spread(scores), 2), grow=grow
+                    ),
+                    _("score"),
                 ),
-                f"qk_norm_{'with' if scores is grown.with_norm else 'without'}",
-                key=f"fig_scaling_qk_norm_{'with' if scores is grown.with_norm else 'without'}",
+                f"qk_norm_{case}",
+                key=f"fig_scaling_qk_norm_{case}",
                 layer=view.layer,
             )
 chapter.end()

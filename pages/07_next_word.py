@@ -6,9 +6,11 @@ import streamlit as st
 import attention
 import attention.tokens
 from attention.lessons import masking, prediction
-from ui import chapter, engine, figures, widgets
+from ui import chapter, engine, figures, i18n, widgets
+from ui.i18n import _
 
 TOP = 5  # guesses kept at every position
+NOTES_CONTEXT = "the fluffy"  # the words the notes' candidates (prediction.NOTES_CANDIDATES) come after
 
 prose = chapter.begin("07_next_word.py")
 st.latex(
@@ -21,9 +23,9 @@ st.markdown(prose["notes"])
 left, right = st.columns([2, 3])
 left.dataframe(
     {
-        "next word": list(candidates),
-        "score": list(prediction.NOTES_CANDIDATES.values()),
-        "softmax": [f"{p:.4f}" for p in candidates.values()],
+        _("next word"): list(candidates),
+        _("score"): list(prediction.NOTES_CANDIDATES.values()),
+        _("softmax"): [i18n.num(p, 4) for p in candidates.values()],
     },
     hide_index=True,
 )
@@ -32,8 +34,8 @@ with right:
         figures.bars(
             list(candidates),
             list(candidates.values()),
-            "After “the fluffy”: the notes' scores, softmaxed",
-            "probability",
+            _("After “{context}”: the notes' scores, softmaxed").format(context=NOTES_CONTEXT),
+            _("probability"),
             highlight=int(np.argmax(list(candidates.values()))),
             text_fmt=".4f",
         ),
@@ -44,9 +46,9 @@ with right:
 st.markdown(
     chapter.fill(
         prose["notes_after"],
-        animal=f"{candidates['animal']:.4f}",
-        tie=f"{candidates['bluebird']:.4f}",
-        cat=f"{candidates['cat']:.4f}",
+        animal=i18n.num(candidates["animal"], 4),
+        tie=i18n.num(candidates["bluebird"], 4),
+        cat=i18n.num(candidates["cat"], 4),
     )
 )
 view = chapter.sentence_view(prefer_decoder=True)
@@ -73,22 +75,26 @@ if cfg.is_decoder:
     ids = [t.id for t in tr.tokens]
     hits = guesses.hits(ids)
     m1, m2, m3 = st.columns(3)
-    m1.metric("lessons in this one passage", tr.n_tokens - 1)
-    m2.metric("best guess right", f"{int(hits.sum())} of {len(hits)}")
-    m3.metric("training loss on it (nats)", f"{guesses.loss:.2f}", help="the mean of −ln p(the real next token)")
+    m1.metric(_("lessons in this one passage"), tr.n_tokens - 1)
+    m2.metric(_("best guess right"), _("{right} of {n}").format(right=int(hits.sum()), n=len(hits)))
+    m3.metric(
+        _("training loss on it (nats)"),
+        i18n.num(guesses.loss, 2),
+        help=_("the mean of −ln p(the real next token)"),
+    )
     st.dataframe(
         {
-            "reads": [reads(i) for i in range(tr.n_tokens - 1)],
-            "next token (the answer)": texts[1:],
-            "model's best guess": [shown(g[0]) for g in guesses.guesses[:-1]],
-            "p(best guess)": [round(g[0].probability, 3) for g in guesses.guesses[:-1]],
-            "p(answer)": np.round(guesses.actual_probability, 3),
-            "right": ["✓" if h else "" for h in hits],
+            _("reads"): [reads(i) for i in range(tr.n_tokens - 1)],
+            _("next token (the answer)"): texts[1:],
+            _("model's best guess"): [shown(g[0]) for g in guesses.guesses[:-1]],
+            _("p(best guess)"): [round(g[0].probability, 3) for g in guesses.guesses[:-1]],
+            _("p(answer)"): np.round(guesses.actual_probability, 3),
+            _("right"): ["✓" if h else "" for h in hits],
         },
         hide_index=True,
         width="stretch",
     )
-    at = widgets.token_picker(tr, "Guesses at position", name="nw_at", key="w:nw_at", default=tr.n_tokens - 1)
+    at = widgets.token_picker(tr, _("Guesses at position"), name="nw_at", key="w:nw_at", default=tr.n_tokens - 1)
     left, right = st.columns(2)
     with left:
         top = guesses.guesses[at]
@@ -96,8 +102,8 @@ if cfg.is_decoder:
             figures.bars(
                 [shown(g) for g in top],
                 [g.probability for g in top],
-                f"Likeliest after “{labels[at]}” (position {at})",
-                "probability",
+                _("Likeliest after “{token}” (position {position})").format(token=labels[at], position=at),
+                _("probability"),
                 text_fmt=".3f",
                 horizontal=True,
             ),
@@ -108,7 +114,7 @@ if cfg.is_decoder:
             figures.attention_heatmap(
                 tr.layers[layer_i].weights[head_i],
                 labels,
-                "The real causal weights",
+                _("The real causal weights"),
                 half_width=True,
             ),
             "causal_weights",
@@ -121,8 +127,8 @@ else:
     st.info(chapter.fill(prose["encoder"], model=cfg.name, decoders=widgets.decoders_here()))
     st.dataframe(
         {
-            "reads": [reads(i) for i in words[:-1]],
-            "must predict": [texts[j] for j in words[1:]],
+            _("reads"): [reads(i) for i in words[:-1]],
+            _("must predict"): [texts[j] for j in words[1:]],
         },
         hide_index=True,
         width="stretch",
@@ -133,7 +139,7 @@ else:
             masking.additive_mask(len(words)),
             word_labels,
             word_labels,
-            "The causal mask M: 0 where a query may look, −∞ where it may not",
+            _("The causal mask M: 0 where a query may look, −∞ where it may not"),
             numbers=figures.numbers_fit(len(words)),
         ),
         "causal_mask",
