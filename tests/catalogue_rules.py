@@ -103,14 +103,19 @@ def first_use_problems(units: list[tuple[str, str]], terms: list[Term]) -> list[
     return out
 
 
-def chapters_units(template: list, translations: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
-    """Each prose file's messages in page order, with their translations (those of the draft only)."""
+def chapters_units(translations: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
+    """Each prose file's messages in the order the file has them, with their translations (those of the draft
+    only)."""
+    from ui import prose
+
     out: dict[str, list[tuple[str, str]]] = {}
-    for message in template:
-        for file, line in message.locations:
-            if file.startswith("assets/") and message.id in translations:
-                out.setdefault(file, []).append((line, message.id, translations[message.id]))
-    return {f: [(e, t) for _, e, t in sorted(units)] for f, units in out.items()}
+    for path in sorted((ROOT / "assets").rglob("*.md")):
+        name = str(path.relative_to(ROOT / "assets").with_suffix(""))
+        for markdown in prose.sections(name).values():
+            for _prefix, unit in prose.units(markdown):
+                if unit in translations:
+                    out.setdefault(name, []).append((unit, translations[unit]))
+    return out
 
 
 def template_messages() -> list:
@@ -129,7 +134,7 @@ def check_draft(code: str, draft: dict[str, str | list[str]]) -> list[str]:
         for form in forms:
             out += [f"{english[:70]!r}: {p}" for p in problems(code, english, form, terms)]
     singular = {e: (t[0] if isinstance(t, list) else t) for e, t in draft.items()}
-    for file, units in chapters_units(template_messages(), singular).items():
+    for file, units in chapters_units(singular).items():
         out += [f"{file}: {p}" for p in first_use_problems(units, terms)]
     return out
 
