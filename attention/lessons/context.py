@@ -24,14 +24,6 @@ class ContextShift:
         """0, 1, …, n_layers: 0 is the input embeddings, before any layer."""
         return np.arange(self.similarity.shape[0])
 
-    def series(self) -> dict[str, np.ndarray]:
-        """{"word in “sentence” vs reference": its similarity at every layer}."""
-        return {
-            f"{self.word} in “{s}” vs {r}": self.similarity[:, i, j]
-            for i, s in enumerate(self.sentences)
-            for j, r in enumerate(self.references)
-        }
-
     @property
     def final(self) -> np.ndarray:
         """(n_sentences, n_references): the similarities after the last layer."""
