@@ -1,17 +1,31 @@
 """Chapter 8: the mask and the softmax, on the notes' worked example and on the real sentence."""
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 import streamlit as st
+from babel.numbers import get_decimal_symbol
 
 import attention
 from attention.lessons import masking, window
-from ui import chapter, engine, figures, state, theme, widgets
+from ui import chapter, engine, figures, i18n, state, theme, widgets
+from ui.i18n import _, n_
 
 KEYS = [f"k{i + 1}" for i in range(4)]
 QUERIES = [f"q{j + 1}" for j in range(4)]
 VERSION = "_mk_table_version"  # a new table widget after each edit, drawn from the kept scores
 PROBLEM = "_mk_table_problem"
+
+
+def decimal_mark() -> str:
+    """The decimal mark of the session's language ("," in French): the table's scores are written and read with it."""
+    return get_decimal_symbol(i18n.language())
+
+
+def listed(numbers: Iterable[str]) -> str:
+    """Numbers one after another: "0.750, 0.250", or "0,750; 0,250" where the comma is the decimal mark."""
+    return ("; " if decimal_mark() == "," else ", ").join(numbers)
 
 
 def table_changed(key: str) -> None:
@@ -20,13 +34,13 @@ def table_changed(key: str) -> None:
     for row, cells in st.session_state[key].get("edited_rows", {}).items():
         for col, text in cells.items():
             try:
-                scores[int(row), QUERIES.index(col)] = masking.parse_score(text)
+                scores[int(row), QUERIES.index(col)] = masking.parse_score(str(text).replace(decimal_mark(), "."))
             except ValueError:
                 # the typed text is not repeated: it is the user's, and this message is markdown
-                st.session_state[PROBLEM] = (
-                    f"Key {KEYS[int(row)]}, query {col}: that is not a score. Type a number, or −∞ (or -inf) for a "
-                    "masked one; the cell keeps its value."
-                )
+                st.session_state[PROBLEM] = _(
+                    "Key {key}, query {query}: that is not a score. Type a number, or −∞ (or -inf) for a masked one; "
+                    "the cell keeps its value."
+                ).format(key=KEYS[int(row)], query=col)
     state.put("mk_scores", tuple(scores.ravel().tolist()))
     st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
 
@@ -42,12 +56,16 @@ st.latex(
     r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases}"
 )
 st.markdown(prose["training"])
-st.header("The notes' worked example")
+st.header(_("The notes' worked example"), anchor="the-notes-worked-example")
 st.markdown(prose["worked"])
 typed = np.array(state.get("mk_scores"), dtype=float).reshape(4, 4)
 key = f"w:mk_table_{st.session_state.get(VERSION, 0)}"
 st.data_editor(
-    pd.DataFrame([[masking.format_score(v) for v in row] for row in typed], index=KEYS, columns=QUERIES),
+    pd.DataFrame(  # text, so that −∞ can be typed: each score written with the language's decimal mark
+        [[masking.format_score(v).replace(".", decimal_mark()) for v in row] for row in typed],
+        index=KEYS,
+        columns=QUERIES,
+    ),
     key=key,
     on_change=table_changed,
     args=(key,),
@@ -56,8 +74,8 @@ st.data_editor(
 if st.session_state.get(PROBLEM):
     st.warning(st.session_state.pop(PROBLEM))
 c1, c2 = st.columns([3, 1])
-mask_on = c1.toggle("Mask the later keys (−∞ below the diagonal)", **state.bound("mk_mask"))
-c2.button("Back to the notes' table", on_click=reset_table)
+mask_on = c1.toggle(_("Mask the later keys (−∞ below the diagonal)"), **state.bound("mk_mask"))
+c2.button(_("Back to the notes' table"), on_click=reset_table)
 scores = masking.apply_notes_mask(typed) if mask_on else typed
 weights = masking.column_softmax(scores)
 finite = np.abs(scores[np.isfinite(scores)])
@@ -69,13 +87,13 @@ with left:
             scores,
             KEYS,
             QUERIES,
-            "The notes' scores",
+            _("The notes' scores"),
             fmt="g",
             scale=theme.SCORES_SCALE,
             zmin=-top,  # centred at 0: a positive score is red, a negative one blue, whatever the range
             zmax=top,
-            row_title="keys",
-            col_title="queries",
+            row_title=_("keys"),
+            col_title=_("queries"),
         ),
         "worked_scores",
         key="fig_masking_scores",
@@ -88,12 +106,12 @@ with right:
             weights,
             KEYS,
             QUERIES,
-            "Softmax down each column",
+            _("Softmax down each column"),
             fmt=".3f",
             zmin=0,
             zmax=1,
-            row_title="keys",
-            col_title="queries",
+            row_title=_("keys"),
+            col_title=_("queries"),
         ),
         "worked_softmax",
         key="fig_masking_softmax",
@@ -103,11 +121,17 @@ with right:
 blind = masking.unseeing_queries(weights)
 if blind:
     st.warning(
-        ", ".join(QUERIES[q] for q in blind) + " sees no key at all: every score in its column is −∞, and the "
-        "softmax of nothing but −∞ is 0/0. A real mask always leaves a query its own key."
+        n_(
+            "{queries} sees no key at all: every score in its column is −∞, and the softmax of nothing but −∞ is "
+            "0/0. A real mask always leaves a query its own key.",
+            "{queries} see no key at all: every score in their columns is −∞, and the softmax of nothing but −∞ is "
+            "0/0. A real mask always leaves a query its own key.",
+            len(blind),
+        ).format(queries=", ".join(QUERIES[q] for q in blind))
     )
+sums = masking.column_sums(weights)
 st.caption(
-    "Column sums: " + ", ".join(f"{q}: {s:.6f}" for q, s in zip(QUERIES, masking.column_sums(weights), strict=True))
+    _("Column sums: {sums}").format(sums=listed(f"{q}: {i18n.num(s, 6)}" for q, s in zip(QUERIES, sums, strict=True)))
 )
 if mask_on and masking.is_worked_example(typed):
     slips = masking.notes_slips(weights)
@@ -115,26 +139,31 @@ if mask_on and masking.is_worked_example(typed):
         prose["slips"]
         + " "
         + "; ".join(
-            f"{QUERIES[q]}, {KEYS[k]}: the notes write {notes:.2f}, exactly {exact:.3f}" for k, q, notes, exact in slips
+            _("{query}, {key}: the notes write {notes}, exactly {exact}").format(
+                query=QUERIES[q], key=KEYS[k], notes=i18n.num(notes, 2), exact=i18n.num(exact, 3)
+            )
+            for k, q, notes, exact in slips
         )
         + "."
     )
     st.dataframe(
         pd.DataFrame(
             {
-                "query": QUERIES,
-                "notes (rounded by hand)": [", ".join(f"{v:.2f}" for v in c) for c in masking.NOTES_ROUNDED.T],
-                "exact": [", ".join(f"{v:.3f}" for v in c) for c in weights.T],
+                _("query"): QUERIES,
+                _("notes (rounded by hand)"): [listed(i18n.num(v, 2) for v in c) for c in masking.NOTES_ROUNDED.T],
+                _("exact"): [listed(i18n.num(v, 3) for v in c) for c in weights.T],
             }
         ),
         hide_index=True,
     )
 small = masking.small_example_softmax()
 st.markdown(
-    chapter.fill(prose["small"], small=", ".join(f"{v:.7f}" for v in small), ratio=f"{small[1] / small[0]:,.0f}")
+    chapter.fill(
+        prose["small"], small=listed(i18n.num(v, 7) for v in small), ratio=i18n.whole(round(small[1] / small[0]))
+    )
 )
 
-st.header("On the real sentence")
+st.header(_("On the real sentence"), anchor="on-the-real-sentence")
 view = chapter.sentence_view(prefer_decoder=True)
 layer_i, head_i = view.layer, view.head
 st.markdown(prose["decoder" if view.config.is_decoder else "encoder"])
@@ -143,21 +172,16 @@ left, right = st.columns(2)
 for col, mask in zip((left, right), attention.MASKS, strict=True):
     with col:
         tr = view.trace(mask)
-        what = "Real" if tr.mask_is_real else "Illustration"  # the mask the model was trained with, or not
+        what = _("Real") if tr.mask_is_real else _("Illustration")  # the mask the model was trained with, or not
         chapter.half_chart(
-            figures.attention_heatmap(
-                tr.layers[layer_i].weights[head_i],
-                labels,
-                f"{what}",
-                half_width=True,
-            ),
+            figures.attention_heatmap(tr.layers[layer_i].weights[head_i], labels, what, half_width=True),
             f"weights_{mask}",
             key=f"fig_masking_{mask}",
             layer=layer_i,
             head=head_i,
             mask=mask,
         )
-st.header("Sliding windows")
+st.header(_("Sliding windows"), anchor="sliding-windows")
 cfg = view.config
 if not (cfg.sliding_window and cfg.layer_kinds):
     st.markdown(chapter.fill(prose["window_elsewhere"], model=cfg.name, pick=widgets.models_with("sliding_window")))
@@ -171,28 +195,32 @@ else:
             n_local=len(kinds.local),
             n_layers=cfg.n_layers,
             global_layers=", ".join(str(i + 1) for i in kinds.global_),
-            window=f"{kinds.window:,}",
+            window=i18n.whole(kinds.window),
             reach=chapter.fill(prose["window_cuts" if kinds.cuts(n_tokens) else "window_short"], n_tokens=n_tokens),
-            before=f"{kinds.window - 1:,}",
+            before=i18n.whole(kinds.window - 1),
             n_tokens=n_tokens,
-            saved=f"{kinds.cache_per_token_saved(cfg, cfg.max_tokens):.0%}",
-            context=f"{cfg.max_tokens:,}",
+            saved=i18n.percent(i18n.language(), kinds.cache_per_token_saved(cfg, cfg.max_tokens)),
+            context=i18n.whole(cfg.max_tokens),
         )
     )
     local = layer_i if cfg.is_local(layer_i) else kinds.local[0]  # the chosen layer, or the first local one
     width = st.slider(
-        "A narrower window, on every local layer (a counterfactual)",
+        _("A narrower window, on every local layer (a counterfactual)"),
         1,
         max(2, min(n_tokens, kinds.window)),
         **state.bound("mk_window"),
-        help=f"{cfg.name} was trained with {kinds.window:,}: a window this small was never in its training.",
+        help=_("{model} was trained with {window}: a window this small was never in its training.").format(
+            model=cfg.name, window=i18n.whole(kinds.window)
+        ),
     )
     banded = engine.windowed(view.text, width)
     native = view.trace()
     left, right = st.columns(2)
-    for col, (tr, what) in zip(
-        (left, right), ((native, f"Its own window ({kinds.window:,})"), (banded, f"A window of {width}")), strict=True
-    ):
+    titles = (
+        _("Its own window ({window})").format(window=i18n.whole(kinds.window)),
+        _("A window of {width}").format(width=width),
+    )
+    for col, tr, what in zip((left, right), (native, banded), titles, strict=True):
         with col:
             chapter.half_chart(
                 figures.attention_heatmap(tr.layers[local].weights[head_i], labels, what, half_width=True),
@@ -204,11 +232,22 @@ else:
             )
     moved = window.weight_beyond(native, banded, local)
     st.caption(
-        f"Layer {local + 1} is local. With a window of {width}, each query reads at most its own place and the "
-        f"{width - 1} before it: the weight it gave the keys further back, {moved:.1%} of its attention on average "
-        f"over the heads, now goes to the keys inside the band. The global layers ({', '.join(str(i + 1) for i in kinds.global_)}) "
-        f"keep every key."
+        n_(  # the same English either way: "the 1 before it", "the 2 before it"; other languages agree with the count
+            "Layer {layer} is local. With a window of {width}, each query reads at most its own place and the "
+            "{before} before it: the weight it gave the keys further back, {moved} of its attention on average over "
+            "the heads, now goes to the keys inside the band. The global layers ({global_layers}) keep every key.",
+            "Layer {layer} is local. With a window of {width}, each query reads at most its own place and the "
+            "{before} before it: the weight it gave the keys further back, {moved} of its attention on average over "
+            "the heads, now goes to the keys inside the band. The global layers ({global_layers}) keep every key.",
+            width - 1,
+        ).format(
+            layer=local + 1,
+            width=width,
+            before=width - 1,
+            moved=i18n.percent(i18n.language(), moved, 1),
+            global_layers=", ".join(str(i + 1) for i in kinds.global_),
+        )
     )
 column_2 = masking.column_softmax(masking.NOTES_SCORES)[:2, 1]
-chapter.try_this(prose, q2=", ".join(f"{v:.3f}" for v in column_2))
+chapter.try_this(prose, q2=listed(i18n.num(v, 3) for v in column_2))
 chapter.end()

@@ -3,8 +3,9 @@
 import streamlit as st
 
 from attention.lessons import budget
-from ui import chapter, engine, figures, state, widgets
+from ui import chapter, engine, figures, i18n, state, widgets
 from ui.figures import diagrams
+from ui.i18n import _, n_
 
 prose = chapter.begin("09_values.py")
 st.latex(
@@ -17,7 +18,9 @@ texts = [t.display for t in tr.tokens]
 st.markdown(prose["displacement"])
 c1, c2 = st.columns([2, 1])
 token = widgets.token_picker(tr, container=c1)
-uniform = c2.toggle("Uniform weights", help="A counterfactual: every token weighs 1/n.", **state.bound("val_uniform"))
+uniform = c2.toggle(
+    _("Uniform weights"), help=_("A counterfactual: every token weighs 1/n."), **state.bound("val_uniform")
+)
 path, length = engine.value_chain(view.text, layer_i, head_i, token, uniform)
 widgets.chart(
     diagrams.value_chain(
@@ -25,36 +28,44 @@ widgets.chart(
         path.steps,
         figures.token_labels(texts),
         path.projection.explained,
-        f"“{figures.token_labels(texts)[token]}”: weighted values of layer {layer_i + 1}, head {head_i + 1}, tip to tail",
+        _("“{token}”: weighted values of layer {layer}, head {head}, tip to tail").format(
+            token=figures.token_labels(texts)[token], layer=layer_i + 1, head=head_i + 1
+        ),
     ),
     "value_chain",
     key="fig_values_chain",
     layer=layer_i,
     head=head_i,
 )
-st.metric("|Δe| in all dimensions", f"{length:.3f}")
+st.metric(_("|Δe| in all dimensions"), i18n.num(length, 3))
 
-st.header("A low-rank value map")
+st.header(_("A low-rank value map"), anchor="a-low-rank-value-map")
 vm = engine.value_map(layer_i, head_i)
 gpt3_full, gpt3_low_rank = budget.value_map_parameters(budget.GPT3.d_model, budget.GPT3.d_head)
 st.markdown(prose["lowrank"])
 m1, m2, m3 = st.columns(3)
-m1.metric("rank of W_O⁽ʰ⁾ W_V⁽ʰ⁾", vm.rank, help=f"d_head = {cfg.d_head}")
-m2.metric(f"{cfg.name}: full vs low-rank", f"{vm.full_parameters:,} vs {vm.low_rank_parameters:,}")
+m1.metric(_("rank of W_O⁽ʰ⁾ W_V⁽ʰ⁾"), vm.rank, help=f"d_head = {cfg.d_head}")
+m2.metric(
+    _("{model}: full vs low-rank").format(model=cfg.name),
+    _("{full} vs {low_rank}").format(full=i18n.whole(vm.full_parameters), low_rank=i18n.whole(vm.low_rank_parameters)),
+)
 m3.metric(
-    "GPT-3: full vs low-rank",
-    f"{gpt3_full / 1e6:.1f} M vs {gpt3_low_rank / 1e6:.2f} M",
-    help=f"{gpt3_full:,} vs {gpt3_low_rank:,} per head",
+    _("{model}: full vs low-rank").format(model="GPT-3"),
+    _("{full} M vs {low_rank} M").format(full=i18n.num(gpt3_full / 1e6, 1), low_rank=i18n.num(gpt3_low_rank / 1e6, 2)),
+    help=_("{full} vs {low_rank} per head").format(full=i18n.whole(gpt3_full), low_rank=i18n.whole(gpt3_low_rank)),
 )
 shown = min(len(vm.singular_values), 2 * cfg.d_head)  # the rank's worth, then as many zeros: the drop fills the width
 widgets.chart(
     figures.lines(
         vm.indices[:shown],
-        {"singular value": vm.singular_values[:shown]},
-        f"Singular values of W_O⁽ʰ⁾ W_V⁽ʰ⁾, layer {layer_i + 1}, head {head_i + 1}: "
-        f"{vm.rank} of {len(vm.singular_values)} are not zero",
-        f"index (the first {shown} of {len(vm.singular_values)})",
-        "singular value (log scale)",
+        {_("singular value"): vm.singular_values[:shown]},
+        n_(
+            "Singular values of W_O⁽ʰ⁾ W_V⁽ʰ⁾, layer {layer}, head {head}: {rank} of {n} is not zero",
+            "Singular values of W_O⁽ʰ⁾ W_V⁽ʰ⁾, layer {layer}, head {head}: {rank} of {n} are not zero",
+            vm.rank,
+        ).format(layer=layer_i + 1, head=head_i + 1, rank=vm.rank, n=len(vm.singular_values)),
+        _("index (the first {shown} of {n})").format(shown=shown, n=len(vm.singular_values)),
+        _("singular value (log scale)"),
         marker_x=cfg.d_head,
         log_y=True,
     ),

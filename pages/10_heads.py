@@ -6,7 +6,22 @@ import streamlit as st
 import attention
 import attention.tokens
 from attention.lessons import budget, heads
-from ui import architecture, chapter, engine, figures, state, widgets
+from ui import architecture, chapter, engine, figures, i18n, state, widgets
+from ui.i18n import N_, _, n_
+
+ROLE_NAMES = {  # attention.lessons.head_roles.ROLES as the page names them; "[SEP]", a token, keeps its own
+    "previous token": N_("previous token"),
+    "first token": N_("first token"),
+    "self": N_("self"),
+    "broad": N_("broad"),
+    "induction": N_("induction"),
+    "mixed": N_("mixed"),
+}
+
+
+def role_name(role: str) -> str:
+    return _(ROLE_NAMES[role]) if role in ROLE_NAMES else role
+
 
 prose = chapter.begin("10_heads.py")
 st.latex(
@@ -25,11 +40,12 @@ st.latex(
     rf", \qquad Q = X W_Q \in \mathbb{{R}}^{{{tr.n_tokens} \times {cfg.d_model}}} \;\to\; "
     rf"Q^{{(h)}} = Q_{{:,\; {cfg.d_head}(h-1) + 1 \,\dots\, {cfg.d_head} h}} \in \mathbb{{R}}^{{{tr.n_tokens} \times {cfg.d_head}}}"
 )
+per_token = n_("{n} number each", "{n} numbers each", cfg.d_head).format(n=cfg.d_head)
 st.dataframe(
     {
-        "head": [h + 1 for h in range(cfg.n_heads)],
-        "its columns of Q, K and V": [f"{h * cfg.d_head + 1}–{(h + 1) * cfg.d_head}" for h in range(cfg.n_heads)],
-        "its q, k, v per token": [f"{cfg.d_head} numbers each" for _ in range(cfg.n_heads)],
+        _("head"): [h + 1 for h in range(cfg.n_heads)],
+        _("its columns of Q, K and V"): [f"{h * cfg.d_head + 1}–{(h + 1) * cfg.d_head}" for h in range(cfg.n_heads)],
+        _("its q, k, v per token"): [per_token] * cfg.n_heads,
     },
     hide_index=True,
     height=min(36 * (cfg.n_heads + 1) + 2, 260),
@@ -37,21 +53,20 @@ st.dataframe(
 st.markdown(prose["sum"])
 gap = heads.concat_gap(layer)
 m1, m2, m3 = st.columns(3)
-m1.metric("max |Σₕ Δe⁽ʰ⁾ − Concat·W_O|", f"{gap:.2e}")
+m1.metric("max |Σₕ Δe⁽ʰ⁾ − Concat·W_O|", i18n.fmt(gap, ".2e"))
 gpt3 = budget.GPT3
-m2.metric(
-    f"{cfg.name}: {cfg.n_heads} heads × {cfg.n_layers} layers",
-    f"{budget.head_count(cfg.n_layers, cfg.n_heads):,} heads",
-)
-m3.metric(
-    f"GPT-3: {gpt3.n_heads} heads × {gpt3.n_layers} layers", f"{budget.head_count(gpt3.n_layers, gpt3.n_heads):,} heads"
-)
+for column, name, sizes in ((m2, cfg.name, cfg), (m3, "GPT-3", gpt3)):
+    total = budget.head_count(sizes.n_layers, sizes.n_heads)
+    column.metric(
+        _("{model}: {heads} heads × {layers} layers").format(model=name, heads=sizes.n_heads, layers=sizes.n_layers),
+        n_("{n} head", "{n} heads", total).format(n=i18n.whole(total)),
+    )
 widgets.chart(
     figures.table_heatmap(
         heads.displacement_norms(layer),
-        [f"head {h + 1}" for h in range(cfg.n_heads)],
+        [_("head {head}").format(head=h + 1) for h in range(cfg.n_heads)],
         labels,
-        f"|Δe⁽ʰ⁾| of every token, layer {layer_i + 1}",
+        _("|Δe⁽ʰ⁾| of every token, layer {layer}").format(layer=layer_i + 1),
         fmt=".1f",
         numbers=figures.numbers_fit(tr.n_tokens),
         zmin=0,
@@ -67,19 +82,23 @@ st.markdown(
         prose["scale"],
         gpt3_heads=gpt3.n_heads,
         gpt3_layers=gpt3.n_layers,
-        gpt3_total=f"{budget.head_count(gpt3.n_layers, gpt3.n_heads):,}",
+        gpt3_total=i18n.whole(budget.head_count(gpt3.n_layers, gpt3.n_heads)),
     )
 )
 only = st.toggle(
-    f"One head only (head {head_i + 1})",
-    help="A counterfactual: the other heads switched off.",
+    _("One head only (head {head})").format(head=head_i + 1),
+    help=_("A counterfactual: the other heads switched off."),
     **state.bound("hd_only"),
 )
 mv = engine.heads_move(view.text, layer_i, head_i if only else None)
 moved_by = f"Δe⁽{head_i + 1}⁾" if only else "ΣΔe"
 widgets.chart(
     figures.moves_figure(
-        mv.moves, mv.projection.explained, labels, moved_by, f"Where the heads move every token: its {moved_by}"
+        mv.moves,
+        mv.projection.explained,
+        labels,
+        moved_by,
+        _("Where the heads move every token: its {moved}").format(moved=moved_by),
     ),
     "heads_move",
     key="fig_heads_move",
@@ -87,14 +106,20 @@ widgets.chart(
     head=head_i if only else None,
 )
 st.caption(
-    f"Each arrow is one token's {moved_by}, its after point minus its before point, drawn from one common start "
-    "so that the moves compare. The picture is fitted to the moves themselves, not to the embeddings: its two "
-    f"axes are the directions along which the heads move these tokens most, and keep "
-    f"{mv.projection.explained_total:.0%} of their squared length. A picture fitted to the embeddings shows their "
-    f"spread instead, which can dwarf the moves: here a token's |e| is about "
-    f"{np.median(np.linalg.norm(layer.x, axis=-1)):.0f} and its |{moved_by}| about {np.median(mv.lengths):.1f}."
+    _(
+        "Each arrow is one token's {moved}, its after point minus its before point, drawn from one common start so "
+        "that the moves compare. The picture is fitted to the moves themselves, not to the embeddings: its two axes "
+        "are the directions along which the heads move these tokens most, and keep {kept} of their squared length. "
+        "A picture fitted to the embeddings shows their spread instead, which can dwarf the moves: here a token's "
+        "|e| is about {e_length} and its |{moved}| about {move_length}."
+    ).format(
+        moved=moved_by,
+        kept=i18n.percent(i18n.language(), mv.projection.explained_total),
+        e_length=i18n.num(np.median(np.linalg.norm(layer.x, axis=-1)), 0),
+        move_length=i18n.num(np.median(mv.lengths), 1),
+    )
 )
-st.header("Heads that share their keys and values")
+st.header(_("Heads that share their keys and values"), anchor="heads-that-share-their-keys-and-values")
 sharing = heads.key_value_sharing(cfg)
 if cfg.n_kv_heads < cfg.n_heads:
     group_of = cfg.kv_head_of(head_i)
@@ -106,13 +131,15 @@ if cfg.n_kv_heads < cfg.n_heads:
             n_kv=cfg.n_kv_heads,
             size=cfg.group_size,
             groups="; ".join(
-                f"key/value head {g + 1} → query heads {', '.join(str(h + 1) for h in members)}"
+                _("key/value head {kv} → query heads {heads}").format(
+                    kv=g + 1, heads=", ".join(str(h + 1) for h in members)
+                )
                 for g, members in enumerate(sharing.groups)
             ),
-            kv=f"{sharing.kv_weights:,}",
-            kv_unshared=f"{sharing.kv_weights_unshared:,}",
-            cache=f"{sharing.cache_per_token:,}",
-            cache_unshared=f"{sharing.cache_per_token_unshared:,}",
+            kv=i18n.whole(sharing.kv_weights),
+            kv_unshared=i18n.whole(sharing.kv_weights_unshared),
+            cache=i18n.whole(sharing.cache_per_token),
+            cache_unshared=i18n.whole(sharing.cache_per_token_unshared),
             layers=cfg.n_layers,
             d_head=cfg.d_head,
             sharing=architecture.sharing_name(cfg),
@@ -125,7 +152,10 @@ if cfg.n_kv_heads < cfg.n_heads:
         with col:
             chapter.half_chart(
                 figures.attention_heatmap(
-                    layer.weights[h], labels, f"Query head {h + 1}, keys of head {group_of + 1}", half_width=True
+                    layer.weights[h],
+                    labels,
+                    _("Query head {query}, keys of head {kv}").format(query=h + 1, kv=group_of + 1),
+                    half_width=True,
                 ),
                 f"group_{group_of + 1}_head_{h + 1}",
                 key=f"fig_heads_group_{h}",
@@ -134,8 +164,17 @@ if cfg.n_kv_heads < cfg.n_heads:
             )
     same_keys = all(np.array_equal(layer.k[h], layer.k[members[0]]) for h in members)
     st.caption(
-        f"The {len(members)} heads read the very same keys and values ({'checked: identical' if same_keys else 'NOT identical'}); "
-        "their patterns differ because each asks its own queries."
+        (
+            _(
+                "The {n} heads read the very same keys and values (checked: identical); their patterns differ because "
+                "each asks its own queries."
+            )
+            if same_keys
+            else _(
+                "The {n} heads read the very same keys and values (NOT identical); their patterns differ because each "
+                "asks its own queries."
+            )
+        ).format(n=len(members))
     )
 else:
     st.markdown(
@@ -143,24 +182,26 @@ else:
             prose["ungrouped"],
             model=cfg.name,
             n_heads=cfg.n_heads,
-            cache=f"{sharing.cache_per_token:,}",
+            cache=i18n.whole(sharing.cache_per_token),
             layers=cfg.n_layers,
             d_head=cfg.d_head,
         )
     )
-st.header("What each head does, and whether it matters")
+st.header(_("What each head does, and whether it matters"), anchor="what-each-head-does-and-whether-it-matters")
 found = engine.roles(view.text, None)
 st.markdown(chapter.fill(prose["roles"], model=cfg.name, n_layers=cfg.n_layers, n_heads=cfg.n_heads))
 measures = {
-    "previous token": found.previous_token_share,
-    "first token": found.first_token_share,
+    _("previous token"): found.previous_token_share,
+    _("first token"): found.first_token_share,
     **({cfg.end_token: found.sep_share} if cfg.end_token else {}),  # the text's closing token, if it has one
-    "self": found.self_share,
-    "entropy (normalized)": found.normalized_entropy,
-    "induction": found.induction_score,
+    _("self"): found.self_share,
+    _("entropy (normalized)"): found.normalized_entropy,
+    _("induction"): found.induction_score,
 }
 widgets.chart(
-    figures.role_map(found.roles, measures, f"{cfg.name}: the role of every head", chosen=(layer_i, head_i)),
+    figures.role_map(
+        found.roles, measures, _("{model}: the role of every head").format(model=cfg.name), chosen=(layer_i, head_i)
+    ),
     "head_roles",
     key="fig_heads_roles",
     text=view.text,
@@ -175,10 +216,16 @@ if points and "x" in points[0] and "y" in points[0]:  # a square clicked: x is i
         st.rerun()  # the whole chapter, and the sidebar, on the clicked head
 counts = found.counts
 st.caption(
-    " · ".join(f"{role}: {n}" for role, n in counts.items() if n)
-    + f" (of {cfg.n_layers * cfg.n_heads} heads). Click a head to pick it, here and in the sidebar."
+    _("{counts} (of {n} heads). Click a head to pick it, here and in the sidebar.").format(
+        counts=" · ".join(
+            _("{role}: {n}").format(role=role_name(role), n=i18n.whole(n)) for role, n in counts.items() if n
+        ),
+        n=i18n.whole(cfg.n_layers * cfg.n_heads),
+    )
 )
-chapter.link_explorer(f"Open layer {layer_i + 1} · head {head_i + 1} in the explorer →")
+chapter.link_explorer(
+    _("Open layer {layer} · head {head} in the explorer →").format(layer=layer_i + 1, head=head_i + 1)
+)
 first_last = float(found.first_token_share.mean())
 if cfg.predicts_next_token:
     last_row_sink = float(view.trace().weights[:, :, -1, 0].mean())
@@ -186,36 +233,38 @@ if cfg.predicts_next_token:
         chapter.fill(
             prose["sink"],
             model=cfg.name,
-            share=f"{last_row_sink:.3f}",
-            mean=f"{first_last:.2f}",
+            share=i18n.num(last_row_sink, 3),
+            mean=i18n.num(first_last, 2),
             n=len(view.trace().tokens),
         )
     )
-    shares, y_title = found.first_token_share, "weight on the first token"
-    shares_title = f"{cfg.name}: attention on the first token, by layer"
+    shares, y_title = found.first_token_share, _("weight on the first token")
+    shares_title = _("{model}: attention on the first token, by layer").format(model=cfg.name)
 else:
     sep_layers = np.nanmean(found.sep_share, axis=1)
     st.markdown(
         chapter.fill(
             prose["sep"],
             model=cfg.name,
-            top=f"{np.nanmax(sep_layers):.2f}",
-            first=f"{first_last:.2f}",
+            top=i18n.num(np.nanmax(sep_layers), 2),
+            first=i18n.num(first_last, 2),
             start=cfg.start_token,
             end=cfg.end_token,
         )
     )
-    shares, y_title = found.sep_share, f"weight on {cfg.end_token}"
-    shares_title = f"{cfg.name}: attention on {cfg.end_token}, by layer"
+    shares, y_title = found.sep_share, _("weight on {token}").format(token=cfg.end_token)
+    shares_title = _("{model}: attention on {token}, by layer").format(model=cfg.name, token=cfg.end_token)
 widgets.chart(
     figures.share_by_layer(shares, shares_title, y_title), "share_by_layer", key="fig_heads_share", text=view.text
 )
 
-st.subheader(f"Remove head {head_i + 1} of layer {layer_i + 1}")
+st.subheader(
+    _("Remove head {head} of layer {layer}").format(head=head_i + 1, layer=layer_i + 1), anchor="remove-a-head"
+)
 kind = st.radio(
-    "How",
+    _("How"),
     ["zero", "uniform"],
-    format_func={"zero": "remove its proposal (Δe = 0)", "uniform": "make its pattern uniform"}.get,
+    format_func={"zero": _("remove its proposal (Δe = 0)"), "uniform": _("make its pattern uniform")}.get,
     horizontal=True,
     key="w:ko_kind",
 )
@@ -228,14 +277,14 @@ def shown(p: attention.Prediction) -> str:
 
 
 if gone.kl_divergence is not None:
-    st.markdown(chapter.fill(prose["removed_decoder"], kl=f"{gone.kl_divergence:.4f}"))
+    st.markdown(chapter.fill(prose["removed_decoder"], kl=i18n.num(gone.kl_divergence, 4)))
     st.dataframe(
         {
-            "next token, with every head": [shown(p) for p in gone.top_before],
-            "probability": [f"{p.probability:.3f}" for p in gone.top_before],
-            "without the head": [f"{q:.3f}" for q in gone.top_before_after],
-            "next token, without the head": [shown(p) for p in gone.top_after],
-            "its probability": [f"{p.probability:.3f}" for p in gone.top_after],
+            _("next token, with every head"): [shown(p) for p in gone.top_before],
+            _("probability"): [i18n.num(p.probability, 3) for p in gone.top_before],
+            _("without the head"): [i18n.num(q, 3) for q in gone.top_before_after],
+            _("next token, without the head"): [shown(p) for p in gone.top_after],
+            _("its probability"): [i18n.num(p.probability, 3) for p in gone.top_after],
         },
         hide_index=True,
     )
@@ -243,8 +292,8 @@ else:
     st.markdown(
         chapter.fill(
             prose["removed_encoder"],
-            sentence=f"{gone.sentence_cosine:.4f}",
-            lowest=f"{gone.token_cosines.min():.4f}",
+            sentence=i18n.num(gone.sentence_cosine, 4),
+            lowest=i18n.num(gone.token_cosines.min(), 4),
             token=texts[int(gone.token_cosines.argmin())],
         )
     )
@@ -252,8 +301,8 @@ else:
         figures.bars(
             labels,
             gone.token_cosines,
-            "Each token's final vector: cosine, with and without the head",
-            "cosine",
+            _("Each token's final vector: cosine, with and without the head"),
+            _("cosine"),
             text_fmt=".3f",
         ),
         "removed_cosines",
@@ -268,7 +317,7 @@ chapter.try_this(
     layer=layer_i + 1,
     quiet=int(norms.max(axis=1).argmin()) + 1,  # the head whose largest push is the smallest
     loud=int(norms.max(axis=1).argmax()) + 1,
-    quiet_top=f"{norms.max(axis=1).min():.1f}",
-    loud_top=f"{norms.max():.1f}",
+    quiet_top=i18n.num(norms.max(axis=1).min(), 1),
+    loud_top=i18n.num(norms.max(), 1),
 )
 chapter.end()

@@ -4,6 +4,7 @@ import streamlit as st
 
 from ui import chapter, engine, figures, state, widgets
 from ui.figures import diagrams
+from ui.i18n import _, n_
 
 prose = chapter.begin("12_cross_attention.py")
 st.latex(
@@ -13,31 +14,48 @@ st.latex(
 view = chapter.sentence_view()
 layer_i, head_i = view.layer, view.head
 st.markdown(
-    chapter.fill(prose["cross"], model=view.config.name, kind="a decoder" if view.config.is_decoder else "an encoder")
+    chapter.fill(
+        prose["cross"], model=view.config.name, kind=_("a decoder") if view.config.is_decoder else _("an encoder")
+    )
 )
 widgets.chart(
-    diagrams.encoder_decoder_diagram("Encoder and decoder: where cross-attention reads the source"),
+    diagrams.encoder_decoder_diagram(_("Encoder and decoder: where cross-attention reads the source")),
     "encoder_decoder",
     key="fig_cross_stacks",
     text="",  # a diagram of the architecture, no sentence in it
 )
 st.markdown(prose["stacks"])
 target = view.text
-source = st.text_input("Source sentence (keys and values)", max_chars=2000, **state.bound("cr_source"))
-self_only = st.toggle("Self-attention instead (the target answers its own queries)", **state.bound("cr_self"))
+source = st.text_input(_("Source sentence (keys and values)"), max_chars=2000, **state.bound("cr_source"))
+self_only = st.toggle(_("Self-attention instead (the target answers its own queries)"), **state.bound("cr_self"))
 try:
     ca = engine.cross_attention(target, target if self_only else source, layer_i, head_i)
-except ValueError as exc:
-    st.info(str(exc))
+except ValueError:  # a text with nothing to read: empty, or only spaces and unprintable characters
+    st.info(
+        _(
+            "The source sentence or the sidebar's holds nothing to read: type a sentence with letters, digits or "
+            "symbols in each."
+        )
+    )
     engine.stop()
 target_labels = figures.token_labels([t.display for t in ca.target])
 source_labels = figures.token_labels([t.display for t in ca.source])
-st.caption(f"Target: the sidebar's sentence ({len(ca.target)} tokens). Weights: {len(ca.target)} × {len(ca.source)}.")
+st.caption(
+    n_(
+        "Target: the sidebar's sentence ({n} token). Weights: {rows} × {columns}.",
+        "Target: the sidebar's sentence ({n} tokens). Weights: {rows} × {columns}.",
+        len(ca.target),
+    ).format(n=len(ca.target), rows=len(ca.target), columns=len(ca.source))
+)
 widgets.chart(
     figures.attention_heatmap(
         ca.weights,
         target_labels,
-        f"{'Self' if self_only else 'Cross'}-attention weights, layer {layer_i + 1}, head {head_i + 1}",
+        (
+            _("Self-attention weights, layer {layer}, head {head}")
+            if self_only
+            else _("Cross-attention weights, layer {layer}, head {head}")
+        ).format(layer=layer_i + 1, head=head_i + 1),
         key_labels=source_labels,
     ),
     "cross_attention",

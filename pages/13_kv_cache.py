@@ -4,7 +4,8 @@ import streamlit as st
 
 from attention import kv_cache
 from attention.lessons import budget
-from ui import architecture, chapter, engine, figures, state, widgets
+from ui import architecture, chapter, engine, figures, i18n, state, widgets
+from ui.i18n import _, n_
 
 LENGTHS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)  # the text-length presets, cut at each context
 BYTES = {"float32": 4, "fp16": 2}  # bytes per stored number
@@ -18,8 +19,15 @@ def lengths_up_to(context: int) -> list[int]:
 def binary(n_bytes: float) -> str:
     """A size in MiB (2²⁰ bytes) or, from 1 GiB (2³⁰ bytes) on, in GiB, with the decimal GB beside it."""
     if n_bytes >= 2**30:
-        return f"{n_bytes / 2**30:,.2f} GiB ({n_bytes / 1e9:,.1f} GB)"
-    return f"{n_bytes / 2**20:,.1f} MiB ({n_bytes / 1e6:,.1f} MB)"
+        return _("{gib} GiB ({gb} GB)").format(gib=i18n.num(n_bytes / 2**30, 2), gb=i18n.num(n_bytes / 1e9, 1))
+    return _("{mib} MiB ({mb} MB)").format(mib=i18n.num(n_bytes / 2**20, 1), mb=i18n.num(n_bytes / 1e6, 1))
+
+
+def number_format(name: str) -> str:
+    """A format of the stored numbers, with its size: "float32 (4 bytes a number)"."""
+    return n_("{format} ({n} byte a number)", "{format} ({n} bytes a number)", BYTES[name]).format(
+        format=name, n=BYTES[name]
+    )
 
 
 prose = chapter.begin("13_kv_cache.py")
@@ -38,12 +46,17 @@ run = engine.cached_run(view.text, layer_i, head_i)
 whole = engine.generate_with_cache(view.text)
 labels = figures.token_labels([t.display for t in tr.tokens])
 m1, m2 = st.columns(2)
-m1.metric(f"max difference, head {head_i + 1} step by step vs all at once", f"{run.max_difference:.1e}")
+m1.metric(
+    _("max difference, head {head} step by step vs all at once").format(head=head_i + 1),
+    i18n.fmt(run.max_difference, ".1e"),
+)
 m2.metric(
-    "max difference, whole model, step by step vs causal pass",
-    f"{whole.max_difference:.1e}",
-    help=f"all {cfg.n_layers} layers and {cfg.n_heads} heads compute only the new token's q, k and v, and read the "
-    "rest from the cache; compared with the last layer's vectors of one causal pass",
+    _("max difference, whole model, step by step vs causal pass"),
+    i18n.fmt(whole.max_difference, ".1e"),
+    help=_(
+        "all {layers} layers and {heads} heads compute only the new token's q, k and v, and read the rest from the "
+        "cache; compared with the last layer's vectors of one causal pass"
+    ).format(layers=cfg.n_layers, heads=cfg.n_heads),
 )
 
 
@@ -52,15 +65,15 @@ def one_step() -> None:
     """Its own fragment: moving the step redraws only the two pictures it drives."""
     step = state.clamp("kv_step", 1, tr.n_tokens)  # a step beyond this sentence falls back
     if tr.n_tokens > 1:
-        step = st.slider("Step: tokens written so far", 1, tr.n_tokens, **state.bound("kv_step"))
+        step = st.slider(_("Step: tokens written so far"), 1, tr.n_tokens, **state.bound("kv_step"))
     left, right = st.columns(2)
     with left:
         chapter.half_chart(
             figures.bars(
                 labels[:step],
                 run.step_weights[step - 1],
-                f"Step {step}: “{labels[step - 1]}” reads the cache",
-                "weight",
+                _("Step {step}: “{token}” reads the cache").format(step=step, token=labels[step - 1]),
+                _("weight"),
                 highlight=step - 1,
                 text_fmt=".2f",
             ),
@@ -72,7 +85,7 @@ def one_step() -> None:
         )
     with right:
         chapter.half_chart(
-            figures.attention_heatmap(run.full_weights, labels, "All at once", half_width=True),
+            figures.attention_heatmap(run.full_weights, labels, _("All at once"), half_width=True),
             "full_causal",
             key="fig_kv_cache_full",
             layer=layer_i,
@@ -85,7 +98,7 @@ def one_step() -> None:
 one_step()
 st.markdown(prose["queries"])
 
-st.header("What the cache saves, and what it costs")
+st.header(_("What the cache saves, and what it costs"), anchor="what-the-cache-saves-and-what-it-costs")
 st.markdown(prose["cost"])
 gpt3 = budget.GPT3
 
@@ -95,7 +108,7 @@ def costs_section() -> None:
     """Its own fragment: choosing the model or the length redraws only the costs."""
     c1, c2 = st.columns(2)
     which = c1.radio(
-        "Model",
+        _("Model"),
         ["loaded", "gpt3"],
         format_func={"loaded": cfg.name, "gpt3": gpt3.name}.get,
         horizontal=True,
@@ -107,7 +120,11 @@ def costs_section() -> None:
     if state.get("kv_tokens") not in lengths:  # another model's length: the nearest this one can read
         state.put("kv_tokens", max((n for n in lengths if n <= state.get("kv_tokens")), default=lengths[0]))
     n = c2.select_slider(
-        f"Length of the text (tokens; {sizes.name} reads at most {context:,})", lengths, **state.bound("kv_tokens")
+        _("Length of the text (tokens; {model} reads at most {context})").format(
+            model=sizes.name, context=i18n.whole(context)
+        ),
+        lengths,
+        **state.bound("kv_tokens"),
     )
     per_number = {
         name: kv_cache.cache_costs(n, sizes.n_layers, sizes.n_heads, sizes.d_head, sizes.d_model, b, kv_heads)
@@ -115,16 +132,19 @@ def costs_section() -> None:
     }
     costs = per_number["float32"]
     giga = costs.cache_bytes[-1] >= 2**30
-    unit, scale = ("GiB", 2**30) if giga else ("MiB", 2**20)
+    unit, scale = (_("GiB (2³⁰ bytes)"), 2**30) if giga else (_("MiB (2²⁰ bytes)"), 2**20)
     left, right = st.columns(2)
     with left:
         widgets.chart(
             figures.lines(
                 costs.tokens,
-                {"with the cache": costs.flops_with_cache, "without (rerun the prefix)": costs.flops_without_cache},
-                "Attention work for one new token",
-                "tokens so far",
-                "multiply-adds (log scale)",
+                {
+                    _("with the cache"): costs.flops_with_cache,
+                    _("without (rerun the prefix)"): costs.flops_without_cache,
+                },
+                _("Attention work for one new token"),
+                _("tokens so far"),
+                _("multiply-adds (log scale)"),
                 log_y=True,
             ),
             "cache_flops",
@@ -134,17 +154,22 @@ def costs_section() -> None:
         widgets.chart(
             figures.lines(
                 costs.tokens,
-                {f"{name} ({b} bytes a number)": per_number[name].cache_bytes / scale for name, b in BYTES.items()},
-                "Cache size",
-                "tokens so far",
-                f"{unit} (2{'³⁰' if giga else '²⁰'} bytes)",
+                {number_format(name): per_number[name].cache_bytes / scale for name in BYTES},
+                _("Cache size"),
+                _("tokens so far"),
+                unit,
             ),
             "cache_memory",
             key="fig_kv_cache_memory",
         )
     m1, m2 = st.columns(2)
-    for column, (name, b) in zip((m1, m2), BYTES.items(), strict=True):
-        column.metric(f"cache at {n:,} tokens, {name} ({b} bytes a number)", binary(per_number[name].cache_bytes[-1]))
+    for column, name in zip((m1, m2), BYTES, strict=True):
+        column.metric(
+            n_("cache at {n} token, {format}", "cache at {n} tokens, {format}", n).format(
+                n=i18n.whole(n), format=number_format(name)
+            ),
+            binary(per_number[name].cache_bytes[-1]),
+        )
     if kv_heads < sizes.n_heads:  # grouped-query attention: the cache keeps only the shared key/value heads
         unshared = kv_cache.cache_costs(n, sizes.n_layers, sizes.n_heads, sizes.d_head, sizes.d_model)
         st.markdown(
@@ -157,9 +182,9 @@ def costs_section() -> None:
                 sharing=architecture.sharing_name(sizes),
                 layers=sizes.n_layers,
                 d_head=sizes.d_head,
-                per_token=f"{2 * sizes.n_layers * kv_heads * sizes.d_head:,}",
-                per_token_unshared=f"{2 * sizes.n_layers * sizes.n_heads * sizes.d_head:,}",
-                n=f"{n:,}",
+                per_token=i18n.whole(2 * sizes.n_layers * kv_heads * sizes.d_head),
+                per_token_unshared=i18n.whole(2 * sizes.n_layers * sizes.n_heads * sizes.d_head),
+                n=i18n.whole(n),
                 size=binary(costs.cache_bytes[-1]),
                 size_unshared=binary(unshared.cache_bytes[-1]),
             )
@@ -172,12 +197,12 @@ gpt3_full = kv_cache.cache_costs(gpt3.context, gpt3.n_layers, gpt3.n_heads, gpt3
 full_bytes = gpt3_full.cache_bytes[-1]
 chapter.try_this(
     prose,
-    context=f"{gpt3.context:,}",
-    gpt3_mib=f"{full_bytes / 2**20:,.0f}",
-    gpt3_gib=f"{full_bytes / 2**30:g}",
-    gpt3_gb=f"{full_bytes / 1e9:.1f}",
-    gpt3_fp16_gb=f"{full_bytes / 2 / 1e9:.2f}",
+    context=i18n.whole(gpt3.context),
+    gpt3_mib=i18n.whole(round(full_bytes / 2**20)),
+    gpt3_gib=i18n.fmt(full_bytes / 2**30, "g"),
+    gpt3_gb=i18n.num(full_bytes / 1e9, 1),
+    gpt3_fp16_gb=i18n.num(full_bytes / 2 / 1e9, 2),
     layers=gpt3.n_layers,
-    width=f"{gpt3.d_model:,}",
+    width=i18n.whole(gpt3.d_model),
 )
 chapter.end()

@@ -3,32 +3,57 @@
 from dataclasses import replace
 
 import streamlit as st
+from babel.numbers import format_compact_decimal
 
 from attention.lessons import budget
-from ui import architecture, chapter, figures, state, widgets
+from ui import architecture, chapter, figures, i18n, state, widgets
+from ui.i18n import N_, _, n_
 
-FIELDS = {  # the calculator's inputs: the link's name, the label, the DecoderSizes field, the range
-    "bp_layers": ("layers", "n_layers", 1, 512),
-    "bp_heads": ("heads per layer", "n_heads", 1, 512),
+FIELDS = {  # the calculator's inputs: the link's name, the label (d_head a symbol), the DecoderSizes field, the range
+    "bp_layers": (N_("layers"), "n_layers", 1, 512),
+    "bp_heads": (N_("heads per layer"), "n_heads", 1, 512),
     "bp_d_head": ("d_head", "d_head", 1, 1024),
-    "bp_vocab": ("vocabulary", "vocab", 2, 1_000_000),
-    "bp_context": ("context (positions)", "context", 1, 1_000_000),
-    "bp_mlp": ("MLP ratio", "mlp_ratio", 1, 16),
+    "bp_vocab": (N_("vocabulary"), "vocab", 2, 1_000_000),
+    "bp_context": (N_("context (positions)"), "context", 1, 1_000_000),
+    "bp_mlp": (N_("MLP ratio"), "mlp_ratio", 1, 16),
 }
-PRESET_NAMES = {key: sizes.name for key, sizes in budget.PRESETS.items()} | {"custom": "your own sizes"}
+CHOICES = [*budget.PRESETS, "custom"]  # where the calculator starts: a real model's sizes, or the student's own
+COMPONENTS = {  # budget.decoder_budget's rows as the page names them
+    "token embedding (also the output head)": N_("token embedding (also the output head)"),
+    "position embedding": N_("position embedding"),
+    "query W_Q, b_Q": N_("query W_Q, b_Q"),
+    "key W_K, b_K": N_("key W_K, b_K"),
+    "value W_V, b_V": N_("value W_V, b_V"),
+    "output W_O, b_O": N_("output W_O, b_O"),
+    "LayerNorm before attention": N_("LayerNorm before attention"),
+    "MLP up": N_("MLP up"),
+    "MLP down": N_("MLP down"),
+    "LayerNorm before the MLP": N_("LayerNorm before the MLP"),
+    "final LayerNorm": N_("final LayerNorm"),
+}
+PARTS = {"embedding": N_("embedding"), "attention": N_("attention"), "mlp": N_("MLP")}  # a row's group
+
+
+def preset_name(key: str) -> str:
+    return budget.PRESETS[key].name if key in budget.PRESETS else _("your own sizes")
+
+
+def compact(count: int, digits: int) -> str:
+    """A count in a few digits, as the language abbreviates it: "174.6B" (en), "174,6 Md" (fr), "1746억" (ko)."""
+    return format_compact_decimal(count, format_type="short", locale=i18n.language(), fraction_digits=digits)
 
 
 def use_preset() -> None:
     chosen = st.session_state["w:bp_preset"]
     state.put("bp_preset", chosen)
     if chosen in budget.PRESETS:
-        for name, (_, field, _, _) in FIELDS.items():
+        for name, (_label, field, *_range) in FIELDS.items():
             state.put(name, getattr(budget.PRESETS[chosen], field))
 
 
 def field_changed(name: str) -> None:
     state.put(name, int(st.session_state[f"w:{name}"]))
-    sizes = {field: state.get(n) for n, (_, field, _, _) in FIELDS.items()}
+    sizes = {field: state.get(n) for n, (_label, field, *_range) in FIELDS.items()}
     match = [k for k, p in budget.PRESETS.items() if all(getattr(p, f) == v for f, v in sizes.items())]
     state.put("bp_preset", match[0] if match else "custom")
 
@@ -36,14 +61,14 @@ def field_changed(name: str) -> None:
 ROW_PX = 35  # a table row's height in Streamlit's dataframe (the header's too)
 
 
-def show_budget(b: budget.Budget, name: str, key: str, row_names=lambda key: key) -> None:
+def show_budget(b: budget.Budget, name: str, key: str, row_names=lambda key: _(COMPONENTS[key])) -> None:
     names = [row_names(r[0]) for r in b.rows]
     st.dataframe(
         {
-            "component": names,
-            "part": [r[1] for r in b.rows],
-            "parameters": [f"{r[2]:,}" for r in b.rows],
-            "share": [f"{r[2] / b.total:.2%}" for r in b.rows],
+            _("component"): names,
+            _("part"): [_(PARTS[r[1]]) for r in b.rows],
+            _("parameters"): [i18n.whole(r[2]) for r in b.rows],
+            _("share"): [i18n.percent(i18n.language(), r[2] / b.total, 2) for r in b.rows],
         },
         hide_index=True,
         width="stretch",
@@ -53,8 +78,8 @@ def show_budget(b: budget.Budget, name: str, key: str, row_names=lambda key: key
         figures.bars(
             names,
             [r[2] for r in b.rows],
-            f"{name}: parameters by component",
-            "parameters",
+            _("{model}: parameters by component").format(model=name),
+            _("parameters"),
             horizontal=True,
         ),
         f"budget_{key}",
@@ -64,45 +89,62 @@ def show_budget(b: budget.Budget, name: str, key: str, row_names=lambda key: key
 
 prose = chapter.begin("14_parameters.py")
 st.latex(
-    r"x \;\mapsto\; x + \operatorname{Attention}(x) \;\mapsto\; x + \operatorname{MLP}(x), \quad \text{repeated } L \text{ times}"
-    r", \qquad d_\text{model} = n_\text{heads} \times d_\text{head}"
+    r"x \;\mapsto\; x + \operatorname{Attention}(x) \;\mapsto\; x + \operatorname{MLP}(x), \quad \text{"
+    + _("repeated {n} times").format(n="$L$")
+    + r"}, \qquad d_\text{model} = n_\text{heads} \times d_\text{head}"
 )
 st.markdown(prose["budget"])
 st.selectbox(
-    "Start from",
-    list(PRESET_NAMES),
-    format_func=PRESET_NAMES.get,
+    _("Start from"),
+    CHOICES,
+    format_func=preset_name,
     **state.bound("bp_preset", on_change=use_preset),
 )
 cols = st.columns(len(FIELDS))
-for col, (name, (label, _, low, high)) in zip(cols, FIELDS.items(), strict=True):
-    col.number_input(label, low, high, step=1, **state.bound(name, on_change=field_changed), args=(name,))
+for col, (name, (label, _field, low, high)) in zip(cols, FIELDS.items(), strict=True):  # `_` is the translation
+    col.number_input(_(label), low, high, step=1, **state.bound(name, on_change=field_changed), args=(name,))
 preset = state.get("bp_preset")
 sizes = replace(
     budget.PRESETS.get(preset, budget.GPT3),
-    name=PRESET_NAMES[preset] if preset in budget.PRESETS else "Your decoder",
+    name=budget.PRESETS[preset].name if preset in budget.PRESETS else _("Your decoder"),
     published=budget.PRESETS[preset].published if preset in budget.PRESETS else "",
-    **{field: int(state.get(name)) for name, (_, field, _, _) in FIELDS.items()},
+    **{field: int(state.get(name)) for name, (_label, field, *_range) in FIELDS.items()},
 )
 b = budget.decoder_budget(sizes)
 m1, m2, m3, m4 = st.columns(4)
 m1.metric(
-    "d_model = heads × d_head", f"{sizes.d_model:,}", help=f"{sizes.n_heads} × {sizes.d_head}; MLP width {sizes.d_ff:,}"
+    _("d_model = heads × d_head"),
+    i18n.whole(sizes.d_model),
+    help=_("{heads} × {d_head}; MLP width {d_ff}").format(
+        heads=sizes.n_heads, d_head=sizes.d_head, d_ff=i18n.whole(sizes.d_ff)
+    ),
 )
-m2.metric("total", budget.short(b.total), help=f"{b.total:,} parameters")
-m3.metric("attention share", f"{b.share('attention'):.1%}")
-m4.metric("MLP share", f"{b.share('mlp'):.1%}")
+m2.metric(
+    _("total"), compact(b.total, 1), help=n_("{n} parameter", "{n} parameters", b.total).format(n=i18n.whole(b.total))
+)
+m3.metric(_("attention share"), i18n.percent(i18n.language(), b.share("attention"), 1))
+m4.metric(_("MLP share"), i18n.percent(i18n.language(), b.share("mlp"), 1))
 if sizes.published:
     unit = sizes.published[-1]
-    st.caption(
-        f"{sizes.name}: {b.total:,} parameters, {budget.rounded(b.total, unit)} to the precision its authors give; "
-        f"they publish {sizes.published}."
+    st.caption(  # the count as the authors write it ("175B"), to set beside theirs
+        _("{model}: {total} parameters, {rounded} to the precision its authors give; they publish {published}.").format(
+            model=sizes.name,
+            total=i18n.whole(b.total),
+            rounded=budget.rounded(b.total, unit),
+            published=sizes.published,
+        )
     )
 show_budget(b, sizes.name, "calculator")
 tally = budget.matrix_tally(sizes)
-st.markdown(chapter.fill(prose["tally"], tally=f"{tally.total:,}", tally_attention=f"{tally.share('attention'):.1%}"))
+st.markdown(
+    chapter.fill(
+        prose["tally"],
+        tally=i18n.whole(tally.total),
+        tally_attention=i18n.percent(i18n.language(), tally.share("attention"), 1),
+    )
+)
 
-st.header("The loaded model")
+st.header(_("The loaded model"), anchor="the-loaded-model")
 model = chapter.model_view()
 st.markdown(prose["loaded"])
 loaded = budget.model_budget(model)
@@ -113,10 +155,10 @@ st.markdown(
         prose["vocabulary"],
         model=model.config.name,
         d_model=model.config.d_model,
-        vocab=f"{model.config.vocab_size:,}",
-        table=f"{table:,}",
-        total=f"{loaded.total:,}",
-        share=f"{table / loaded.total:.1%}",
+        vocab=i18n.whole(model.config.vocab_size),
+        table=i18n.whole(table),
+        total=i18n.whole(loaded.total),
+        share=i18n.percent(i18n.language(), table / loaded.total, 1),
         judgement=prose["vocabulary_most" if table > loaded.total / 2 else "vocabulary_some"].strip(),
         scale=architecture.scale_sentence(model.config),
     )
@@ -126,7 +168,11 @@ if model.config.is_decoder:
     why = architecture.gap_sentence(model.config, budget.calculator_gap(model))
     st.markdown(
         chapter.fill(
-            prose["check"], model=model.config.name, calculator=f"{same:,}", arrays=f"{loaded.total:,}", why=why
+            prose["check"],
+            model=model.config.name,
+            calculator=i18n.whole(same),
+            arrays=i18n.whole(loaded.total),
+            why=why,
         )
     )
 
@@ -136,17 +182,17 @@ gpt2_rows = {r[0]: r[2] for r in gpt2.rows}
 embedding = gpt2_rows["token embedding (also the output head)"]
 chapter.try_this(
     prose,
-    gpt3_total=budget.rounded(gpt3.total, "B"),
-    gpt3_attention=f"{gpt3.share('attention'):.1%}",
+    gpt3_total=compact(gpt3.total, 0),
+    gpt3_attention=i18n.percent(i18n.language(), gpt3.share("attention"), 1),
     deeper_layers=2 * budget.GPT3.n_layers,
-    deeper_total=budget.rounded(deeper.total, "B"),
-    deeper_attention=f"{deeper.share('attention'):.1%}",
-    gpt2_attention=f"{gpt2.share('attention'):.1%}",
-    gpt2_embedding_share=f"{embedding / gpt2.total:.1%}",
-    gpt2_embedding=f"{embedding:,}",
-    gpt2_attention_total=f"{gpt2.group('attention'):,}",
+    deeper_total=compact(deeper.total, 0),
+    deeper_attention=i18n.percent(i18n.language(), deeper.share("attention"), 1),
+    gpt2_attention=i18n.percent(i18n.language(), gpt2.share("attention"), 1),
+    gpt2_embedding_share=i18n.percent(i18n.language(), embedding / gpt2.total, 1),
+    gpt2_embedding=i18n.whole(embedding),
+    gpt2_attention_total=i18n.whole(gpt2.group("attention")),
     gpt2_layers=budget.GPT2_SMALL.n_layers,
     gpt2_d=budget.GPT2_SMALL.d_model,
-    gpt2_vocab=f"{budget.GPT2_SMALL.vocab:,}",
+    gpt2_vocab=i18n.whole(budget.GPT2_SMALL.vocab),
 )
 chapter.end()
