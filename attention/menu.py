@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .messages import N_
 from .model import DEFAULT_MODEL, ModelUnavailableError
 from .sources import (
     GEMMA3,
@@ -20,13 +21,6 @@ from .sources import (
     hub_reachable,
     smollm2_file,
 )
-
-
-def N_(message: str) -> str:
-    """Marks a message for the app's catalogues (babel.cfg reads this file); the app translates it where it
-    shows it, and this module, like the rest of the engine, knows nothing of languages."""
-    return message
-
 
 GEMMA_TERMS = N_("Gemma is provided under and subject to the Gemma Terms of Use (ai.google.dev/gemma/terms)")
 ENCODER = N_("{name} (encoder)")

@@ -6,6 +6,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from .messages import N_
+
 # Pastes longer than this are cut before tokenizing: far more than any model here can read
 # (512 tokens are rarely more than 4,000 characters), and small enough to tokenize instantly.
 MAX_CHARS = 100_000
@@ -42,9 +44,9 @@ class Tokenization:
 def check_text(text: object) -> str:
     """The text itself, or a ValueError a person can act on when there is nothing to read."""
     if not isinstance(text, str):
-        raise ValueError("The text must be a string.")
+        raise ValueError(N_("The text must be a string."))
     if not text.strip():
-        raise ValueError("Type a sentence: the text is empty.")
+        raise ValueError(N_("Type a sentence: the text is empty."))
     return text
 
 
@@ -111,8 +113,10 @@ def tokenize(tokenizer, text: str, max_tokens: int) -> Tokenization:
     n = len(ids)
     if all(special):
         raise ValueError(
-            "The tokenizer found nothing to read in this text (only spaces, control or unprintable characters): "
-            "type a sentence with letters, digits or symbols."
+            N_(
+                "The tokenizer found nothing to read in this text (only spaces, control or unprintable characters): "
+                "type a sentence with letters, digits or symbols."
+            )
         )
 
     if sentencepiece(tokenizer):  # it reads the text as one word, its pieces holding the spaces: words from those

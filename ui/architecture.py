@@ -483,24 +483,25 @@ def budget_row(cfg: ModelConfig, key: str) -> str:
     def matrix(name: str, bias: str) -> str:
         return f"{name}, {bias}" if cfg.bias else name
 
+    post = cfg.norm_position == "post"
     names = {
-        "word": "word embeddings" + (" (also the output head)" if cfg.predicts_next_token else ""),
-        "position": "position embeddings",
-        "token_type": f"token-type embeddings + {norm}",
-        "query": matrix("query W_Q", "b_Q"),
-        "key": matrix("key W_K", "b_K"),
-        "value": matrix("value W_V", "b_V"),
-        "output": matrix("output W_O", "b_O"),
-        "qk_norm": f"QK-norm: the {norm} gains of queries and keys",
-        "norm_attention": f"{norm} before attention" if cfg.norm_position != "post" else f"{norm} after attention",
-        "norm_attention_out": f"{norm} of attention's output",
-        "up": "MLP up" + (", its bias" if cfg.bias else ""),
-        "gate": "MLP gate",
-        "down": "MLP down" + (", its bias" if cfg.bias else ""),
-        "norm_ffn": f"{norm} before the MLP" if cfg.norm_position != "post" else f"{norm} after the MLP",
-        "norm_ffn_out": f"{norm} of the MLP's output",
-        "final_norm": f"final {norm}",
-        "output_head": "output head (not tied to the embeddings)",
+        "word": _("word embeddings (also the output head)") if cfg.predicts_next_token else _("word embeddings"),
+        "position": _("position embeddings"),
+        "token_type": _("token-type embeddings + {norm}").format(norm=norm),
+        "query": matrix(_("query W_Q"), "b_Q"),
+        "key": matrix(_("key W_K"), "b_K"),
+        "value": matrix(_("value W_V"), "b_V"),
+        "output": matrix(_("output W_O"), "b_O"),
+        "qk_norm": _("QK-norm: the {norm} gains of queries and keys").format(norm=norm),
+        "norm_attention": (_("{norm} after attention") if post else _("{norm} before attention")).format(norm=norm),
+        "norm_attention_out": _("{norm} of attention's output").format(norm=norm),
+        "up": _("MLP up, its bias") if cfg.bias else _("MLP up"),
+        "gate": _("MLP gate"),
+        "down": _("MLP down, its bias") if cfg.bias else _("MLP down"),
+        "norm_ffn": (_("{norm} after the MLP") if post else _("{norm} before the MLP")).format(norm=norm),
+        "norm_ffn_out": _("{norm} of the MLP's output").format(norm=norm),
+        "final_norm": _("final {norm}").format(norm=norm),
+        "output_head": _("output head (not tied to the embeddings)"),
     }
     if key not in names:
         raise ValueError(f"No words for the parameter row '{key}' ({cfg.name}): add them to ui/architecture.py.")

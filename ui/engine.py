@@ -256,7 +256,7 @@ def trace_or_stop(text: str, mask: str | None = None) -> attention.Trace:
     try:
         return trace(text, mask, model_name())
     except ValueError as exc:
-        st.info(str(exc))
+        st.info(_(str(exc)))  # the engine's messages are in the catalogues (attention/messages.py)
         stop()
 
 

@@ -172,6 +172,14 @@ def fmt(value: float, spec: str) -> str:
     return formatted(language(), value, spec)
 
 
+def series(numbers: list[str]) -> str:
+    """Numbers already written, one after another, so that the language can tell them apart: "0.33, 0.67, 0"
+    (en, ko), "0,33 ; 0,67 ; 0" in French, whose comma is the decimal mark."""
+    from babel.numbers import get_decimal_symbol
+
+    return ("\u00a0; " if get_decimal_symbol(language()) == "," else ", ").join(numbers)
+
+
 def whole(value: int) -> str:
     """A whole number, grouped as the session's language groups it."""
     return integer(language(), value)

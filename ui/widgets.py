@@ -232,7 +232,7 @@ def models_with(feature: str) -> str:
 
 def short_label(choice: attention.ModelChoice) -> str:
     """A model's name in a sentence: its label without what the menu adds in brackets ("(decoder)")."""
-    return label(choice).split(" (")[0]
+    return choice.label.format(name=choice.name).split(" (")[0]  # the name, which no language translates
 
 
 UNREAD = 0.5  # the share of a text's words a tokenizer cannot read as characters past which the page says so

@@ -54,14 +54,6 @@ PRESETS = {"gpt2": GPT2_SMALL, "gpt3": GPT3}
 NOTES_EMBEDDING_WIDTH = 12288
 
 
-def short(total: int) -> str:
-    """A count in a few digits: "174.6 B", "124.4 M", "22.6 M", "129.8 k"."""
-    for size, unit in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
-        if total >= size:
-            return f"{total / size:.1f} {unit}"
-    return str(total)
-
-
 def sizes_of(config) -> DecoderSizes:
     """A loaded model's sizes in the calculator's terms (the most tokens it reads as the context)."""
     return DecoderSizes(
