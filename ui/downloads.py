@@ -25,6 +25,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 import attention
 
 from . import theme
+from .i18n import N_, _
 
 SLUG_CHARS = 40
 REGISTRY = "_page_figures"
@@ -62,15 +63,18 @@ def file_name(
     return "_".join(parts)
 
 
+MASK_NAMES = {"none": N_("no mask"), "causal": N_("causal mask")}  # by attention.MASKS, translated where shown
+
+
 def what_it_shows(layer: int | None, head: int | None, mask: str | None) -> list[str]:
-    """How a title names the figure's layer, head and mask (1-based), where they apply."""
+    """How a title names the figure's layer, head and mask (1-based), where they apply, in the page's language."""
     names = []
     if layer is not None:
-        names.append(f"layer {layer + 1}")
+        names.append(_("layer {n}").format(n=layer + 1))
     if head is not None:
-        names.append(f"head {head + 1}")
+        names.append(_("head {n}").format(n=head + 1))
     if mask is not None:
-        names.append("no mask" if mask == "none" else f"{mask} mask")
+        names.append(_(MASK_NAMES[mask]))
     return names
 
 

@@ -3,9 +3,10 @@
 // Figures that can show several heads say so in layout.meta (ui/figures/head_meta.py): meta.heads (1-based),
 // meta.restyle[head] (the new values of the traces meta.traces, arrays as plotly typed-array specs),
 // meta.patches[head] (layout changes) and meta.shown (the head drawn). A click swaps the head in every such figure
-// (Plotly.update, no round trip), the four steps first, rewrites "head N" in their titles and the camera button's
-// file name, and tells Streamlit (trigger "pick"), whose rerun brings the URL, the sidebar and the rest of the
-// page in step and sends these figures unchanged. A click
+// (Plotly.update, no round trip), the four steps first, rewrites the head's number in their titles (where the
+// words of meta.head_name name it: "head {n}" in the page's language, "tête {n}", "헤드 {n}") and in the camera
+// button's file name, and tells Streamlit (trigger "pick"), whose rerun brings the URL, the sidebar and the rest of
+// the page in step and sends these figures unchanged. A click
 // on a panel of the all-heads grid (layout.meta.pick; each panel's heatmap names its head in its trace's meta)
 // does the same: Streamlit sends no selection for a click on a heatmap, so the buttons tell it.
 //
@@ -37,6 +38,14 @@ function decode(value) {
   return rows;
 }
 
+// The title with the first head it names (headName: "head {n}", "tête {n}"…) now naming `head`; not inside a word
+// ("forehead 2"). What head_meta.renamed does on the server.
+function renamed(title, headName, head) {
+  const [before, after] = headName.split("{n}").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const named = new RegExp(`(?<![\\p{L}\\p{N}_])${before}\\d+${after}`, "u");
+  return title.replace(named, () => headName.replace("{n}", String(head)));
+}
+
 // The head a figure shows: the one it was drawn with (meta.shown), until this page switched it.
 function shownHead(gd) {
   return gd.layout.meta.shown;
@@ -48,7 +57,10 @@ function showHead(gd, head) {
   const values = (meta.restyle || {})[String(head)];
   const layout = Object.assign({}, (meta.patches || {})[String(head)] || {});
   const title = gd.layout.title && gd.layout.title.text;
-  if (typeof title === "string" && /\bhead \d+/.test(title)) layout["title.text"] = title.replace(/\bhead \d+/, `head ${head}`);
+  if (typeof title === "string") {
+    const text = renamed(title, meta.head_name, head);
+    if (text !== title) layout["title.text"] = text;
+  }
   if (values) {
     const data = {};
     for (const [name, perTrace] of Object.entries(values)) data[name] = perTrace.map(decode);

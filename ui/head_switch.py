@@ -2,8 +2,9 @@
 
 Its JavaScript (head_switch.js) makes the chosen head's matrices visible in every figure that holds all heads,
 without waiting for the server; the rerun it then asks for brings the URL, the sidebar's Head box and the rest of
-the page in step. The same instance reports the width of the page's column and the window's height, which the
-explorer's figures are sized from.
+the page in step. Titles name the head in the page's language: each such figure carries the words that name a
+head ("tête {n}"; ui/figures/head_meta.py), which the JavaScript finds in its title and rewrites. The same instance
+reports the width of the page's column and the window's height, which the explorer's figures are sized from.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import streamlit as st
 
 from . import state, theme
 from .figures.base import Canvas
+from .i18n import _
 
 _JS = Path(__file__).with_name("head_switch.js").read_text(encoding="utf-8")
 _CSS = """
@@ -51,16 +53,19 @@ def canvas(type_: theme.FigureType, below: int = SWITCH_PX) -> Canvas:
     return Canvas(width=int(s["width"]), height=int(s["height"]) - HEADER_PX - below, type=type_)
 
 
-def head_switch(n_heads: int, key: str, label: str = "Head", measure: bool = False, presenter: bool = False) -> None:
-    """Head buttons 1…n_heads bound to the shared head; `measure`: this one reports the page's size, and in
-    presenter mode folds the sidebar away once (the figures then fill the window's width)."""
+def head_switch(
+    n_heads: int, key: str, label: str | None = None, measure: bool = False, presenter: bool = False
+) -> None:
+    """Head buttons 1…n_heads bound to the shared head, named `label` (by default "Head" in the page's language);
+    `measure`: this one reports the page's size, and in presenter mode folds the sidebar away once (the figures
+    then fill the window's width)."""
     s = page_size()
     _component(
         key=key,
         data={
             "n_heads": n_heads,
             "head": state.get("head"),
-            "label": label,
+            "label": label or _("Head"),
             "measure": measure,
             "presenter": presenter,
             "width": s["width"],

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import plotly.graph_objects as go
 
-from .. import theme
+from .. import i18n, theme
+from ..i18n import N_, _
 
 NUMBERS_UP_TO = 16  # print the value in every cell while the matrix is at most this many cells wide
 HALF_WIDTH_NUMBERS = 8  # the same for a heatmap in half the page's width
@@ -184,7 +185,16 @@ def arrow(start, end, color: str, width: float, dash: bool = False) -> dict:
 def axis_titles(explained: np.ndarray) -> dict:
     """The two principal axes, titled with the variance each explains, on one scale."""
     grid = dict(zeroline=False, **GRID)
+    code = i18n.language()
+    pc1 = _("PC1 ({share} of variance)").format(share=i18n.percent(code, float(explained[0])))
+    pc2 = _("PC2 ({share} of variance)").format(share=i18n.percent(code, float(explained[1])))
     return dict(
-        xaxis=dict(title=dict(text=f"PC1 ({explained[0]:.0%} of variance)"), **grid),
-        yaxis=dict(title=dict(text=f"PC2 ({explained[1]:.0%} of variance)"), scaleanchor="x", scaleratio=1, **grid),
+        xaxis=dict(title=dict(text=pc1), **grid),
+        yaxis=dict(title=dict(text=pc2), scaleanchor="x", scaleratio=1, **grid),
     )
+
+
+# A token's role in an attention matrix: as a hover line names one, and as an axis title names them all. Keyed
+# by the role's name in the code ("query", "key"), translated where shown.
+ONE_TOKEN = {"query": N_("query: {token}"), "key": N_("key: {token}")}
+ALL_TOKENS = {"query": N_("queries"), "key": N_("keys")}

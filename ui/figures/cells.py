@@ -1,4 +1,5 @@
-"""The values printed in a matrix's cells: the most precise format, and the largest type, that fit a cell."""
+"""The values printed in a matrix's cells: the most precise format, and the largest type, that fit a cell, written
+as the page's language writes numbers (0.26 in English, 0,26 in French)."""
 
 from __future__ import annotations
 
@@ -6,18 +7,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import i18n
 from .text import LINE, MINUS_INFINITY, text_px
 
 CELL_AIR = 4  # px left free beside a printed number: the cell's gap and some air
 
 
-def _weight_text(fmt: str, w: float) -> str:
-    """A weight (0 to 1) written in `fmt`: "0.26", or without its leading zero (".26"; 1 as "1") where cells are
-    narrow, as tables of correlations do for values that cannot pass 1."""
+def _weight_text(code: str, fmt: str, w: float) -> str:
+    """A weight (0 to 1) written in `fmt` in the language `code`: "0.26", or without its leading zero (".26"; 1 as
+    "1") where cells are narrow, as tables of correlations do for values that cannot pass 1."""
+    text = i18n.formatted(code, w, ".2f")
     if fmt == "0.00":
-        return f"{w:.2f}"
-    text = f"{w:.2f}"
-    return "1" if float(text) >= 1 else text.removeprefix("0")
+        return text
+    return "1" if round(w, 2) >= 1 else text.removeprefix("0")
 
 
 # The most precise first. Fewer digits than these tell a class nothing (a row of ".0", scores of ±2 as "0"):
@@ -32,14 +34,16 @@ WHOLE_SCORES_FROM = 10.0
 
 
 def _write(m: np.ndarray, kind: str, fmt: str) -> list[list[str]]:
+    code = i18n.language()  # once: the cells are many
     if kind == "weights":
-        return [[_weight_text(fmt, float(v)) for v in row] for row in m]
-    return [[MINUS_INFINITY if np.isneginf(v) else _score_text(fmt, float(v)) for v in row] for row in m]
+        return [[_weight_text(code, fmt, float(v)) for v in row] for row in m]
+    return [[MINUS_INFINITY if np.isneginf(v) else _score_text(code, fmt, float(v)) for v in row] for row in m]
 
 
-def _score_text(fmt: str, s: float) -> str:
-    text = format(s, fmt)
-    return text.removeprefix("-") if float(text) == 0 else text  # a small negative rounds to 0, not to "-0.0"
+def _score_text(code: str, fmt: str, s: float) -> str:
+    if float(format(s, fmt)) == 0:  # a small negative rounds to 0, not to "-0.0"
+        s = 0.0
+    return i18n.formatted(code, s, fmt)
 
 
 @dataclass(frozen=True)

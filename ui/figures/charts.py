@@ -7,8 +7,9 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .. import theme
-from .base import GRID, colour, figure, plain, title_room
+from .. import i18n, theme
+from ..i18n import _
+from .base import ALL_TOKENS, GRID, ONE_TOKEN, colour, figure, plain, title_room
 from .text import MINUS_INFINITY, label_px
 
 LOG_FLOOR = 1e-12  # a logarithmic axis cannot draw 0: values that are zero up to rounding are drawn here
@@ -100,7 +101,7 @@ def _log_y(values: list[np.ndarray]) -> dict:
 
 def _log_x(x: np.ndarray) -> dict:
     values = [float(v) for v in np.asarray(x).ravel()]
-    return dict(type="log", tickvals=values, ticktext=[f"{v:g}" for v in values], minor=dict(ticks=""))
+    return dict(type="log", tickvals=values, ticktext=[i18n.fmt(v, "g") for v in values], minor=dict(ticks=""))
 
 
 def histograms(samples: dict[str, np.ndarray], title: str, x_title: str) -> go.Figure:
@@ -115,7 +116,7 @@ def histograms(samples: dict[str, np.ndarray], title: str, x_title: str) -> go.F
         barmode="overlay",
         legend=dict(orientation="h", y=-0.2),
         xaxis=dict(title=dict(text=x_title)),
-        yaxis=dict(title=dict(text="count")),
+        yaxis=dict(title=dict(text=_("count"))),
     )
 
 
@@ -133,7 +134,7 @@ def bars(
     bar = dict(
         type="bar",
         marker_color=colors,
-        text=[format(v, text_fmt) for v in values] if text_fmt else None,
+        text=[i18n.fmt(v, text_fmt) for v in values] if text_fmt else None,
         textposition="auto",
     )
     if horizontal:  # values printed beyond the bar's end, so that a short bar's number stays readable
@@ -162,7 +163,7 @@ def head_norm_bars(
 
     title: by default how far each head pushes the token; it may run over lines (<br>), and the figure grows by
     them so that its plot keeps its height."""
-    title = title or f"How far each head pushes “{token_label}”"
+    title = title or _("How far each head pushes “{token}”").format(token=token_label)
     n = len(norms)
     colors = [theme.OKABE_ITO[1] if h == selected else theme.OKABE_ITO[5] for h in range(n)]
     per_head = dict(
@@ -170,8 +171,8 @@ def head_norm_bars(
         x=[f"{h + 1}" for h in range(n)],
         y=norms,
         marker_color=colors,
-        hovertemplate="head %{x}<br>|Δe| = %{y:.3f}<extra></extra>",
-        name="|Δe| of a head",
+        hovertemplate=_("head {n}").format(n="%{x}") + "<br>|Δe| = %{y:.3f}<extra></extra>",
+        name=_("|Δe| of a head"),
     )
     sum_line = dict(
         type="line",
@@ -184,7 +185,7 @@ def head_norm_bars(
         line=dict(color=theme.OKABE_ITO[2], dash="dash", width=2),
     )
     sum_label = dict(
-        text=f"|ΣΔe| = {sum_norm:.2f}",
+        text=f"|ΣΔe| = {i18n.num(sum_norm, 2)}",
         x=0,
         xanchor="left",
         xref="x domain",
@@ -200,8 +201,8 @@ def head_norm_bars(
         checked=False,
         shapes=[sum_line],
         annotations=[sum_label],
-        xaxis=dict(title=dict(text="head"), type="category"),
-        yaxis=dict(title=dict(text="|Δe| in model space"), rangemode="tozero"),
+        xaxis=dict(title=dict(text=_("head")), type="category"),
+        yaxis=dict(title=dict(text=_("|Δe| in model space")), rangemode="tozero"),
     )
 
 
@@ -211,6 +212,7 @@ def next_token_bars(tokens: Sequence[str], probabilities: Sequence[float], title
     tokens: as a person reads them (spaces marked); rows by position, so two tokens that read alike stay two.
     title: may run over lines (<br>)."""
     names = [plain(t) for t in tokens]
+    code = i18n.language()
     rows = list(range(len(names)))
     top = max(probabilities, default=1.0)
     bar = dict(
@@ -219,7 +221,7 @@ def next_token_bars(tokens: Sequence[str], probabilities: Sequence[float], title
         y=rows,
         x=list(probabilities),
         marker_color=theme.OKABE_ITO[0],
-        text=[f"{p:.1%}" for p in probabilities],
+        text=[i18n.percent(code, p, 1) for p in probabilities],
         textposition="outside",
         cliponaxis=False,
         customdata=names,
@@ -231,7 +233,7 @@ def next_token_bars(tokens: Sequence[str], probabilities: Sequence[float], title
         title_room(title) + 55 + 36 * len(names),
         checked=False,
         yaxis=dict(tickmode="array", tickvals=rows, ticktext=names, autorange="reversed"),
-        xaxis=dict(title=dict(text="probability"), range=[0, top * 1.25], tickformat=".0%", **GRID),
+        xaxis=dict(title=dict(text=_("probability")), range=[0, top * 1.25], tickformat=".0%", **GRID),
         margin=dict(l=label_px(names) + 15, r=20, b=55),
     )
 
@@ -246,15 +248,16 @@ def fading_memory(
 ) -> go.Figure:
     """The share of a word d tokens back: a recurrent state's fixed decay (a line) against the weight one
     attention head of the real model gives it (points), on a logarithmic scale."""
+    back = _("distance {d}: {share}")  # one message for any distance: plotly fills it in, on hover
     traces = [
         dict(
             type="scatter",
             x=distances,
             y=np.maximum(recurrent, LOG_FLOOR),
             mode="lines",
-            name=f"recurrent state, λ = {keep:g}",
+            name=_("recurrent state, λ = {keep}").format(keep=i18n.fmt(keep, "g")),
             line=dict(width=3, color=colour(0)),
-            hovertemplate="%{x} tokens back: %{y:.2e}<extra>recurrent</extra>",
+            hovertemplate=back.format(d="%{x}", share="%{y:.2e}") + "<extra>" + _("recurrent") + "</extra>",
         ),
         dict(
             type="scatter",
@@ -264,15 +267,15 @@ def fading_memory(
             name=plain(head_name),
             line=dict(width=2, color=colour(3), dash="dot"),
             marker=dict(size=11),
-            hovertemplate="%{x} tokens back: %{y:.3f}<extra>attention</extra>",
+            hovertemplate=back.format(d="%{x}", share="%{y:.3f}") + "<extra>" + _("attention") + "</extra>",
         ),
     ]
     return figure(
         traces,
-        "How much of a word d tokens back is left",
+        _("How much of a word d tokens back is left"),
         440,
-        xaxis=dict(title=dict(text="distance d (tokens)"), **GRID),
-        yaxis=dict(title=dict(text="share of the word (log scale)"), **_log_y([recurrent, measured]), **GRID),
+        xaxis=dict(title=dict(text=_("distance d (tokens)")), **GRID),
+        yaxis=dict(title=dict(text=_("share of the word (log scale)")), **_log_y([recurrent, measured]), **GRID),
         legend=dict(orientation="h", y=-0.22),
     )
 
@@ -285,14 +288,12 @@ def mask_matrix(
     rows: Sequence[str],
     cols: Sequence[str],
     title: str,
-    row_title: str = "queries",
-    col_title: str = "keys",
     numbers: bool = True,
 ) -> go.Figure:
     """The additive mask M of softmax(s + M): two states only, 0 (the key may be seen) and −∞ (it may not),
     each a colour of its own in a two-entry colour bar; never a 0-to-1 scale, which would read as weights.
 
-    mask: 0 or −∞ in every cell; rows and cols: already escaped labels."""
+    mask: 0 or −∞ in every cell, rows are queries; rows and cols: already escaped labels."""
     m = np.asarray(mask, dtype=float)
     if not np.all((m == 0) | np.isneginf(m)):
         raise ValueError("A mask holds only 0 and −∞.")
@@ -308,7 +309,11 @@ def mask_matrix(
         zmax=1,
         colorscale=two_states,
         colorbar=dict(
-            thickness=14, len=0.5, tickvals=[0.25, 0.75], ticktext=["0: may look", "−∞: may not"], outlinewidth=1
+            thickness=14,
+            len=0.5,
+            tickvals=[0.25, 0.75],
+            ticktext=[_("0: may look"), _("−∞: may not")],
+            outlinewidth=1,
         ),
         text=text,
         customdata=text,
@@ -316,7 +321,10 @@ def mask_matrix(
         textfont=dict(size=13),
         xgap=1,
         ygap=1,
-        hovertemplate=f"{row_title[:-1]}: %{{y}}<br>{col_title[:-1]}: %{{x}}<br>M = %{{customdata}}<extra></extra>",
+        hovertemplate=_(ONE_TOKEN["query"]).format(token="%{y}")
+        + "<br>"
+        + _(ONE_TOKEN["key"]).format(token="%{x}")
+        + "<br>M = %{customdata}<extra></extra>",
     )
     slanted = len(cols) > 6
     top = 80 + (int(label_px(cols) * 0.87) if slanted else 22)
@@ -324,8 +332,8 @@ def mask_matrix(
         [heatmap],
         dict(text=title, y=0.995, yanchor="top", yref="container"),
         max(340, min(860, top + 60 + 34 * len(rows))),
-        xaxis=dict(title=dict(text=col_title), side="top", type="category", tickangle=-60 if slanted else 0),
-        yaxis=dict(title=dict(text=row_title), type="category", autorange="reversed"),
+        xaxis=dict(title=dict(text=_(ALL_TOKENS["key"])), side="top", type="category", tickangle=-60 if slanted else 0),
+        yaxis=dict(title=dict(text=_(ALL_TOKENS["query"])), type="category", autorange="reversed"),
         plot_bgcolor="white",
         margin=dict(t=top, l=label_px(rows) + 45, r=20, b=20),
     )

@@ -9,6 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .. import theme
+from ..i18n import _
 from .base import figure, plain
 from .vectors import arrow_chain
 
@@ -125,17 +126,18 @@ def encoder_decoder_diagram(title: str) -> go.Figure:
     """The original Transformer as the slides draw it: an encoder stack reading the source, a decoder stack
     writing the target, and the encoder's last vectors sent to the cross-attention of every decoder block
     as its keys and values (the decoder's own tokens give the queries). Add & Norm steps are left out."""
+    embedding, mlp = _("embedding + positions"), _("MLP")
     boxes = [  # (x0, y0, x1, y1, text, highlighted)
-        (0.5, 1.0, 4.0, 1.8, "embedding + positions", False),
-        (0.8, 2.8, 3.7, 3.9, "self-attention<br>(no mask)", False),
-        (0.8, 4.4, 3.7, 5.4, "MLP", False),
-        (6.0, 1.0, 9.5, 1.8, "embedding + positions", False),
-        (6.3, 2.8, 9.2, 3.9, "masked self-attention", False),
-        (6.3, 4.4, 9.2, 5.5, "<b>cross-attention</b>", True),
-        (6.3, 6.0, 9.2, 7.0, "MLP", False),
-        (6.0, 8.0, 9.5, 8.8, "linear + softmax", False),
+        (0.5, 1.0, 4.0, 1.8, embedding, False),
+        (0.8, 2.8, 3.7, 3.9, _("self-attention<br>(no mask)"), False),
+        (0.8, 4.4, 3.7, 5.4, mlp, False),
+        (6.0, 1.0, 9.5, 1.8, embedding, False),
+        (6.3, 2.8, 9.2, 3.9, _("masked self-attention"), False),
+        (6.3, 4.4, 9.2, 5.5, "<b>" + _("cross-attention") + "</b>", True),
+        (6.3, 6.0, 9.2, 7.0, mlp, False),
+        (6.0, 8.0, 9.5, 8.8, _("linear + softmax"), False),
     ]
-    frames = [(0.6, 2.5, 3.9, 5.8, "encoder block × N"), (6.1, 2.5, 9.4, 7.4, "decoder block × N")]
+    frames = [(0.6, 2.5, 3.9, 5.8, _("encoder block × N")), (6.1, 2.5, 9.4, 7.4, _("decoder block × N"))]
     shapes = [
         dict(
             type="rect",
@@ -146,21 +148,21 @@ def encoder_decoder_diagram(title: str) -> go.Figure:
             line=dict(color=theme.INK, width=1),
             fillcolor=theme.OKABE_ITO[5] if lit else "#e8f1f8",
         )
-        for x0, y0, x1, y1, _, lit in boxes
+        for x0, y0, x1, y1, _text, lit in boxes
     ] + [
         dict(type="rect", x0=x0, y0=y0, x1=x1, y1=y1, line=dict(color=theme.MUTED, dash="dash", width=1.5))
-        for x0, y0, x1, y1, _ in frames
+        for x0, y0, x1, y1, _text in frames
     ]
-    notes = [dict(x=(x0 + x1) / 2, y=(y0 + y1) / 2, text=text, showarrow=False) for x0, y0, x1, y1, text, _ in boxes]
+    notes = [dict(x=(x0 + x1) / 2, y=(y0 + y1) / 2, text=text, showarrow=False) for x0, y0, x1, y1, text, _lit in boxes]
     notes += [
         dict(x=x0 + 0.05, y=y1 + 0.05, text=text, showarrow=False, xanchor="left", yanchor="bottom", font_size=13)
         for x0, y0, x1, y1, text in frames
     ]
     notes += [
-        dict(x=2.25, y=0.45, text="source sentence", showarrow=False),
-        dict(x=7.75, y=0.45, text="target, written so far", showarrow=False),
-        dict(x=7.75, y=9.45, text="next target token", showarrow=False),
-        dict(x=2.25, y=6.75, text="the source's vectors<br>(last encoder layer)", showarrow=False),
+        dict(x=2.25, y=0.45, text=_("source sentence"), showarrow=False),
+        dict(x=7.75, y=0.45, text=_("target, written so far"), showarrow=False),
+        dict(x=7.75, y=9.45, text=_("next target token"), showarrow=False),
+        dict(x=2.25, y=6.75, text=_("the source's vectors<br>(last encoder layer)"), showarrow=False),
     ]
 
     def arrow(x0: float, y0: float, x1: float, y1: float, colour: str = theme.INK, width: float = 1.5) -> dict:
@@ -176,8 +178,8 @@ def encoder_decoder_diagram(title: str) -> go.Figure:
     cross = theme.OKABE_ITO[3]
     notes += [
         arrow(3.6, 6.6, 6.3, 5.15, cross, 3),  # keys and values, into every decoder block's cross-attention
-        dict(x=4.9, y=6.25, text="keys and values", showarrow=False, font=dict(color=cross, size=14), textangle=19),
-        dict(x=8.75, y=4.15, text="queries ↑", showarrow=False, font=dict(color=cross, size=13)),
+        dict(x=4.9, y=6.25, text=_("keys and values"), showarrow=False, font=dict(color=cross, size=14), textangle=19),
+        dict(x=8.75, y=4.15, text=_("queries ↑"), showarrow=False, font=dict(color=cross, size=13)),
     ]
     hidden = dict(visible=False, range=None, fixedrange=True)
     return figure(

@@ -1,5 +1,8 @@
 """What a figure that holds every head carries for the head switch (ui/head_switch.js) in its layout.meta, and
-the same switch done on the server, for a saved file."""
+the same switch done on the server, for a saved file.
+
+Both rewrite the head's number in the figure's title, found by the words that name a head in the figure's
+language ("head 3", "tête 3", "헤드 3"): the figure carries them, as `_("head {n}")` wrote them when it was drawn."""
 
 from __future__ import annotations
 
@@ -10,6 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+
+from ..i18n import _
 
 
 def typed(a: np.ndarray) -> dict:
@@ -42,7 +47,7 @@ def layout_meta(
 
     shown: the head the figure is drawn with (0-based); heads: the heads it can show (0-based); restyle: per head, the values of the figure's traces `traces` (plotly
     restyle's form: each property, one value per trace; arrays as typed-array specs); patches: per head, layout
-    changes; first: switched first."""
+    changes; first: switched first; head_name: how the title names a head, "head {n}" in the page's language."""
     restyle = {}
     for h, props in (per_head or {}).items():
         names = {name for p in props for name in p}
@@ -57,6 +62,7 @@ def layout_meta(
         "traces": list(traces),
         "patches": {str(h + 1): p for h, p in (patches or {}).items()},
         "first": first,
+        "head_name": _("head {n}"),
     }
 
 
@@ -75,9 +81,16 @@ def showing(fig: go.Figure | dict, head: int) -> dict:
         _put(out["layout"], path, value)
     title = out["layout"].get("title") or {}
     if isinstance(title.get("text"), str):
-        title["text"] = re.sub(r"\bhead \d+", f"head {head + 1}", title["text"], count=1)
+        title["text"] = renamed(title["text"], meta["head_name"], head + 1)
     out["layout"]["meta"] = meta | {"shown": head + 1}
     return out
+
+
+def renamed(title: str, head_name: str, head: int) -> str:
+    """The title with the first head it names (head_name: "head {n}", "tête {n}"…) now naming `head` (1-based);
+    not inside a word ("forehead 2")."""
+    before, after = (re.escape(part) for part in head_name.split("{n}"))
+    return re.sub(rf"(?<!\w){before}\d+{after}", lambda _match: head_name.format(n=head), title, count=1)
 
 
 def _put(layout: dict, path: str, value) -> None:

@@ -18,11 +18,13 @@ import plotly.graph_objects as go
 
 from attention.layout import in_layout
 
-from .. import theme
-from .base import Canvas, plain
+from .. import i18n, theme
+from ..i18n import N_, _
+from .base import ONE_TOKEN, Canvas, plain
 from .cells import cell_format, needed_cell_px
 from .head_meta import layout_meta, nested
 from .pixels import (
+    MAX_WORDS,
     PANEL_GAP,
     colourbar,
     colourbar_px,
@@ -40,8 +42,16 @@ from .text import LINE, label_px, wrap
 SCORES = plotly.colors.get_colorscale(theme.SCORES_SCALE)
 WEIGHTS = plotly.colors.get_colorscale(theme.WEIGHTS_SCALE)
 VECTORS = plotly.colors.get_colorscale(theme.VECTORS_SCALE)
-STEP_TITLES = ("1. Raw scores q · k", "2. Scaled: ÷ √dₖ", "3. Masked", "4. Softmax weights")
-STEP_VALUES = ("raw score", "scaled score", "masked score", "weight")
+STEP_TITLES = (N_("1. Raw scores q · k"), N_("2. Scaled: ÷ √dₖ"), N_("3. Masked"), N_("4. Softmax weights"))
+STEP_VALUES = (
+    N_("raw score: {value}"),
+    N_("scaled score: {value}"),
+    N_("masked score: {value}"),
+    N_("weight: {value}"),
+)
+# what the columns and the rows of a matrix are, in the corner of the first step, in each layout
+CORNER = {"paper": N_("keys →<br>queries ↓"), "notes": N_("queries →<br>keys ↓")}
+QKV_NAMES = (N_("Q: queries"), N_("K: keys"), N_("V: values"))
 
 TICK_CHARS = 12  # a longer token is cut on the axes (its whole text shows on hover)
 
@@ -64,8 +74,20 @@ def _weights_colour(w: np.ndarray, colours: str) -> np.ndarray:
 
 def _weights_bar(colours: str) -> dict:
     if colours == "unit":
-        return dict(tickvals=[0, 0.5, 1], ticktext=["0", "0.5", "1"])
-    return dict(tickvals=[0, 0.5, 1], ticktext=["0", "½ max", "max"])
+        return dict(tickvals=[0, 0.5, 1], ticktext=["0", i18n.num(0.5, 1), "1"])
+    return dict(tickvals=[0, 0.5, 1], ticktext=["0", *(_(words) for words in MAX_WORDS)])
+
+
+def _hover(row_name: str, col_name: str, value: str) -> str:
+    """A heatmap's hover text: the cell's two tokens, then its value line ("weight: %{customdata:.3f}")."""
+    return "<br>".join(
+        (_(ONE_TOKEN[row_name]).format(token="%{y}"), _(ONE_TOKEN[col_name]).format(token="%{x}"), value)
+    )
+
+
+def _side_label(head_name: str, h: int) -> str:
+    """The hover box's side label, naming head h (0-based) with head_name, "head {n}" in the page's language."""
+    return f"<extra>{head_name.format(n=h + 1)}</extra>"
 
 
 # --- the four steps -------------------------------------------------------------------------------------------
@@ -87,7 +109,7 @@ def steps_figure(
 
     steps: the four (len(heads), n_tokens, n_tokens) matrices, rows are queries, for the heads listed in `heads`
         (0-based); `head` is the one shown.
-    title: names the head as "head N" (a head switch in the browser rewrites that).
+    title: names the head as `_("head {n}")` writes it (a head switch in the browser rewrites that).
     notes: a few words under each step's title (what the mask does here).
     weight_colours: "row" colours each weight by its share of its query's largest weight, "unit" from 0 to 1.
     numbers: print the values even where the cells are too small: the panels then grow to hold them.
@@ -104,15 +126,19 @@ def steps_figure(
     min_cell = 0.0
     if numbers:
         min_cell = max(needed_cell_px(s[shown], k, ty.numbers) for s, k in zip(steps, kinds, strict=True))
-    # each step's title, and under it the note wrapped to the panel's width (the layout depends on the width)
+    # each step's title, and under it the note, wrapped to the panel's width (the layout depends on the width)
     panels = panel_layout(n, 4, ticks, canvas, [0] * 4, min_cell)
     room = panels.side + colourbar_px(ty.small) - 4
+    name_lines = [wrap(_(name), room, ty.base) for name in STEP_TITLES]
     note_lines = [wrap(note, room, ty.small) for note in notes]
-    title_px = [int(ty.base * LINE + len(lines) * ty.small * LINE) + 6 for lines in note_lines]
+    title_px = [
+        int(len(names) * ty.base * LINE + len(lines) * ty.small * LINE) + 6
+        for names, lines in zip(name_lines, note_lines, strict=True)
+    ]
     panels = panel_layout(n, 4, ticks, canvas, title_px, min_cell)
     titles = [
-        name + "".join(f"<br><span style='font-size:{ty.small}px'>{line}</span>" for line in lines)
-        for name, lines in zip(STEP_TITLES, note_lines, strict=True)
+        "<br>".join(names) + "".join(f"<br><span style='font-size:{ty.small}px'>{line}</span>" for line in lines)
+        for names, lines in zip(name_lines, note_lines, strict=True)
     ]
     W, H, side = panels.width, panels.height, panels.side
     cell = side / n
@@ -145,11 +171,9 @@ def steps_figure(
         )
         title_top = y0 - (panels.x_band if panels.x_labels[k] else 0)
         notes_on_figure.append(panel_name(titles[k], x0 / W, paper_y(title_top, H), ty.base, align="left"))
-    plural = {"query": "queries", "key": "keys"}
-    corner = f"{plural[col_name]} →<br>{plural[row_name]} ↓"  # what the columns and the rows are
     notes_on_figure.append(
         dict(
-            text=corner,
+            text=_(CORNER[layout]),
             x=panels.left[0] / W,
             xshift=-6,
             y=paper_y(panels.top[0], H),
@@ -183,6 +207,11 @@ def steps_figure(
             )
         )
     values = [in_layout(np.asarray(m, dtype=np.float64), layout) for m in steps]  # (len(heads), n, n) each
+    hovers = [
+        _hover(row_name, col_name, _(words).format(value="%{customdata:.3f}" if kind == "weights" else "%{z:.2f}"))
+        for words, kind in zip(STEP_VALUES, kinds, strict=True)
+    ]
+    head_name = _("head {n}")
     per_head: dict[int, list[dict]] = {}
     for i, h in enumerate(heads):
         per_head[h] = []
@@ -204,10 +233,7 @@ def steps_figure(
             props["text"] = printed.write(v, kinds[k]) if printed else None
             props["texttemplate"] = "%{text}" if printed else ""
             props["textfont.size"] = printed.size if printed else ty.numbers
-            props["hovertemplate"] = (
-                f"{row_name}: %{{y}}<br>{col_name}: %{{x}}<br>{STEP_VALUES[k]}: "
-                f"{'%{customdata:.3f}' if kinds[k] == 'weights' else '%{z:.2f}'}<extra>head {h + 1}</extra>"
-            )
+            props["hovertemplate"] = hovers[k] + _side_label(head_name, h)
             per_head[h].append(props)
     first_step = len(traces)
     for k in range(4):
@@ -277,7 +303,6 @@ def qkv_figure(
     panel_h = int(row * n)
     W = canvas.width
     H = top_band + per_row * (name_band + panel_h + x_band) + 8
-    names = ("Q: queries", "K: keys", "V: values")
     axes: dict[str, dict] = {}
     annotations = []
     lefts, tops = [], []
@@ -306,11 +331,15 @@ def qkv_figure(
             matches=None if i == 0 else "y",
             **_ticks(labels, ticks, panel_h, tick_size(n, panel_h, ty)),
         )
-        annotations.append(panel_name(names[i], x0 / W, paper_y(y0, H), ty.base))
+        annotations.append(panel_name(_(QKV_NAMES[i]), x0 / W, paper_y(y0, H), ty.base))
+    token = _("token: {token}").format(token="%{y}")
+    coordinate = _("{vector}, coordinate {i}: {value}")
+    hovers = [f"{token}<br>{coordinate.format(vector=name, i='%{x}', value='%{z:.3f}')}" for name in "qkv"]
+    head_name = _("head {n}")
     per_head: dict[int, list[dict]] = {}
     for j, h in enumerate(heads):
         per_head[h] = []
-        for name, vectors in zip("qkv", (q, k, v), strict=True):
+        for hover, vectors in zip(hovers, (q, k, v), strict=True):
             m = np.asarray(vectors[j], dtype=np.float32)
             top = float(np.abs(m).max()) or 1.0
             per_head[h].append(
@@ -318,7 +347,7 @@ def qkv_figure(
                     z=m,
                     zmin=-top,
                     zmax=top,
-                    hovertemplate=f"token: %{{y}}<br>{name}, coordinate %{{x}}: %{{z:.3f}}<extra>head {h + 1}</extra>",
+                    hovertemplate=hover + _side_label(head_name, h),
                 )
             )
     traces = []
@@ -366,7 +395,7 @@ def heads_grid(
     click on it (ui/head_switch.js); hover names the two tokens and the weight."""
     canvas = canvas or Canvas()
     ty = canvas.type
-    n_heads, n, _ = weights.shape
+    n_heads, n = weights.shape[:2]
     labels = list(labels)
     cols = min(n_heads, 6 if canvas.width >= 700 else 4 if canvas.width >= 460 else 3)
     rows = -(-n_heads // cols)
@@ -380,6 +409,8 @@ def heads_grid(
     W = canvas.width
     H = top_band + rows * (name_band + side) + 8
     row_name, col_name = ("key", "query") if layout == "notes" else ("query", "key")
+    hover = _hover(row_name, col_name, _(STEP_VALUES[3]).format(value="%{customdata:.3f}"))
+    head_name = _("head {n}")
     traces: list[dict] = []
     axes: dict[str, dict] = {}
     annotations = []
@@ -405,7 +436,7 @@ def heads_grid(
             range=[n - 0.5, -0.5],
             fixedrange=True,
         )
-        name = f"head {h + 1}" + (f" · {roles[h]}" if roles and roles[h] and side >= 110 else "")
+        name = head_name.format(n=h + 1) + (f" · {roles[h]}" if roles and roles[h] and side >= 110 else "")
         annotations.append(panel_name(name, (x0 + side / 2) / W, paper_y(y0, H), ty.base, xanchor="center"))
         frames[h] = {
             "shapes[0].x0": (x0 - 4) / W,
@@ -427,8 +458,7 @@ def heads_grid(
                 yaxis=f"y{suffix}",
                 coloraxis="coloraxis",
                 meta=h + 1,
-                hovertemplate=f"{row_name}: %{{y}}<br>{col_name}: %{{x}}<br>weight: %{{customdata:.3f}}"
-                f"<extra>head {h + 1}</extra>",
+                hovertemplate=hover + _side_label(head_name, h),
             )
         )
     frame = frames[head]

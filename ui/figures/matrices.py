@@ -9,8 +9,9 @@ import plotly.graph_objects as go
 
 from attention.layout import in_layout
 
-from .. import theme
-from .base import TICK_PX, Canvas, figure, numbers_fit, plain, tick_px, token_ticks
+from .. import i18n, theme
+from ..i18n import _
+from .base import ALL_TOKENS, ONE_TOKEN, TICK_PX, Canvas, figure, numbers_fit, plain, tick_px, token_ticks
 from .text import MINUS_INFINITY, label_px
 
 COLUMN_GAP = 16  # px between st.columns(2), Streamlit's default gap
@@ -25,8 +26,9 @@ def _masked_as_gaps(m: np.ndarray) -> tuple[np.ndarray, str]:
 
 
 def _printed_values(m: np.ndarray, fmt: str, font_size: int) -> dict:
-    """Heatmap settings that print every cell's value, −∞ where masked."""
-    text = [[MINUS_INFINITY if np.isneginf(v) else format(v, fmt) for v in row] for row in m]
+    """Heatmap settings that print every cell's value, −∞ where masked, as the page's language writes it."""
+    code = i18n.language()
+    text = [[MINUS_INFINITY if np.isneginf(v) else i18n.formatted(code, v, fmt) for v in row] for row in m]
     return dict(text=text, texttemplate="%{text}", textfont=dict(size=font_size))
 
 
@@ -78,13 +80,19 @@ def attention_heatmap(
         zmax=zmax,
         zmid=zmid,
         hoverongaps=False,
-        hovertemplate=f"{row_name}: %{{y}}<br>{col_name}: %{{x}}<br>value: %{{z:{'.3f' if kind == 'weights' else '.2f'}}}<extra></extra>",
+        hovertemplate="<br>".join(
+            (
+                _(ONE_TOKEN[row_name]).format(token="%{y}"),
+                _(ONE_TOKEN[col_name]).format(token="%{x}"),
+                _("value: {value}").format(value="%{z:.3f}" if kind == "weights" else "%{z:.2f}"),
+            )
+        )
+        + "<extra></extra>",
         colorbar=dict(thickness=14, len=0.9),
         xgap=1 if n_cols <= 40 else 0,
         ygap=1 if n_rows <= 40 else 0,
         **cells,
     )
-    plural = {"query": "queries", "key": "keys"}
     width = (canvas or Canvas()).width
     width = (width - COLUMN_GAP) // 2 if half_width else width
 
@@ -99,7 +107,7 @@ def attention_heatmap(
         return left, top, height, cell_w, (height - top - 20) / n_rows, slanted
 
     size = TICK_PX
-    for _ in range(3):  # the labels' size sets the margins, which set the cells the labels must fit
+    for _round in range(3):  # the labels' size sets the margins, which set the cells the labels must fit
         size = tick_px(min(room(size)[3:5]))
     left, top, height, cell_w, cell_h, slanted = room(size)
     return figure(
@@ -107,14 +115,14 @@ def attention_heatmap(
         dict(text=title, y=0.995, yanchor="top", yref="container"),
         height,
         xaxis=dict(
-            title=dict(text=plural[col_name]),
+            title=dict(text=_(ALL_TOKENS[col_name])),
             side="top",
             type="category",
             tickangle=-60 if slanted else 0,
             **token_ticks(col_labels, cell_w, size),
         ),
         yaxis=dict(
-            title=dict(text=plural[row_name]),
+            title=dict(text=_(ALL_TOKENS[row_name])),
             type="category",
             autorange="reversed",
             **token_ticks(row_labels, cell_h, size),

@@ -10,6 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .. import theme
+from ..i18n import N_, _
 from .base import SUBTITLE_PX, Canvas
 from .text import LINE, label_px, text_px
 
@@ -37,10 +38,16 @@ def colourbar_px(size: int) -> int:
     return 6 + COLOURBAR + 4 + int(text_px("−150", size)) + 4
 
 
+# The weights' colour bar's labels at ½ and 1, where each weight is coloured by its share of its row's largest
+MAX_WORDS = (N_("½ max"), N_("max"))
+
+
 def weights_bar_extra(size: int) -> int:
-    """How much wider the weights' colour bar is than colourbar_px: its "½ max" (3.5 em in DejaVu Sans) is
-    wider than "−150", and plotly pushes the whole figure narrower for a bar that would pass its right edge."""
-    return int(size * 3.5 - text_px("−150", size)) + 10
+    """How much wider the weights' colour bar is than colourbar_px: its labels (MAX_WORDS, as the page's language
+    writes them) can be wider than "−150", and plotly pushes the whole figure narrower for a bar that would pass its
+    right edge."""
+    widest = max(text_px(_(words), size) for words in MAX_WORDS)
+    return max(0, int(widest - text_px("−150", size))) + 10
 
 
 def tick_band(labels: Sequence[str], cell: float, size: int) -> tuple[int, int]:
@@ -169,7 +176,7 @@ def panel_layout(
     row_title = [max(title_px[r * cols : (r + 1) * cols]) for r in range(rows)]
     every_row = cols == 1  # stacked panels each carry their own labels; side by side, the top row's serve both
     side, tick = 0, ty.base
-    for _ in range(3):  # label sizes follow the cells, which follow the room the labels leave
+    for _round in range(3):  # label sizes follow the cells, which follow the room the labels leave
         y_labels = label_px(labels, tick)
         extra = weights_bar_extra(ty.small)  # the last column's bar: the weights'
         from_width = (canvas.width - y_labels - cols * bar - extra - (cols - 1) * PANEL_GAP - 4) // cols

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .. import theme
+from .. import i18n, theme
+from ..i18n import N_, _
 from .base import plain
 
 # one colour per role, from the palette every figure uses; "mixed" in grey: no single behaviour to name
@@ -18,6 +19,15 @@ ROLE_COLOURS = {
     "broad": theme.OKABE_ITO[5],
     "mixed": theme.MASKED,
 }
+# each role as the map names it; "[SEP]" is the model's own token
+ROLE_NAMES = {
+    "first token": N_("first token"),
+    "previous token": N_("previous token"),
+    "self": N_("self"),
+    "induction": N_("induction"),
+    "broad": N_("broad"),
+    "mixed": N_("mixed"),
+}
 
 
 def role_map(
@@ -27,14 +37,22 @@ def role_map(
     on a square selects that head: customdata holds its 0-based layer and head). measures: name → (n_layers,
     n_heads), shown on hover. chosen: the (layer, head) the page shows, outlined."""
     n_layers, n_heads = roles.shape
+    code = i18n.language()
+    which = _("layer {layer}, head {head}: {role}")
     fig = go.Figure()
     for role, colour in ROLE_COLOURS.items():
         layers, heads = np.nonzero(roles == role)
         if not len(layers):
             continue
+        name = _(ROLE_NAMES[role]) if role in ROLE_NAMES else role
         hover = [
-            f"layer {li + 1}, head {h + 1}: {role}<br>"
-            + "<br>".join(f"{plain(n)} {v[li, h]:.2f}" for n, v in measures.items() if np.isfinite(v[li, h]))
+            which.format(layer=li + 1, head=h + 1, role=name)
+            + "<br>"
+            + "<br>".join(
+                f"{plain(n)} {i18n.formatted(code, v[li, h], '.2f')}"
+                for n, v in measures.items()
+                if np.isfinite(v[li, h])
+            )
             for li, h in zip(layers, heads, strict=True)
         ]
         fig.add_trace(
@@ -42,7 +60,7 @@ def role_map(
                 x=heads + 1,
                 y=layers + 1,
                 mode="markers",
-                name=f"{role} ({len(layers)})",
+                name=f"{name} ({len(layers)})",
                 marker=dict(symbol="square", size=_square(n_layers, n_heads), color=colour, line=dict(width=0)),
                 customdata=np.stack([layers, heads], axis=1),
                 hovertext=hover,
@@ -69,20 +87,20 @@ def role_map(
         title=title,
         height=height,
         xaxis=dict(
-            title="head",
+            title=_("head"),
             tickmode="array",
             tickvals=list(range(1, n_heads + 1)),
             range=[0.3, n_heads + 0.7],
             showgrid=False,
         ),
         yaxis=dict(
-            title="layer",
+            title=_("layer"),
             tickmode="array",
             tickvals=list(range(1, n_layers + 1)) if n_layers <= 12 else list(range(1, n_layers + 1, 2)),
             range=[n_layers + 0.7, 0.3],
             showgrid=False,
         ),
-        legend=dict(orientation="v", x=1.02, y=1, title="role (heads)"),
+        legend=dict(orientation="v", x=1.02, y=1, title=_("role (heads)")),
         clickmode="event+select",
         dragmode=False,
     )
@@ -101,14 +119,14 @@ def share_by_layer(shares: np.ndarray, title: str, y_title: str) -> go.Figure:
         go.Bar(
             x=np.arange(1, len(means) + 1),
             y=means,
-            text=[f"{m:.2f}" for m in means],
+            text=[i18n.fmt(m, ".2f") for m in means],
             textposition="outside",
             marker_color=theme.OKABE_ITO[0],
         )
     )
     fig.update_layout(
         title=title,
-        xaxis=dict(title="layer", tickmode="array", tickvals=list(range(1, len(means) + 1))),
+        xaxis=dict(title=_("layer"), tickmode="array", tickvals=list(range(1, len(means) + 1))),
         yaxis=dict(title=y_title, range=[0, 1.08]),
         height=330,
         showlegend=False,

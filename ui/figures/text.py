@@ -8,18 +8,32 @@ from collections.abc import Callable, Sequence
 
 MINUS_INFINITY = "−∞"  # what a masked cell prints
 LINE = 1.25  # a line of text is this many times its font size tall
-# Advance widths in em of DejaVu Sans, the figures' font (Arial's are narrower), for what a cell prints.
-DEJAVU_EM = {**dict.fromkeys("0123456789", 0.636), ".": 0.318, "-": 0.361, "−": 0.838, "∞": 0.833}
+# Advance widths in em of DejaVu Sans, the figures' font (Arial's are narrower), for what a cell prints in any
+# language (a decimal point or comma) and the weights' colour bar's "½".
+DEJAVU_EM = {
+    **dict.fromkeys("0123456789", 0.636),
+    **dict.fromkeys((".", ",", " "), 0.318),
+    "-": 0.361,
+    "−": 0.838,
+    "∞": 0.833,
+    "½": 0.969,
+}
+
+
+def wide(char: str) -> bool:
+    """Whether a character is drawn a whole font size wide: Korean, Chinese and Japanese ones."""
+    return unicodedata.east_asian_width(char) in "WF"
 
 
 def dejavu_em(char: str) -> float:
-    """A character's advance width in em of the figures' font: exact for what a cell prints, 0.64 for any other."""
-    return DEJAVU_EM.get(char, 0.64)
+    """A character's advance width in em of the figures' font: exact for what a cell prints, a whole em for a wide
+    character, 0.64 for any other."""
+    return DEJAVU_EM.get(char, 1.0 if wide(char) else 0.64)
 
 
 def any_script_em(char: str) -> float:
-    """A character's width in em, in any script: a wide (CJK) character takes a whole font size, others 0.62."""
-    return 1.0 if unicodedata.east_asian_width(char) in "WF" else 0.62
+    """A character's width in em, in any script: a wide character takes a whole font size, others 0.62."""
+    return 1.0 if wide(char) else 0.62
 
 
 def text_px(text: str, size: float, em: Callable[[str], float] = dejavu_em) -> float:
@@ -33,10 +47,10 @@ def label_box(text: str, size: int) -> tuple[float, float]:
 
 
 def label_px(labels: Sequence[str], font_px: int = 15) -> int:
-    """About how wide the longest label is drawn, in pixels. Margins are set from this rather than by
-    plotly's automargin, which redraws a figure again to measure it and made every update slower."""
-    longest = max((len(html.unescape(lbl)) for lbl in labels), default=1)
-    return int(0.62 * font_px * longest) + 8
+    """About how wide the longest label is drawn, in pixels, in any script. Margins are set from this rather than
+    by plotly's automargin, which redraws a figure again to measure it and made every update slower."""
+    widest = max((text_px(html.unescape(lbl), font_px, any_script_em) for lbl in labels), default=0.62 * font_px)
+    return int(widest) + 8
 
 
 def wrap(text: str, width_px: float, size: int) -> list[str]:

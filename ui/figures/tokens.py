@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from .. import theme
+from .. import i18n, theme
+from ..i18n import _, n_
 from .base import SUBTITLE_PX, Canvas, figure, isolated, plain
 
 CHIP_TEXT = 16  # px: a chip's text on screen; one unit of the chips' x axis is this many pixels
@@ -43,9 +44,9 @@ def token_chips(
         x += w + gap
     n_rows = row + 1
     kinds = {
-        "word": ("starts a word", "#dcebf7", theme.OKABE_ITO[0]),
-        "piece": ("continues a word", "#fde9c8", theme.OKABE_ITO[1]),
-        "special": ("special token", "#e6e6e6", theme.MUTED),
+        "word": (_("starts a word"), "#dcebf7", theme.OKABE_ITO[0]),
+        "piece": (_("continues a word"), "#fde9c8", theme.OKABE_ITO[1]),
+        "special": (_("special token"), "#e6e6e6", theme.MUTED),
     }
     kind_of = ["special" if special[i] else "piece" if continuation[i] else "word" for i in range(len(texts))]
     traces = []
@@ -70,6 +71,7 @@ def token_chips(
             )
         )
     centres = [xs[i] + widths[i] / 2 for i in range(len(texts))]
+    position = _("position {i}")
     ys = [-r * 1.6 for r in rows]
     traces.append(
         dict(
@@ -80,7 +82,7 @@ def token_chips(
             text=[isolated(plain(t)) for t in texts],
             textfont=dict(size=chip_px, color=theme.INK),
             showlegend=False,
-            hovertext=[f"position {i}" for i in range(len(texts))],
+            hovertext=[position.format(i=i) for i in range(len(texts))],
             hoverinfo="text",
         )
     )
@@ -99,7 +101,7 @@ def token_chips(
     row_px = 62 * chip_px / CHIP_TEXT
     return figure(
         traces,
-        f"{len(texts)} tokens",
+        n_("{n} token", "{n} tokens", len(texts)).format(n=i18n.whole(len(texts))),
         int(90 * chip_px / CHIP_TEXT + row_px * n_rows) + SUBTITLE_PX,  # and the line chart() adds: the sentence
         checked=False,
         xaxis=dict(visible=False, range=[-0.5, width + 0.5]),

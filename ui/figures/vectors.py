@@ -7,7 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .. import theme
+from .. import i18n, theme
+from ..i18n import _
 from .base import GRID, arrow, figure, plain, title_room
 from .labels import Frame, Label, Segment, place_labels
 
@@ -28,7 +29,7 @@ def two_vectors(a: np.ndarray, b: np.ndarray, names: tuple[str, str] = ("a", "b"
                 y=[a[1], proj[1]],
                 mode="lines",
                 line=dict(dash="dot", color=theme.MUTED),
-                name="projection of a onto b",
+                name=_("projection of {a} onto {b}").format(a=names[0], b=names[1]),
             )
         )
     traces.append(
@@ -47,7 +48,7 @@ def two_vectors(a: np.ndarray, b: np.ndarray, names: tuple[str, str] = ("a", "b"
     axis = dict(range=[-top, top], zeroline=True, zerolinecolor="#bbbbbb", **GRID)
     return figure(
         traces,
-        "Two vectors",
+        _("Two vectors"),
         520,
         annotations=arrows,
         xaxis=axis,
@@ -139,7 +140,7 @@ def arrow_chain(
             y=points[1:, 1],
             mode="markers",
             marker=dict(size=6, color=theme.OKABE_ITO[5]),
-            name="after each weighted value",
+            name=_("after each weighted value"),
             hovertext=list(step_labels),
             hovertemplate="%{hovertext}<extra></extra>",
         ),
@@ -149,7 +150,7 @@ def arrow_chain(
             y=[points[0, 1]],
             mode="markers",
             marker=dict(size=13, color=theme.INK),
-            name="e (start)",
+            name=_("e (start)"),
         ),
         dict(
             type="scatter",
@@ -208,7 +209,7 @@ def displacement_figure(
     mean_tip = e_plus_head.mean(axis=0)
     labels = [
         Label("e", tuple(e), tuple(e - mean_tip), 16, gap=8),
-        tip(selected_head, f"head {selected_head + 1}", 15, CHOSEN_TEXT),
+        tip(selected_head, _("head {n}").format(n=selected_head + 1), 15, CHOSEN_TEXT),
     ]
     far_first = sorted(others, key=lambda h: -np.linalg.norm(e_plus_head[h] - e))  # far tips are easier to name
     labels += [tip(h, str(h + 1), 14, theme.OKABE_ITO[0]) for h in far_first]
@@ -218,7 +219,9 @@ def displacement_figure(
         y=e_plus_head[:, 1],
         mode="markers",
         marker=dict(size=14, opacity=0),  # names every tip on hover, labelled or not
-        text=[f"head {h + 1}: |Δe| = {head_norms[h]:.2f}" for h in range(n_heads)],
+        text=[
+            _("head {n}: |Δe| = {length}").format(n=h + 1, length=i18n.num(head_norms[h], 2)) for h in range(n_heads)
+        ],
         hovertemplate="%{text}<extra></extra>",
     )
     start = dict(
@@ -227,7 +230,7 @@ def displacement_figure(
         y=[e[1]],
         mode="markers",
         marker=dict(size=12, color=theme.INK),
-        text=[f"e: “{token_label}” entering the layer"],
+        text=[_("e: “{token}” entering the layer").format(token=token_label)],
         hovertemplate="%{text}<extra></extra>",
     )
     top, bottom = title_room(title), AXIS_BOTTOM
@@ -266,7 +269,7 @@ def heads_summed_figure(
     labels = [
         Label("e", tuple(e), tuple(e - end), 16, gap=8),
         Label("e + ΣΔe", tuple(end), tuple(end - e), 15, theme.OKABE_ITO[2]),
-        Label(f"head {selected_head + 1}", tuple(middle), (-shaft[1], shaft[0]), 15, CHOSEN_TEXT, gap=6),
+        Label(_("head {n}").format(n=selected_head + 1), tuple(middle), (-shaft[1], shaft[0]), 15, CHOSEN_TEXT, gap=6),
     ]
     joints = dict(
         type="scatter",
@@ -274,7 +277,9 @@ def heads_summed_figure(
         y=tip_to_tail[:, 1],
         mode="markers",
         marker=dict(size=[12] + [10] * n_heads, color=theme.INK, opacity=[1] + [0] * n_heads),
-        text=["e"] + [f"after head {h + 1}" for h in range(n_heads - 1)] + ["e + ΣΔe: every head added"],
+        text=["e"]
+        + [_("after head {n}").format(n=h + 1) for h in range(n_heads - 1)]
+        + [_("e + ΣΔe: every head added")],
         hovertemplate="%{text}<extra></extra>",
     )
     top, bottom = title_room(title), AXIS_BOTTOM + NOTE_LINE
@@ -306,17 +311,17 @@ def after_heads_figure(
     styles = [(theme.OKABE_ITO[2], 3.0, theme.OKABE_ITO[2])]  # the heads' sum
     styles += [
         (theme.MUTED, 2.0, theme.SUBTLE) if label == "+ b_O" else (theme.OKABE_ITO[3], 3.0, theme.OKABE_ITO[3])
-        for _, label in steps[2:]
+        for _name, label in steps[2:]
     ]
-    arrows = [(a, b, colour, px) for a, b, (colour, px, _) in zip(points[:-1], points[1:], styles, strict=True)]
+    arrows = [(a, b, colour, px) for a, b, (colour, px, _text) in zip(points[:-1], points[1:], styles, strict=True)]
     labels = [Label("e", tuple(points[0]), tuple(points[0] - points[1]), 15, gap=7)]
     labels += [
         Label(label, tuple(b), tuple(b - a), 14, text)
-        for a, b, (_, label), (_, _, text) in zip(points[:-1], points[1:], steps[1:], styles, strict=True)
+        for a, b, (_name, label), (_colour, _px, text) in zip(points[:-1], points[1:], steps[1:], styles, strict=True)
     ]
     obstacles = [s for a in arrows for s in Segment.arrow(a[0], a[1], a[3])]
     obstacles.append(Segment(tuple(points[0]), tuple(points[0]), 7))
-    names = [name for name, _ in steps]
+    names = [name for name, _label in steps]
     marks = dict(
         type="scatter",
         x=points[:, 0],
@@ -344,16 +349,20 @@ def before_after_figure(
     after: np.ndarray,
     explained: np.ndarray,
     labels: Sequence[str],
-    after_name: str = "after",
-    title: str = "Every token, before → after",
-    before_name: str = "before",
+    after_name: str | None = None,
+    title: str | None = None,
+    before_name: str | None = None,
     axis_names: tuple[str, str] | None = None,
 ) -> go.Figure:
     """Every token before → after a step, in one 2D projection, with an arrow each; each token named at its
     after point where the name touches no other name or arrow (else on hover), in the page's width and on a
     phone. The legend sits under the plot, clear of a subtitle. title: may run over lines (<br>).
-    axis_names: the axes' titles, where they are not the principal directions of the points drawn."""
+    after_name, title and before_name: by default "after", "Every token, before → after" and "before", in the
+    page's language. axis_names: the axes' titles, where they are not the principal directions of the points."""
     labels = list(labels)
+    after_name = after_name or _("after")
+    title = title or _("Every token, before → after")
+    before_name = before_name or _("before")
     width, height = BEFORE_AFTER_PLOT
     frame = Frame.around(np.vstack([before, after]), width, height, margin=30)
     obstacles = [s for i in range(len(labels)) for s in Segment.arrow(before[i], after[i], 1.5)]
@@ -404,6 +413,7 @@ def moves_figure(
 
     moves: (n_tokens, 2); moved_by: what moved them, for the arrows' tips ("ΣΔe", "Δe⁽³⁾")."""
     moves = np.asarray(moves, dtype=float)
+    code = i18n.language()
     return before_after_figure(
         np.zeros_like(moves),
         moves,
@@ -411,9 +421,9 @@ def moves_figure(
         labels,
         after_name=f"e + {moved_by}",
         title=title,
-        before_name="each token's e, drawn at one start",
+        before_name=_("each token's e, drawn at one start"),
         axis_names=(
-            f"direction 1 of the moves ({explained[0]:.0%} of Σ|Δe|²)",
-            f"direction 2 ({explained[1]:.0%} of Σ|Δe|²)",
+            _("direction 1 of the moves ({share} of Σ|Δe|²)").format(share=i18n.percent(code, float(explained[0]))),
+            _("direction 2 ({share} of Σ|Δe|²)").format(share=i18n.percent(code, float(explained[1]))),
         ),
     )
