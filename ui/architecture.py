@@ -398,7 +398,8 @@ def output_sentence(cfg: ModelConfig) -> str:
 
 
 def _norm_detail(cfg: ModelConfig) -> str:
-    return pick(cfg, "norm", {"layer": f"{cfg.d_model} gains and {cfg.d_model} biases", "rms": f"{cfg.d_model} gains"})
+    n = whole(cfg.d_model)
+    return pick(cfg, "norm", {"layer": _("{n} gains and {n} biases").format(n=n), "rms": _("{n} gains").format(n=n)})
 
 
 def part_words(model: Any, key: str) -> tuple[str, str]:
@@ -406,49 +407,60 @@ def part_words(model: Any, key: str) -> tuple[str, str]:
     cfg, d = model.config, model.config.d_model
     norm, detail = norm_name(cfg), _norm_detail(cfg)
     if key == "tokens":
-        return "Tokens", f"a vocabulary of {cfg.vocab_size:,}"
+        return _("Tokens"), _("a vocabulary of {n}").format(n=whole(cfg.vocab_size))
     if key == "embedding":
         scaled = f" × √{cfg.d_model}" if cfg.embedding_scale != 1.0 else ""
         rows = model.embeddings.position.shape[0] if model.embeddings.position is not None else 0
         positions = pick(
             cfg,
             "positions",
-            {"learned": f" + {rows:,} positions × {d}", "rotary": "; positions rotate q and k instead"},
+            {
+                "learned": _(" + {rows} positions × {d}").format(rows=whole(rows), d=d),
+                "rotary": _("; positions rotate q and k instead"),
+            },
         )
-        normalized = f", then {norm}" if model.embeddings.norm is not None else ""
-        return "Embeddings", f"{cfg.vocab_size:,} tokens × {d}{scaled}{positions}{normalized}"
+        normalized = _(", then {norm}").format(norm=norm) if model.embeddings.norm is not None else ""
+        tokens = _("{n} tokens × {d}").format(n=whole(cfg.vocab_size), d=d)
+        return _("Embeddings"), f"{tokens}{scaled}{positions}{normalized}"
     if key == "attention":
         heads = (
-            f"{cfg.n_heads} heads × d_head {cfg.d_head}"
+            _("{n} heads × d_head {d}").format(n=cfg.n_heads, d=cfg.d_head)
             if cfg.n_kv_heads == cfg.n_heads
-            else f"{cfg.n_heads} query heads, {cfg.n_kv_heads} key/value head{'s' if cfg.n_kv_heads > 1 else ''}, "
-            f"d_head {cfg.d_head}"
+            else n_(
+                "{n} query heads, {kv} key/value head, d_head {d}",
+                "{n} query heads, {kv} key/value heads, d_head {d}",
+                cfg.n_kv_heads,
+            ).format(n=cfg.n_heads, kv=cfg.n_kv_heads, d=cfg.d_head)
         )
-        extras = [pick(cfg, "positions", {"learned": "", "rotary": "rotary"}), "QK-norm" if cfg.qk_norm else ""]
-        return "Attention", "; ".join(filter(None, [heads, *extras]))  # its window: chapter 8 (one line here)
+        extras = [pick(cfg, "positions", {"learned": "", "rotary": _("rotary")}), "QK-norm" if cfg.qk_norm else ""]
+        return _("Attention"), "; ".join(filter(None, [heads, *extras]))  # its window: chapter 8 (one line here)
     if key == "mlp":
         gated = pick(cfg, "mlp", {"gelu": "", "gelu_tanh": "", "swiglu": "SwiGLU", "geglu": "GeGLU"})
-        name = f"MLP ({gated})" if gated else "MLP (feed-forward)"
-        return name, f"{d} → {cfg.d_ff:,} (×2: gate and up) → {d}" if gated else f"{d} → {cfg.d_ff:,} → {d}"
+        name = f"MLP ({gated})" if gated else _("MLP (feed-forward)")
+        wide = whole(cfg.d_ff)
+        return name, _("{d} → {ff} (×2: gate and up) → {d}").format(d=d, ff=wide) if gated else f"{d} → {wide} → {d}"
     if key in ("norm_attention", "norm_mlp"):
         return norm, detail
     if key in ("norm_attention_out", "norm_mlp_out"):
-        return f"{norm} (on the output)", detail
+        return _("{norm} (on the output)").format(norm=norm), detail
     if key in ("add_attention", "add_mlp"):
-        what = "attention(x)" if key == "add_attention" else "MLP(x)"
+        what = _("attention(x)") if key == "add_attention" else "MLP(x)"
         if has_norm_after_heads(cfg) and cfg.norm_position == "post":
-            return f"Add & {norm}", f"x + {what}, then {detail}"
-        return f"Residual: x + {what}", "adds, learns nothing"
+            return f"Add & {norm}", _("x + {what}, then {detail}").format(what=what, detail=detail)
+        return _("Residual: x + {what}").format(what=what), _("adds, learns nothing")
     if key == "final_norm":
-        return f"Final {norm}", detail
+        return _("Final {norm}").format(norm=norm), detail
     if key == "output":
         if not cfg.predicts_next_token:
-            how = {"cls": "the first token's vector", "max": "the largest value of each coordinate"}
-            pooled = how.get(cfg.pooling, "the mean of the tokens' vectors")
-            return "Sentence embedding", f"{pooled}, {d} wide" + (", scaled to length 1" if cfg.normalize else "")
+            how = {"cls": _("the first token's vector"), "max": _("the largest value of each coordinate")}
+            pooled = how.get(cfg.pooling, _("the mean of the tokens' vectors"))
+            shape = _("{pooled}, {d} wide, scaled to length 1") if cfg.normalize else _("{pooled}, {d} wide")
+            return _("Sentence embedding"), shape.format(pooled=pooled, d=d)
         if model.output is None:
-            return "Next-token scores", f"× W_Eᵀ: {d} → {cfg.vocab_size:,}, the embedding reused"
-        return "Next-token scores", f"× W_out: {d} → {cfg.vocab_size:,}"
+            return _("Next-token scores"), _("× W_Eᵀ: {d} → {n}, the embedding reused").format(
+                d=d, n=whole(cfg.vocab_size)
+            )
+        return _("Next-token scores"), f"× W_out: {d} → {whole(cfg.vocab_size)}"
     raise ValueError(f"No words for the part '{key}' of {cfg.name}: add them to ui/architecture.py.")
 
 

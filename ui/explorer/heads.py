@@ -202,9 +202,11 @@ class HeadView:
         if not self.presenter:
             st.markdown(prose["heads"])
         st.latex(r"\mathrm{head}_h = \mathrm{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}} + M\Big) V_h")
-        title = f"All {self.n_heads} heads of layer {layer.index + 1}" + (
-            "" if self.narrow else " (click one to pick it)"
-        )
+        title = (
+            _("All {n} heads of layer {layer}")
+            if self.narrow
+            else _("All {n} heads of layer {layer} (click one to pick it)")
+        ).format(n=self.n_heads, layer=layer.index + 1)
         canvas = head_switch.canvas(self.type, below=0)
 
         def grid() -> go.Figure:
