@@ -59,7 +59,8 @@ def chart(
     shown = st.session_state.setdefault(SHOWN, {})
     page_has = shown.get(key or name) if switch is not None else None
     separators = i18n.plotly_separators(i18n.language())
-    if page_has is not None and page_has.view == (name, view, layer, mask, text, subtitle, separators):
+    drawn_view = (name, view, layer, mask, text, subtitle, i18n.language())  # English and Korean share separators
+    if page_has is not None and page_has.view == drawn_view:
         fig, drawn = page_has.fig, page_has.file  # the browser switches its head
         downloads.register(key or name, file, lambda: head_meta.showing(fig, switch))
     else:
@@ -69,7 +70,7 @@ def chart(
             fig = _kept(name, (view, i18n.language()), names, subtitle, switch, separators, figure)
         drawn = file
         if switch is not None:
-            shown[key or name] = _Shown((name, view, layer, mask, text, subtitle, separators), fig, file)
+            shown[key or name] = _Shown(drawn_view, fig, file)
         downloads.register(key or name, file, fig)
     config = theme.chart_config(drawn, state.get("export"))
     if pick:  # Streamlit's chart, whose selection events reach the app
