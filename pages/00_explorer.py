@@ -22,6 +22,7 @@ PAGE_CSS = "<style>@media (max-width: 640px) { .katex-display { font-size: 0.9em
 
 def render() -> None:
     state.init()
+    widgets.language_choice()
     st.html(PAGE_CSS)
     prose = sections("explorer", i18n.language())
     widgets.model_choice()

@@ -26,6 +26,7 @@ CURRENT = "_chapter_file"  # the chapter this session's run is drawing, for end(
 def begin(file: str) -> dict[str, str]:
     """Shared state from the URL, the chapter's title and opening prose; returns its prose sections."""
     state.init()
+    widgets.language_choice()  # every page, those without a model too, says its language
     engine.accept_where_needed()  # before the link's notices are said: a token the link named is checked
     chapter = chapters.by_file(file)
     st.session_state[CURRENT] = file

@@ -160,8 +160,8 @@ def model_choice(prefer_decoder: bool = False) -> None:
     A model that cannot be used here is named with the reason, and the page (and its link) stay on the
     bundled model. prefer_decoder: a chapter whose idea lives in a decoder opens on one, unless the link or
     the user chose a model, and says so; the next page without that preference is back on the bundled model.
-    Unless the link named one, the mask is the model's own. The page's language is chosen first, above it."""
-    language_choice()
+    Unless the link named one, the mask is the model's own. The page's language is chosen first, above it
+    (language_choice, which every page calls when it starts)."""
     options = engine.choices()
     chose = st.session_state.setdefault(state.LINK_CHOSE, set())
     home = home_model()
