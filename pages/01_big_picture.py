@@ -63,7 +63,7 @@ widgets.chart(
     "architecture",
     text="",
 )
-attention_percent = i18n.percent(i18n.language(), arch.part("attention").parameters * cfg.n_layers / arch.total)
+attention_percent = i18n.share(arch.part("attention").parameters * cfg.n_layers / arch.total)
 st.markdown(chapter.fill(prose["count"], attention=attention_percent, total=i18n.whole(arch.total)))
 st.markdown(
     chapter.fill(

@@ -20,11 +20,6 @@ def in_words(sentence: str, **math: str) -> str:
     return " ".join(math[p] if i % 2 else rf"\text{{{p}}}" for i, p in enumerate(pieces) if p)
 
 
-def percent(share: float) -> str:
-    """A share to two decimals, as the session's language writes it: 2.54% (en), 2,54 % (fr)."""
-    return i18n.percent(i18n.language(), share, 2)
-
-
 prose = chapter.begin("02_why_attention.py")
 model = chapter.model_view()
 st.latex(
@@ -61,7 +56,7 @@ c1.metric(
 )
 c2.metric(
     _("share of “{first}” left in the state at “{later}”").format(first=FIRST, later=LATER),
-    percent(share_at_kill),
+    i18n.share(share_at_kill, 2),
     help=f"(1 − λ) λ^{apart}",
 )
 
@@ -71,9 +66,9 @@ st.markdown(
         prose["keep"],
         apart=apart,
         words=apart + 1,
-        equal=percent(1 / (apart + 1)),
+        equal=i18n.share(1 / (apart + 1), 2),
         **{
-            f"{name}_{round(keep * 100)}": percent(getattr(m, name))
+            f"{name}_{round(keep * 100)}": i18n.share(getattr(m, name), 2)
             for keep, m in memory.items()
             for name in ("share", "entry", "kept", "words_total", "share_of_words")
         },

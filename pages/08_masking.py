@@ -1,7 +1,5 @@
 """Chapter 8: the mask and the softmax, on the notes' worked example and on the real sentence."""
 
-from collections.abc import Iterable
-
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -21,11 +19,6 @@ PROBLEM = "_mk_table_problem"
 def decimal_mark() -> str:
     """The decimal mark of the session's language ("," in French): the table's scores are written and read with it."""
     return get_decimal_symbol(i18n.language())
-
-
-def listed(numbers: Iterable[str]) -> str:
-    """Numbers one after another: "0.750, 0.250", or "0,750; 0,250" where the comma is the decimal mark."""
-    return ("; " if decimal_mark() == "," else ", ").join(numbers)
 
 
 def table_changed(key: str) -> None:
@@ -131,7 +124,9 @@ if blind:
     )
 sums = masking.column_sums(weights)
 st.caption(
-    _("Column sums: {sums}").format(sums=listed(f"{q}: {i18n.num(s, 6)}" for q, s in zip(QUERIES, sums, strict=True)))
+    _("Column sums: {sums}").format(
+        sums=i18n.series(f"{q}: {i18n.num(s, 6)}" for q, s in zip(QUERIES, sums, strict=True))
+    )
 )
 if mask_on and masking.is_worked_example(typed):
     slips = masking.notes_slips(weights)
@@ -150,8 +145,8 @@ if mask_on and masking.is_worked_example(typed):
         pd.DataFrame(
             {
                 _("query"): QUERIES,
-                _("notes (rounded by hand)"): [listed(i18n.num(v, 2) for v in c) for c in masking.NOTES_ROUNDED.T],
-                _("exact"): [listed(i18n.num(v, 3) for v in c) for c in weights.T],
+                _("notes (rounded by hand)"): [i18n.series(i18n.num(v, 2) for v in c) for c in masking.NOTES_ROUNDED.T],
+                _("exact"): [i18n.series(i18n.num(v, 3) for v in c) for c in weights.T],
             }
         ),
         hide_index=True,
@@ -159,7 +154,7 @@ if mask_on and masking.is_worked_example(typed):
 small = masking.small_example_softmax()
 st.markdown(
     chapter.fill(
-        prose["small"], small=listed(i18n.num(v, 7) for v in small), ratio=i18n.whole(round(small[1] / small[0]))
+        prose["small"], small=i18n.series(i18n.num(v, 7) for v in small), ratio=i18n.whole(round(small[1] / small[0]))
     )
 )
 
@@ -199,7 +194,7 @@ else:
             reach=chapter.fill(prose["window_cuts" if kinds.cuts(n_tokens) else "window_short"], n_tokens=n_tokens),
             before=i18n.whole(kinds.window - 1),
             n_tokens=n_tokens,
-            saved=i18n.percent(i18n.language(), kinds.cache_per_token_saved(cfg, cfg.max_tokens)),
+            saved=i18n.share(kinds.cache_per_token_saved(cfg, cfg.max_tokens)),
             context=i18n.whole(cfg.max_tokens),
         )
     )
@@ -244,10 +239,10 @@ else:
             layer=local + 1,
             width=width,
             before=width - 1,
-            moved=i18n.percent(i18n.language(), moved, 1),
+            moved=i18n.share(moved, 1),
             global_layers=", ".join(str(i + 1) for i in kinds.global_),
         )
     )
 column_2 = masking.column_softmax(masking.NOTES_SCORES)[:2, 1]
-chapter.try_this(prose, q2=listed(i18n.num(v, 3) for v in column_2))
+chapter.try_this(prose, q2=i18n.series(i18n.num(v, 3) for v in column_2))
 chapter.end()

@@ -114,7 +114,7 @@ st.caption(
         "|e| is about {e_length} and its |{moved}| about {move_length}."
     ).format(
         moved=moved_by,
-        kept=i18n.percent(i18n.language(), mv.projection.explained_total),
+        kept=i18n.share(mv.projection.explained_total),
         e_length=i18n.num(np.median(np.linalg.norm(layer.x, axis=-1)), 0),
         move_length=i18n.num(np.median(mv.lengths), 1),
     )

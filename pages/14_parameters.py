@@ -68,7 +68,7 @@ def show_budget(b: budget.Budget, name: str, key: str, row_names=lambda key: _(C
             _("component"): names,
             _("part"): [_(PARTS[r[1]]) for r in b.rows],
             _("parameters"): [i18n.whole(r[2]) for r in b.rows],
-            _("share"): [i18n.percent(i18n.language(), r[2] / b.total, 2) for r in b.rows],
+            _("share"): [i18n.share(r[2] / b.total, 2) for r in b.rows],
         },
         hide_index=True,
         width="stretch",
@@ -122,8 +122,8 @@ m1.metric(
 m2.metric(
     _("total"), compact(b.total, 1), help=n_("{n} parameter", "{n} parameters", b.total).format(n=i18n.whole(b.total))
 )
-m3.metric(_("attention share"), i18n.percent(i18n.language(), b.share("attention"), 1))
-m4.metric(_("MLP share"), i18n.percent(i18n.language(), b.share("mlp"), 1))
+m3.metric(_("attention share"), i18n.share(b.share("attention"), 1))
+m4.metric(_("MLP share"), i18n.share(b.share("mlp"), 1))
 if sizes.published:
     unit = sizes.published[-1]
     st.caption(  # the count as the authors write it ("175B"), to set beside theirs
@@ -140,7 +140,7 @@ st.markdown(
     chapter.fill(
         prose["tally"],
         tally=i18n.whole(tally.total),
-        tally_attention=i18n.percent(i18n.language(), tally.share("attention"), 1),
+        tally_attention=i18n.share(tally.share("attention"), 1),
     )
 )
 
@@ -158,7 +158,7 @@ st.markdown(
         vocab=i18n.whole(model.config.vocab_size),
         table=i18n.whole(table),
         total=i18n.whole(loaded.total),
-        share=i18n.percent(i18n.language(), table / loaded.total, 1),
+        share=i18n.share(table / loaded.total, 1),
         judgement=prose["vocabulary_most" if table > loaded.total / 2 else "vocabulary_some"].strip(),
         scale=architecture.scale_sentence(model.config),
     )
@@ -183,12 +183,12 @@ embedding = gpt2_rows["token embedding (also the output head)"]
 chapter.try_this(
     prose,
     gpt3_total=compact(gpt3.total, 0),
-    gpt3_attention=i18n.percent(i18n.language(), gpt3.share("attention"), 1),
+    gpt3_attention=i18n.share(gpt3.share("attention"), 1),
     deeper_layers=2 * budget.GPT3.n_layers,
     deeper_total=compact(deeper.total, 0),
-    deeper_attention=i18n.percent(i18n.language(), deeper.share("attention"), 1),
-    gpt2_attention=i18n.percent(i18n.language(), gpt2.share("attention"), 1),
-    gpt2_embedding_share=i18n.percent(i18n.language(), embedding / gpt2.total, 1),
+    deeper_attention=i18n.share(deeper.share("attention"), 1),
+    gpt2_attention=i18n.share(gpt2.share("attention"), 1),
+    gpt2_embedding_share=i18n.share(embedding / gpt2.total, 1),
     gpt2_embedding=i18n.whole(embedding),
     gpt2_attention_total=i18n.whole(gpt2.group("attention")),
     gpt2_layers=budget.GPT2_SMALL.n_layers,

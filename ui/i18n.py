@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 # the catalogues; ATTENTION_LOCALES points elsewhere (benchmarks/english_left.py's pseudo-translation)
@@ -167,12 +168,17 @@ def num(value: float, digits: int) -> str:
     return decimal(language(), value, digits)
 
 
+def share(value: float, digits: int = 0) -> str:
+    """A share as a percentage, written as the session's language writes it: 62.6% (en), 62,6 % (fr)."""
+    return percent(language(), value, digits)
+
+
 def fmt(value: float, spec: str) -> str:
     """format(value, spec) ("+.2f", ".1e", ",d"…) with the session's language's separators."""
     return formatted(language(), value, spec)
 
 
-def series(numbers: list[str]) -> str:
+def series(numbers: Iterable[str]) -> str:
     """Numbers already written, one after another, so that the language can tell them apart: "0.33, 0.67, 0"
     (en, ko), "0,33 ; 0,67 ; 0" in French, whose comma is the decimal mark."""
     from babel.numbers import get_decimal_symbol

@@ -254,7 +254,7 @@ def unread_notice(model: attention.Model, text: str) -> None:
                 "{model} cannot read this text: {share} of its words come out as unknown or byte pieces (‹E2›, "
                 "[UNK]) or cut into parts that are not its letters, so what it computes says little about the "
                 "sentence."
-            ).format(model=model.config.name, share=i18n.percent(i18n.language(), share))
+            ).format(model=model.config.name, share=i18n.share(share))
             + " "
             + (
                 _("**{model}** reads it.").format(model=short_label(reader))

@@ -104,7 +104,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
         ).format(
             head=h + 1,
             n=len(pic.head_norms),
-            kept=i18n.percent(i18n.language(), pic.projection.explained_total),
+            kept=i18n.share(pic.projection.explained_total),
             d=layer.x.shape[1],
         )
     )
@@ -153,7 +153,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
                     "step's length in all {d} dimensions: {lengths}."
                 ).format(
                     n=len(steps),
-                    kept=i18n.percent(i18n.language(), after.projection.explained_total),
+                    kept=i18n.share(after.projection.explained_total),
                     d=layer.x.shape[1],
                     lengths=lengths,
                 )
@@ -292,7 +292,7 @@ def next_word_section(tr: attention.Trace) -> None:
         shown = sum(p.probability for p in predictions)
         st.caption(
             _("The other {n} tokens share {share}.").format(
-                n=i18n.whole(vocabulary - len(predictions)), share=i18n.percent(i18n.language(), 1 - shown, 1)
+                n=i18n.whole(vocabulary - len(predictions)), share=i18n.share(1 - shown, 1)
             )
         )
         if not tr.mask_is_real:
@@ -330,7 +330,7 @@ def removed_head(tr: attention.Trace) -> None:
     gone = engine.removed(tr.text, layer_i, h, "zero")
     tokenizer = engine.model(tr.model_name).tokenizer
     if gone.kl_divergence is not None:
-        pct = functools.partial(i18n.percent, i18n.language(), digits=1)
+        pct = functools.partial(i18n.share, digits=1)
         st.caption(
             _("Without it (its Δe set to 0), the next token's distribution moves by KL = {kl} nats: {moves}.").format(
                 kl=i18n.num(gone.kl_divergence, 4),

@@ -185,9 +185,8 @@ def arrow(start, end, color: str, width: float, dash: bool = False) -> dict:
 def axis_titles(explained: np.ndarray) -> dict:
     """The two principal axes, titled with the variance each explains, on one scale."""
     grid = dict(zeroline=False, **GRID)
-    code = i18n.language()
-    pc1 = _("PC1 ({share} of variance)").format(share=i18n.percent(code, float(explained[0])))
-    pc2 = _("PC2 ({share} of variance)").format(share=i18n.percent(code, float(explained[1])))
+    pc1 = _("PC1 ({share} of variance)").format(share=i18n.share(float(explained[0])))
+    pc2 = _("PC2 ({share} of variance)").format(share=i18n.share(float(explained[1])))
     return dict(
         xaxis=dict(title=dict(text=pc1), **grid),
         yaxis=dict(title=dict(text=pc2), scaleanchor="x", scaleratio=1, **grid),

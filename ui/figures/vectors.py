@@ -413,7 +413,6 @@ def moves_figure(
 
     moves: (n_tokens, 2); moved_by: what moved them, for the arrows' tips ("ΣΔe", "Δe⁽³⁾")."""
     moves = np.asarray(moves, dtype=float)
-    code = i18n.language()
     return before_after_figure(
         np.zeros_like(moves),
         moves,
@@ -423,7 +422,7 @@ def moves_figure(
         title=title,
         before_name=_("each token's e, drawn at one start"),
         axis_names=(
-            _("direction 1 of the moves ({share} of Σ|Δe|²)").format(share=i18n.percent(code, float(explained[0]))),
-            _("direction 2 ({share} of Σ|Δe|²)").format(share=i18n.percent(code, float(explained[1]))),
+            _("direction 1 of the moves ({share} of Σ|Δe|²)").format(share=i18n.share(float(explained[0]))),
+            _("direction 2 ({share} of Σ|Δe|²)").format(share=i18n.share(float(explained[1]))),
         ),
     )
