@@ -7,21 +7,7 @@ import attention
 import attention.tokens
 from attention.lessons import budget, heads
 from ui import architecture, chapter, engine, figures, i18n, state, widgets
-from ui.i18n import N_, _, n_
-
-ROLE_NAMES = {  # attention.lessons.head_roles.ROLES as the page names them; "[SEP]", a token, keeps its own
-    "previous token": N_("previous token"),
-    "first token": N_("first token"),
-    "self": N_("self"),
-    "broad": N_("broad"),
-    "induction": N_("induction"),
-    "mixed": N_("mixed"),
-}
-
-
-def role_name(role: str) -> str:
-    return _(ROLE_NAMES[role]) if role in ROLE_NAMES else role
-
+from ui.i18n import _, n_
 
 prose = chapter.begin("10_heads.py")
 st.latex(
@@ -218,7 +204,7 @@ counts = found.counts
 st.caption(
     _("{counts} (of {n} heads). Click a head to pick it, here and in the sidebar.").format(
         counts=" · ".join(
-            _("{role}: {n}").format(role=role_name(role), n=i18n.whole(n)) for role, n in counts.items() if n
+            _("{role}: {n}").format(role=figures.role_name(role), n=i18n.whole(n)) for role, n in counts.items() if n
         ),
         n=i18n.whole(cfg.n_layers * cfg.n_heads),
     )

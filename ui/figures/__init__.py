@@ -12,7 +12,7 @@ placing (labels) serve them. The names below are the ones most pages use; the re
 from .base import numbers_fit, plain, token_labels
 from .charts import bars, head_norm_bars, histograms, lines, mask_matrix
 from .matrices import attention_heatmap, big_heatmap, table_heatmap
-from .roles import role_map, share_by_layer
+from .roles import role_map, role_name, share_by_layer
 from .tokens import token_chips
 from .vectors import arrow_chain, before_after_figure, displacement_figure, moves_figure, two_vectors
 
@@ -31,6 +31,7 @@ __all__ = [
     "numbers_fit",
     "plain",
     "role_map",
+    "role_name",
     "share_by_layer",
     "table_heatmap",
     "token_chips",

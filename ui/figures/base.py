@@ -197,3 +197,11 @@ def axis_titles(explained: np.ndarray) -> dict:
 # by the role's name in the code ("query", "key"), translated where shown.
 ONE_TOKEN = {"query": N_("query: {token}"), "key": N_("key: {token}")}
 ALL_TOKENS = {"query": N_("queries"), "key": N_("keys")}
+
+
+def pair_hover(row_name: str, col_name: str, value: str) -> str:
+    """A matrix cell's hover text: its row's and its column's tokens ("query: %{y}", "key: %{x}"), then its value
+    line, as plotly fills them in."""
+    return "<br>".join(
+        (_(ONE_TOKEN[row_name]).format(token="%{y}"), _(ONE_TOKEN[col_name]).format(token="%{x}"), value)
+    )

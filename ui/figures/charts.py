@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from .. import i18n, theme
 from ..i18n import _
-from .base import ALL_TOKENS, GRID, ONE_TOKEN, colour, figure, plain, title_room
+from .base import ALL_TOKENS, GRID, colour, figure, pair_hover, plain, title_room
 from .text import MINUS_INFINITY, label_px
 
 LOG_FLOOR = 1e-12  # a logarithmic axis cannot draw 0: values that are zero up to rounding are drawn here
@@ -321,10 +321,7 @@ def mask_matrix(
         textfont=dict(size=13),
         xgap=1,
         ygap=1,
-        hovertemplate=_(ONE_TOKEN["query"]).format(token="%{y}")
-        + "<br>"
-        + _(ONE_TOKEN["key"]).format(token="%{x}")
-        + "<br>M = %{customdata}<extra></extra>",
+        hovertemplate=pair_hover("query", "key", "M = %{customdata}") + "<extra></extra>",
     )
     slanted = len(cols) > 6
     top = 80 + (int(label_px(cols) * 0.87) if slanted else 22)

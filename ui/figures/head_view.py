@@ -20,7 +20,7 @@ from attention.layout import in_layout
 
 from .. import i18n, theme
 from ..i18n import N_, _
-from .base import ONE_TOKEN, Canvas, plain
+from .base import Canvas, pair_hover, plain
 from .cells import cell_format, needed_cell_px
 from .head_meta import layout_meta, nested
 from .pixels import (
@@ -76,13 +76,6 @@ def _weights_bar(colours: str) -> dict:
     if colours == "unit":
         return dict(tickvals=[0, 0.5, 1], ticktext=["0", i18n.num(0.5, 1), "1"])
     return dict(tickvals=[0, 0.5, 1], ticktext=["0", *(_(words) for words in MAX_WORDS)])
-
-
-def _hover(row_name: str, col_name: str, value: str) -> str:
-    """A heatmap's hover text: the cell's two tokens, then its value line ("weight: %{customdata:.3f}")."""
-    return "<br>".join(
-        (_(ONE_TOKEN[row_name]).format(token="%{y}"), _(ONE_TOKEN[col_name]).format(token="%{x}"), value)
-    )
 
 
 def _side_label(head_name: str, h: int) -> str:
@@ -208,7 +201,7 @@ def steps_figure(
         )
     values = [in_layout(np.asarray(m, dtype=np.float64), layout) for m in steps]  # (len(heads), n, n) each
     hovers = [
-        _hover(row_name, col_name, _(words).format(value="%{customdata:.3f}" if kind == "weights" else "%{z:.2f}"))
+        pair_hover(row_name, col_name, _(words).format(value="%{customdata:.3f}" if kind == "weights" else "%{z:.2f}"))
         for words, kind in zip(STEP_VALUES, kinds, strict=True)
     ]
     head_name = _("head {n}")
@@ -409,7 +402,7 @@ def heads_grid(
     W = canvas.width
     H = top_band + rows * (name_band + side) + 8
     row_name, col_name = ("key", "query") if layout == "notes" else ("query", "key")
-    hover = _hover(row_name, col_name, _(STEP_VALUES[3]).format(value="%{customdata:.3f}"))
+    hover = pair_hover(row_name, col_name, _(STEP_VALUES[3]).format(value="%{customdata:.3f}"))
     head_name = _("head {n}")
     traces: list[dict] = []
     axes: dict[str, dict] = {}

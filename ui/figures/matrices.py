@@ -11,7 +11,7 @@ from attention.layout import in_layout
 
 from .. import i18n, theme
 from ..i18n import _
-from .base import ALL_TOKENS, ONE_TOKEN, TICK_PX, Canvas, figure, numbers_fit, plain, tick_px, token_ticks
+from .base import ALL_TOKENS, TICK_PX, Canvas, figure, numbers_fit, pair_hover, plain, tick_px, token_ticks
 from .text import MINUS_INFINITY, label_px
 
 COLUMN_GAP = 16  # px between st.columns(2), Streamlit's default gap
@@ -80,12 +80,8 @@ def attention_heatmap(
         zmax=zmax,
         zmid=zmid,
         hoverongaps=False,
-        hovertemplate="<br>".join(
-            (
-                _(ONE_TOKEN[row_name]).format(token="%{y}"),
-                _(ONE_TOKEN[col_name]).format(token="%{x}"),
-                _("value: {value}").format(value="%{z:.3f}" if kind == "weights" else "%{z:.2f}"),
-            )
+        hovertemplate=pair_hover(
+            row_name, col_name, _("value: {value}").format(value="%{z:.3f}" if kind == "weights" else "%{z:.2f}")
         )
         + "<extra></extra>",
         colorbar=dict(thickness=14, len=0.9),

@@ -30,6 +30,11 @@ ROLE_NAMES = {
 }
 
 
+def role_name(role: str) -> str:
+    """A head's role (attention.lessons.head_roles.ROLES) in the page's language; "[SEP]", a token, keeps its own."""
+    return _(ROLE_NAMES[role]) if role in ROLE_NAMES else role
+
+
 def role_map(
     roles: np.ndarray, measures: dict[str, np.ndarray], title: str, chosen: tuple[int, int] | None = None
 ) -> go.Figure:
@@ -44,7 +49,7 @@ def role_map(
         layers, heads = np.nonzero(roles == role)
         if not len(layers):
             continue
-        name = _(ROLE_NAMES[role]) if role in ROLE_NAMES else role
+        name = role_name(role)
         hover = [
             which.format(layer=li + 1, head=h + 1, role=name)
             + "<br>"
