@@ -31,7 +31,7 @@ with controls:
     m1.metric(_("angle"), i18n.num(similarity.angle_degrees(a, b), 1) + "°")
     m2.metric(_("distance {norm}").format(norm="‖a − b‖"), i18n.num(similarity.euclidean(a, b), 2))
 with picture:
-    widgets.chart(figures.two_vectors(a, b), "two_vectors")
+    widgets.chart(figures.two_vectors(a, b), "two_vectors", share=2 / 3)
 st.markdown(prose["measures"])
 st.markdown(prose["angles"])
 st.dataframe(
@@ -68,6 +68,7 @@ with right:
         ),
         "toy_cosines",
         key="fig_toy_cosines",
+        share=2 / 3,
     )
 chapter.try_this(
     prose,

@@ -63,6 +63,7 @@ with left:
         ),
         "toy_weights",
         key="fig_context_weights",
+        share=0.5,
     )
 with right:
     features = [_(FEATURES[f]) for f in similarity.FEATURES]

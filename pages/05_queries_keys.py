@@ -69,6 +69,7 @@ with left:
         ),
         "symmetric_scores",
         key="fig_queries_keys_sym_scores",
+        share=0.5,
     )
 with right:
     widgets.chart(
@@ -77,6 +78,7 @@ with right:
         ),
         "row_softmax",
         key="fig_queries_keys_sym_weights",
+        share=0.5,
     )
 st.metric(
     _("asymmetry of these weights, {measure}").format(measure="max|W − Wᵀ| / max|W|"),

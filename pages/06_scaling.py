@@ -58,6 +58,7 @@ def experiment() -> None:
             ),
             "score_histogram",
             key="fig_scaling_hist",
+            share=0.5,
         )
     with right:
         widgets.chart(
@@ -70,6 +71,7 @@ def experiment() -> None:
             ),
             "example_weights",
             key="fig_scaling_example",
+            share=0.5,
         )
     st.markdown(prose["entropy"])
     curve = engine.entropy_curve(state.D_K_WIDTHS, n_keys)

@@ -42,6 +42,7 @@ with right:
         "notes_candidates",
         key="fig_next_word_notes",
         text="",
+        share=3 / 5,
     )
 st.markdown(
     chapter.fill(

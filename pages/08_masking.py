@@ -92,6 +92,7 @@ with left:
         key="fig_masking_scores",
         mask="causal" if mask_on else "none",
         text="",  # the notes' table, not the sidebar's sentence
+        share=0.5,
     )
 with right:
     widgets.chart(
@@ -110,6 +111,7 @@ with right:
         key="fig_masking_softmax",
         mask="causal" if mask_on else "none",
         text="",
+        share=0.5,
     )
 blind = masking.unseeing_queries(weights)
 if blind:

@@ -147,6 +147,7 @@ if cfg.n_kv_heads < cfg.n_heads:
                 key=f"fig_heads_group_{h}",
                 layer=layer_i,
                 head=h,
+                share=1 / len(members),
             )
     same_keys = all(np.array_equal(layer.k[h], layer.k[members[0]]) for h in members)
     st.caption(

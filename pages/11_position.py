@@ -114,6 +114,7 @@ else:
             ),
             "learned",
             key="fig_position_learned",
+            share=0.5,
         )
     with right:
         widgets.chart(
@@ -125,6 +126,7 @@ else:
             ),
             "learned_cosine",
             key="fig_position_cos",
+            share=0.5,
         )
 
 st.header(_("The same sentence, further along"), anchor="the-same-sentence-further-along")

@@ -571,8 +571,8 @@ def test_10_and_13_grouped_query_attention_on_smollm2():
     at = run_page(page("heads"), model="smollm2", head="5")
     text = markdown(at)
     assert "key/value head 2 → query heads 4, 5, 6" in text and "11,520" in text and "34,560" in text
-    assert [f for f in figures(at) if f.startswith("Query head")] == [
-        f"Query head {h}, keys of head 2<br>layer 1" for h in (4, 5, 6)
+    assert [f.replace("<br>", " ") for f in figures(at) if f.startswith("Query head")] == [  # wrapped to a third
+        f"Query head {h}, keys of head 2 layer 1" for h in (4, 5, 6)
     ]
     assert "checked: identical" in "\n".join(c.value for c in at.caption)
     at = run_page(page("kv_cache"), model="smollm2")

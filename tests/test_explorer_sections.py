@@ -174,7 +174,8 @@ def test_the_next_word_on_a_decoder_is_softmax_of_its_logits_over_the_temperatur
 def test_a_decoders_displacement_says_there_is_no_norm_after_the_heads(gpt2_in_cache):
     at = run_page(model="gpt2")
     summed = figure(at, "The heads added up")
-    assert any("no norm on the residual stream" in a["text"] for a in summed["layout"]["annotations"])
+    notes = [a["text"].replace("<br>", " ") for a in summed["layout"]["annotations"]]  # wrapped to the figure
+    assert any("no norm on the residual stream" in note for note in notes)
     step = figure(at, "The step after the heads")
     assert "+ b_O" in labels(step) and list(step["data"][0]["text"]) == ["e", "e + ΣΔe", "e + ΣΔe + b_O"]
 

@@ -143,14 +143,16 @@ def half_chart(
     head: int | None = None,
     mask: str | None = None,
     text: str | None = None,
+    share: float = 0.5,
 ) -> None:
-    """widgets.chart for a figure in half the page's width: what it shows (layer, head, mask) goes on a second
-    title line, where it fits, instead of after a title it would push past the figure's edge."""
+    """widgets.chart for a figure in half the page's width (or the `share` of it given): what it shows (layer,
+    head, mask) goes on a second title line, where it fits, instead of after a title it would push past the
+    figure's edge."""
     names = [n for n in downloads.what_it_shows(layer, head, mask) if n not in (fig.layout.title.text or "")]
     if names:
         top = fig.layout.margin.t if fig.layout.margin.t is not None else theme.TEMPLATE.layout.margin.t
         fig.update_layout(title_text=f"{fig.layout.title.text}<br>{' · '.join(names)}", margin_t=top + TITLE_LINE_PX)
-    widgets.chart(fig, name, key, layer=layer, head=head, mask=mask, text=text)
+    widgets.chart(fig, name, key, layer=layer, head=head, mask=mask, text=text, share=share)
 
 
 def model_view(prefer_decoder: bool = False) -> Model:

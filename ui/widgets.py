@@ -14,7 +14,8 @@ import attention.tokens
 
 from . import downloads, engine, i18n, plot, state, theme
 from .figures import head_meta
-from .figures.base import isolated, shortened, stand_alone
+from .figures.base import Canvas, isolated, shortened, stand_alone
+from .figures.matrices import COLUMN_GAP
 from .i18n import _
 
 FIGURES_KEPT = 64  # figures as chart() shows them, kept for every session: the explorer's nine in seven views
@@ -33,6 +34,7 @@ def chart(
     text: str | None = None,
     pick: bool = False,
     switch: int | None = None,
+    share: float = 1.0,
 ) -> go.Figure:
     """A figure with our template (not Streamlit's) that says what it shows, its camera button saving PNG 3× or
     SVG as chosen, listed for the page's "Download all figures". Returns the figure as shown.
@@ -48,7 +50,8 @@ def chart(
     switch: the head (0-based) a figure that holds every head (ui/figures/head_view.py) is drawn with; the head
     switch in the browser shows the others (ui/head_switch.js). While nothing but the head changes, the page
     keeps the figure it has (its spec unchanged, the browser redraws nothing) and the head switch shows the head,
-    its camera button's file too; the zip gets the head's figure."""
+    its camera button's file too; the zip gets the head's figure.
+    share: the share of the page's width the figure is drawn in (0.5 in st.columns(2)): its title is wrapped to it."""
     if text is None and (layer, head, mask) != (None, None, None):
         text = state.get("text")
     model = engine.model_name() if text else None
@@ -59,15 +62,16 @@ def chart(
     shown = st.session_state.setdefault(SHOWN, {})
     page_has = shown.get(key or name) if switch is not None else None
     separators = i18n.plotly_separators(i18n.language())
+    width = round(Canvas.width * share) - (0 if share == 1 else COLUMN_GAP)
     drawn_view = (name, view, layer, mask, text, subtitle, i18n.language())  # English and Korean share separators
     if page_has is not None and page_has.view == drawn_view:
         fig, drawn = page_has.fig, page_has.file  # the browser switches its head
         downloads.register(key or name, file, lambda: head_meta.showing(fig, switch))
     else:
         if view is None:
-            fig = stand_alone(figure() if callable(figure) else figure, names, subtitle, separators)
+            fig = stand_alone(figure() if callable(figure) else figure, names, subtitle, separators, width)
         else:
-            fig = _kept(name, (view, i18n.language()), names, subtitle, switch, separators, figure)
+            fig = _kept(name, (view, i18n.language()), names, subtitle, switch, separators, width, figure)
         drawn = file
         if switch is not None:
             shown[key or name] = _Shown(drawn_view, fig, file)
@@ -97,11 +101,12 @@ def _kept(
     subtitle: str | None,
     switch: int | None,
     separators: str,
+    width: int,
     _figure: Callable[[], go.Figure],
 ) -> go.Figure:
     """The figure titled to stand alone, once per name, view (with the page's language), title, subtitle, head it
-    opens on and number separators (the builder is not a key)."""
-    return stand_alone(_figure(), names, subtitle, separators)
+    opens on, number separators and column width (the builder is not a key)."""
+    return stand_alone(_figure(), names, subtitle, separators, width)
 
 
 ON_DECODER_HERE = "_on_decoder_here"  # this page opened on the decoder by itself (the user chose no model)

@@ -80,6 +80,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
             key="fig_disp",
             view=view,
             **where,
+            share=0.5,
         )
     with summed:
         widgets.chart(
@@ -94,6 +95,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
             key="fig_heads_summed",
             view=view,
             **where,
+            share=0.5,
         )
     st.caption(
         _(
@@ -122,6 +124,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
             key="fig_norms",
             view=view,
             **where,
+            share=0.5,
         )
     with step:
         if architecture.has_step_after_heads(cfg):
@@ -142,6 +145,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
                 view=view,
                 layer=layer_i,
                 mask=tr.mask_kind,
+                share=0.5,
             )
             lengths = "; ".join(
                 f"{label}: {i18n.num(length, 2)}"
@@ -316,6 +320,7 @@ def next_word_section(tr: attention.Trace) -> None:
             key="fig_next",
             view=figure_view(tr),
             mask=tr.mask_kind,
+            share=3 / 5,
         )
     removed_head(tr)
     state.sync_url()

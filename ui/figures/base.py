@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 
 from .. import i18n, theme
 from ..i18n import N_, _
+from .text import text_px, wrap
 
 NUMBERS_UP_TO = 16  # print the value in every cell while the matrix is at most this many cells wide
 HALF_WIDTH_NUMBERS = 8  # the same for a heatmap in half the page's width
@@ -122,15 +123,40 @@ def title_room(title: str) -> int:
     return _TOP + SUBTITLE_PX + round(1.3 * _TITLE_SIZE) * title.count("<br>")
 
 
+TITLE_INSET = 20  # px of a figure's width its title leaves free: the template's pad at its left, and some air
+
+
+def wrapped_title(text: str, width_px: float, size: int) -> str:
+    """The title with each of its lines wrapped to `width_px` at `size` px (a line holding markup is left whole).
+    A head's name ("head 3", "3번 헤드") stays on one line, where the head switch finds it (head_meta.renamed)."""
+    before, after = (re.escape(part) for part in _("head {n}").split("{n}"))
+    head = re.compile(rf"(?<!\w){before}\d+{after}")
+    joined = "\ue000"  # a space inside a head's name while the line is cut into words
+    lines = []
+    for line in text.split("<br>"):
+        if "<" in line or text_px(line, size) <= width_px:
+            lines.append(line)
+            continue
+        kept = head.sub(lambda m: m.group(0).replace(" ", joined), line)
+        lines += [part.replace(joined, " ") for part in wrap(kept, width_px, size)]
+    return "<br>".join(lines)
+
+
 def stand_alone(
-    fig: go.Figure, names: Sequence[str], subtitle: str | None = None, separators: str | None = None
+    fig: go.Figure,
+    names: Sequence[str],
+    subtitle: str | None = None,
+    separators: str | None = None,
+    width: int = Canvas.width,
 ) -> go.Figure:
     """The figure titled to be read away from its page (on a slide, in a file), changed in place.
 
     names: what it shows ("layer 2", "head 3", "causal mask"), added to its title unless the title says them.
     subtitle: user text (the sentence, the model), escaped here, on a line under the title; the top margin
     grows by the line it takes. separators: how its numbers are written (plotly's: the decimal mark, then the
-    thousands separator), as the page's language writes them."""
+    thousands separator), as the page's language writes them. width: the px of the column it is drawn in, at a
+    1280×720 screen's (the title's lines are wrapped to it: a French or Korean title runs longer than the English
+    its figure was laid out for; the margin grows by the lines that adds)."""
     # Read and set in plotly's own dict of the layout, which its property objects read from: through them, these
     # few settings took 1.5 ms a figure, a tenth of a new sentence's figures on the server.
     layout = fig._layout
@@ -141,13 +167,19 @@ def stand_alone(
     text = title.get("text") or ""
     missing = [n for n in names if not re.search(rf"\b{re.escape(n)}\b", text, flags=re.IGNORECASE)]
     title["text"] = " · ".join([text, *missing]) if text else " · ".join(missing)
+    size = title.get("font", {}).get("size") or _TITLE_SIZE
+    wrapped = wrapped_title(title["text"], width - TITLE_INSET, size)
+    added = wrapped.count("<br>") - title["text"].count("<br>")
+    title["text"] = wrapped
+    if added and not subtitle:
+        margin = layout.setdefault("margin", {})
+        margin["t"] = margin.get("t", _TOP) + round(1.3 * size) * added
     if subtitle:
         # Both lines from the top of the figure down, clear of what the top margin holds under them. Plotly
         # draws a title of several lines anchored at its top one line too high per extra line: the padding
         # makes up for it, and the margin grows by the subtitle and that padding.
         margin = layout.setdefault("margin", {})
         top = margin.get("t", _TOP)
-        size = title.get("font", {}).get("size") or _TITLE_SIZE
         shift = round(1.3 * size) * title["text"].count("<br>")
         title["subtitle"] = dict(title.get("subtitle", {}), text=plain(subtitle))
         title.update(y=1, yref="container", yanchor="top", pad=dict(title.get("pad", {}), t=10 + shift))

@@ -36,7 +36,7 @@ from .pixels import (
     tick_size,
     title_band,
 )
-from .text import LINE, label_px, wrap
+from .text import LINE, label_px, text_px, wrap
 
 # The theme's colour scales as plotly.js reads them (unchecked figures are not resolved by plotly's checks).
 SCORES = plotly.colors.get_colorscale(theme.SCORES_SCALE)
@@ -51,6 +51,7 @@ STEP_VALUES = (
 )
 # what the columns and the rows of a matrix are, in the corner of the first step, in each layout
 CORNER = {"paper": N_("keys →<br>queries ↓"), "notes": N_("queries →<br>keys ↓")}
+CORNER_SHIFT = 6  # px between the corner's text and the first step
 QKV_NAMES = (N_("Q: queries"), N_("K: keys"), N_("V: values"))
 
 TICK_CHARS = 12  # a longer token is cut on the axes (its whole text shows on hover)
@@ -119,8 +120,10 @@ def steps_figure(
     min_cell = 0.0
     if numbers:
         min_cell = max(needed_cell_px(s[shown], k, ty.numbers) for s, k in zip(steps, kinds, strict=True))
+    corner = _(CORNER[layout])  # what the columns and the rows are, left of the first step: as wide as it needs
+    corner_px = int(max(text_px(line, ty.small) for line in corner.split("<br>"))) + CORNER_SHIFT + 4
     # each step's title, and under it the note, wrapped to the panel's width (the layout depends on the width)
-    panels = panel_layout(n, 4, ticks, canvas, [0] * 4, min_cell)
+    panels = panel_layout(n, 4, ticks, canvas, [0] * 4, min_cell, corner_px)
     room = panels.side + colourbar_px(ty.small) - 4
     name_lines = [wrap(_(name), room, ty.base) for name in STEP_TITLES]
     note_lines = [wrap(note, room, ty.small) for note in notes]
@@ -128,7 +131,7 @@ def steps_figure(
         int(len(names) * ty.base * LINE + len(lines) * ty.small * LINE) + 6
         for names, lines in zip(name_lines, note_lines, strict=True)
     ]
-    panels = panel_layout(n, 4, ticks, canvas, title_px, min_cell)
+    panels = panel_layout(n, 4, ticks, canvas, title_px, min_cell, corner_px)
     titles = [
         "<br>".join(names) + "".join(f"<br><span style='font-size:{ty.small}px'>{line}</span>" for line in lines)
         for names, lines in zip(name_lines, note_lines, strict=True)
@@ -166,9 +169,9 @@ def steps_figure(
         notes_on_figure.append(panel_name(titles[k], x0 / W, paper_y(title_top, H), ty.base, align="left"))
     notes_on_figure.append(
         dict(
-            text=_(CORNER[layout]),
+            text=corner,
             x=panels.left[0] / W,
-            xshift=-6,
+            xshift=-CORNER_SHIFT,
             y=paper_y(panels.top[0], H),
             yshift=4,
             xref="paper",

@@ -162,14 +162,18 @@ def panel_layout(
     canvas: Canvas,
     title_px: Sequence[int],
     min_cell: float = 0.0,
+    label_room: int = 0,
 ) -> Panels:
     """Square panels in two columns (one on a narrow screen), each with its colour bar, as large as the screen's
     width and height allow; at least `min_cell` px per cell, even if the figure then outgrows a screen.
 
-    title_px: the height of each panel's title."""
+    title_px: the height of each panel's title. label_room: the least width of the band left of the panels, for
+    what stands there besides the tokens' labels (the first step's corner: "keys →", "queries ↓")."""
     ty = canvas.type
     bar = colourbar_px(ty.small)
-    two = (canvas.width - label_px(labels, ty.small) - 2 * bar - PANEL_GAP - 4) // 2  # each of two columns at most
+    two = (
+        canvas.width - max(label_px(labels, ty.small), label_room) - 2 * bar - PANEL_GAP - 4
+    ) // 2  # each of two columns at most
     cols = 2 if canvas.width >= 560 and n_panels > 1 and two >= min_cell * n else 1  # numbers that need more: one
     rows = -(-n_panels // cols)
     top_band = title_band(ty)
@@ -177,7 +181,7 @@ def panel_layout(
     every_row = cols == 1  # stacked panels each carry their own labels; side by side, the top row's serve both
     side, tick = 0, ty.base
     for _round in range(3):  # label sizes follow the cells, which follow the room the labels leave
-        y_labels = label_px(labels, tick)
+        y_labels = max(label_px(labels, tick), label_room)
         extra = weights_bar_extra(ty.small)  # the last column's bar: the weights'
         from_width = (canvas.width - y_labels - cols * bar - extra - (cols - 1) * PANEL_GAP - 4) // cols
         angle, x_band = tick_band(labels, (side or from_width) / n, tick)
@@ -186,7 +190,7 @@ def panel_layout(
         side = from_width if every_row else min(from_width, from_height)
         side = min(max(side, int(np.ceil(min_cell * n)), 120), max(from_width, 120))
         tick = tick_size(n, side, ty)
-    y_labels = label_px(labels, tick)
+    y_labels = max(label_px(labels, tick), label_room)
     angle, x_band = tick_band(labels, side / n, tick)
     left, top, shown = [], [], []
     y = top_band

@@ -11,6 +11,7 @@ from .. import i18n, theme
 from ..i18n import _
 from .base import GRID, arrow, figure, plain, title_room
 from .labels import Frame, Label, Segment, place_labels
+from .text import wrap
 
 
 def two_vectors(a: np.ndarray, b: np.ndarray, names: tuple[str, str] = ("a", "b")) -> go.Figure:
@@ -282,7 +283,8 @@ def heads_summed_figure(
         + [_("e + ΣΔe: every head added")],
         hovertemplate="%{text}<extra></extra>",
     )
-    top, bottom = title_room(title), AXIS_BOTTOM + NOTE_LINE
+    note = wrap(then, PLOT_LEFT + width + PLOT_RIGHT - 20, NOTE_SIZE)  # the figure's width, less the note's inset
+    top, bottom = title_room(title), AXIS_BOTTOM + NOTE_LINE * len(note)
     return figure(
         [joints],
         title,
@@ -290,7 +292,7 @@ def heads_summed_figure(
         checked=False,
         annotations=[arrow(*a) for a in arrows]
         + place_labels(labels, frame, obstacles, scales=(1.0, PHONE_SCALE))
-        + [_note(then, AXIS_BOTTOM)],
+        + [_note("<br>".join(note), AXIS_BOTTOM)],
         margin=dict(l=PLOT_LEFT, r=PLOT_RIGHT, b=bottom),
         showlegend=False,
         **frame.axes(explained),
