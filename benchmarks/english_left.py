@@ -32,15 +32,11 @@ def pseudo(message: str) -> str:
     return "⟦" + message + "⟧"
 
 
-def extract(template: Path) -> None:
-    """The template as the code and the prose are now (what `pybabel extract` makes of babel.cfg)."""
-    cmd = [sys.executable, "-m", "babel.messages.frontend", "extract", "-F", "babel.cfg", "-k", "_", "-k", "n_:1,2"]
-    subprocess.run([*cmd, "-k", "N_", "--no-wrap", "-o", str(template), "."], cwd=ROOT, check=True, capture_output=True)
-
-
 def pseudo_catalogue(folder: Path) -> None:
     from babel.messages.mofile import write_mo
     from babel.messages.pofile import read_po, write_po
+
+    from tests.catalogue_rules import extract
 
     extract(folder / "messages.pot")
     with (folder / "messages.pot").open("rb") as f:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+import subprocess
 import sys
 from collections import Counter
 from dataclasses import dataclass
@@ -116,6 +117,14 @@ def chapters_units(translations: dict[str, str]) -> dict[str, list[tuple[str, st
                 if unit in translations:
                     out.setdefault(name, []).append((unit, translations[unit]))
     return out
+
+
+def extract(template: Path) -> None:
+    """Write the template as the code and the prose are now: what `pybabel extract` makes of babel.cfg, with the
+    command CONTRIBUTING.md gives (the test that the template is up to date, and the English-left benchmark)."""
+    cmd = [sys.executable, "-m", "babel.messages.frontend", "extract", "-F", "babel.cfg", "-k", "_", "-k", "n_:1,2"]
+    cmd += ["-k", "N_", "--no-wrap", "--sort-by-file", "-o", str(template), "."]
+    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True)
 
 
 def template_messages() -> list:
