@@ -72,7 +72,7 @@ def catalogue_dir(tmp_path: Path, code: str, translated: dict[str, str], templat
 
 def fresh(monkeypatch, root: Path) -> None:
     monkeypatch.setattr(i18n, "LOCALES", root)
-    for cached in (i18n.catalogue, i18n.completeness):
+    for cached in (i18n.catalogue, i18n.completeness, i18n.offered):
         cached.cache_clear()
 
 
@@ -86,8 +86,8 @@ def test_a_language_is_offered_once_its_catalogue_is_complete(tmp_path, monkeypa
     assert i18n.from_browser("fr-FR") == "fr" and i18n.from_browser("ko-KR") == "en"
     assert i18n.gettext("fr", "Head") == "Tête" and i18n.gettext("en", "Head") == "Head"
     assert i18n.gettext("fr", "a message no catalogue has") == "a message no catalogue has"
-    i18n.catalogue.cache_clear()
-    i18n.completeness.cache_clear()
+    for cached in (i18n.catalogue, i18n.completeness, i18n.offered):
+        cached.cache_clear()
 
 
 def test_the_template_holds_every_message_of_the_code_and_the_prose(tmp_path):

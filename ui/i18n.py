@@ -52,8 +52,10 @@ def completeness(code: str) -> float:
     return done / len(messages) if messages else 0.0
 
 
+@functools.cache
 def offered() -> tuple[str, ...]:
-    """The languages the app offers: the source language and every complete catalogue."""
+    """The languages the app offers: the source language and every complete catalogue (looked for once: every
+    message a page translates asks, and the catalogues do not change while the server runs)."""
     found = sorted(p.name for p in LOCALES.iterdir() if (p / "LC_MESSAGES").is_dir()) if LOCALES.is_dir() else []
     return (SOURCE, *(code for code in found if code != SOURCE and completeness(code) == 1.0))
 
