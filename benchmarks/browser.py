@@ -221,7 +221,7 @@ APP_COMPLETE = f"""() => !document.querySelector('[data-stale="true"], [data-dra
     && (() => {{ const g = document.querySelectorAll('.js-plotly-plot');
         return g.length === 9 && Array.from(g).every(x => !!x._fullLayout); }})()
     && Array.from(document.querySelectorAll('[data-testid="stDownloadButton"] button'), b => b.textContent)
-        .some(t => t.includes('Download all figures (9)'))"""
+        .some(t => t.trim().endsWith('(9)'))"""  # "Download all figures (9)", in any language
 
 
 def wait_app_page(page) -> float:

@@ -1,4 +1,5 @@
-"""The server's CPU per page: `python benchmarks/server_cpu.py [--sentences 5] [--paragraphs 3] [--sessions 5]`.
+"""The server's CPU per page: `python benchmarks/server_cpu.py [--sentences 5] [--paragraphs 3] [--sessions 5]
+[--lang fr]`.
 
 Against one fresh `streamlit run app.py`, in Chromium at 1280×720: a warm-up session (the model loaded, the default
 sentence traced); then N fresh sessions (new browser contexts) each opening the explorer; then, in one session, new
@@ -20,6 +21,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 import numpy as np
 
@@ -29,6 +31,8 @@ from browser import APP_COMPLETE, VIEWPORT, print_table  # benchmarks/browser.py
 from load import WORDS, cpu_seconds
 
 from app_driver import chromium, streamlit_server, url_mark, wait_complete
+from attention import DEFAULT_MODEL
+from ui.state import FLUFFY
 
 TARGETS = {"new sentence, 13 tokens": 0.2, "first page of a new session": 0.3}  # server CPU seconds
 SETTLE = 0.6  # s the page must stay idle after it is complete before the server's CPU is read
@@ -50,7 +54,10 @@ def settled(page, timeout: float = 120.0, **expected) -> None:
     wait_complete(page, timeout=timeout, **expected)
 
 
-def first_page(browser, url: str, pid: int) -> float:
+LAST_HEADING = "All heads at a glance"  # the explorer's last heading: a page that shows it is whole
+
+
+def first_page(browser, url: str, pid: int, heading: str) -> float:
     """A new session's first page: from opening the explorer until it is complete (the size it reports redrawn)."""
     context = browser.new_context(viewport=VIEWPORT)
     try:
@@ -58,7 +65,7 @@ def first_page(browser, url: str, pid: int) -> float:
         before = cpu_seconds(pid)
         page.goto(url)
         page.wait_for_function(APP_COMPLETE, polling=50, timeout=120_000)
-        settled(page, shows="All heads at a glance")
+        settled(page, shows=heading)
         return cpu_seconds(pid) - before
     finally:
         context.close()
@@ -67,7 +74,7 @@ def first_page(browser, url: str, pid: int) -> float:
 
 def new_text(page, text: str, pid: int) -> float:
     """Type `text` into the sidebar's Sentence box, press Ctrl+Enter; the server's CPU until the page shows it."""
-    box = page.get_by_role("textbox", name="Sentence")
+    box = page.get_by_role("textbox").first  # the sidebar's Sentence box, the explorer's only one
     box.fill(text)
     before = cpu_seconds(pid)
     box.press("Control+Enter")
@@ -87,33 +94,45 @@ def main() -> int:
     parser.add_argument("--sentences", type=int, default=5, help="new sentences of 11 words (13 tokens)")
     parser.add_argument("--paragraphs", type=int, default=3, help="new paragraphs of 126 words (128 tokens)")
     parser.add_argument("--sessions", type=int, default=5, help="new sessions' first pages")
+    parser.add_argument("--lang", default="en", help="the page's language; the model and sentences stay English's")
     args = parser.parse_args()
+    from ui import i18n
+
+    heading = i18n.gettext(args.lang, LAST_HEADING)
     sentences = [held_out(20_000 + i, 11) for i in range(args.sentences)]
     paragraphs = [held_out(30_000 + i, 126) for i in range(args.paragraphs)]
 
-    with streamlit_server() as (url, proc, _t0), chromium() as browser:
+    with streamlit_server() as (root, proc, _t0), chromium() as browser:
+        # another language on the English page's model and sentence, so that only the words differ
+        url = (
+            root
+            if args.lang == "en"
+            else f"{root}/?{urlencode(dict(lang=args.lang, model=DEFAULT_MODEL, text=FLUFFY))}"
+        )
         pid = proc.pid
         warm = browser.new_context(viewport=VIEWPORT)
         page = warm.new_page()
         page.goto(url)
         page.wait_for_function(APP_COMPLETE, polling=50, timeout=180_000)
-        settled(page, shows="All heads at a glance")
+        settled(page, shows=heading)
         new_text(page, held_out(10_000, 11), pid)  # the first update of a server pays for imports of its own
         warm.close()
         idle = idle_rate(pid)
 
-        firsts = [first_page(browser, url, pid) for _ in range(args.sessions)]
+        firsts = [first_page(browser, url, pid, heading) for _ in range(args.sessions)]
         context = browser.new_context(viewport=VIEWPORT)
         page = context.new_page()
         page.goto(url)
         page.wait_for_function(APP_COMPLETE, polling=50, timeout=120_000)
-        settled(page, shows="All heads at a glance")
+        settled(page, shows=heading)
         short = [new_text(page, s, pid) for s in sentences]
         long = [new_text(page, p, pid) for p in paragraphs]
         context.close()
 
     print(f"server CPU seconds (utime + stime of the server process, /proc/<pid>/stat), {os.cpu_count()} cores")
-    print(f"Chromium headless at {VIEWPORT['width']}×{VIEWPORT['height']}; idle server: {idle:.4f} CPU s per s\n")
+    print(
+        f"pages in {args.lang}; Chromium headless at {VIEWPORT['width']}×{VIEWPORT['height']}; idle server: {idle:.4f} CPU s per s\n"
+    )
     rows = []
     for label, runs in (
         ("new sentence, 13 tokens", short),
