@@ -1,7 +1,5 @@
 """Chapter 2: a recurrent network's memory fades with distance; attention reaches any token directly."""
 
-import re
-
 import numpy as np
 import streamlit as st
 
@@ -14,27 +12,23 @@ from ui.i18n import _, n_
 FIRST, LATER = "Don't", "kill"
 
 
-def in_words(sentence: str, **math: str) -> str:
-    r"""A translated sentence inside an equation: its words in \text{…}, each of its {places} the math named."""
-    pieces = re.split(r"\{(\w+)\}", sentence)
-    return " ".join(math[p] if i % 2 else rf"\text{{{p}}}" for i, p in enumerate(pieces) if p)
-
-
 prose = chapter.begin("02_why_attention.py")
 model = chapter.model_view()
 st.latex(
-    in_words(_("recurrent:"))
+    i18n.in_words(_("recurrent:"))
     + r"\ h_t = \lambda\, h_{t-1} + (1-\lambda)\, x_t \;\Rightarrow\; "
-    + in_words(_("share of {word} in {state}"), word="x_{t-d}", state="h_t")
+    + i18n.in_words(_("share of {word} in {state}"), word="x_{t-d}", state="h_t")
     + r" = (1-\lambda)\lambda^{d}"
 )
 reach = (
-    in_words(_("for every {j} (a decoder: the tokens read so far)"), j=r"j \le t")
+    i18n.in_words(_("for every {j} (a decoder: the tokens read so far)"), j=r"j \le t")
     if model.config.is_decoder
-    else in_words(_("for every {j} (an encoder: before and after {t})"), j="j", t="t")
+    else i18n.in_words(_("for every {j} (an encoder: before and after {t})"), j="j", t="t")
 )
 st.latex(
-    in_words(_("attention:")) + r"\ w_{tj} = \operatorname{softmax}_j\big(q_t \cdot k_j / \sqrt{d_k}\big)\ " + reach
+    i18n.in_words(_("attention:"))
+    + r"\ w_{tj} = \operatorname{softmax}_j\big(q_t \cdot k_j / \sqrt{d_k}\big)\ "
+    + reach
 )
 st.markdown(prose["example"])
 st.info(motivation.NOTES_SENTENCE)  # the sentence the model reads, in the notes' words

@@ -479,9 +479,10 @@ def pipeline_latex(cfg: ModelConfig) -> str:
             rf" x \leftarrow x + {n}(\operatorname{{MLP}}({n}(x)))",
         },
     )
+    tokens, one_block, output, block_is = _("tokens"), _("block"), _("output"), _("block:")
     return (
-        rf"\begin{{gathered}}\text{{tokens}} \;\to\; e = {embedding} \;\to\; {cfg.n_layers} \times \text{{block}}"
-        rf" \;\to\; \text{{output}} \\ \text{{block: }} {block}\end{{gathered}}"
+        rf"\begin{{gathered}}\text{{{tokens}}} \;\to\; e = {embedding} \;\to\; {cfg.n_layers} \times "
+        rf"\text{{{one_block}}} \;\to\; \text{{{output}}} \\ \text{{{block_is} }} {block}\end{{gathered}}"
     )
 
 

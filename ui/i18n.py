@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -148,6 +149,13 @@ def _browser_locale() -> str | None:
         return st.context.locale
     except Exception:  # no browser behind this run
         return None
+
+
+def in_words(sentence: str, **math: str) -> str:
+    r"""A translated sentence inside an equation: its words in \text{…}, each of its {places} the LaTeX `math` names
+    ("{value} if {condition}" -> "M_{ij} = -\infty \text{ if } j > i"), so that a language orders them its way."""
+    pieces = re.split(r"\{(\w+)\}", sentence)
+    return " ".join(math[p] if i % 2 else rf"\text{{{p}}}" for i, p in enumerate(pieces) if p)
 
 
 def N_(message: str) -> str:

@@ -246,7 +246,8 @@ def steps_text(
     equations = {
         "raw": r"s_{ij} = q_i \cdot k_j",
         "scaled": rf"s_{{ij}} \,/\, \sqrt{{d_k}}, \quad d_k = {d_k}",
-        "masked": r"s_{ij}/\sqrt{d_k} + M_{ij}, \quad M_{ij} = -\infty \text{ if } j > i",
+        "masked": r"s_{ij}/\sqrt{d_k} + M_{ij}, \quad "
+        + i18n.in_words(_("{value} if {condition}"), value=r"M_{ij} = -\infty", condition="j > i"),
         "softmax": r"w_{ij} = \frac{\exp(s_{ij}/\sqrt{d_k} + M_{ij})}{\sum_{j'} \exp(s_{ij'}/\sqrt{d_k} + M_{ij'})}",
     }
     named = architecture.specials_named(tr.config)
