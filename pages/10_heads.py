@@ -114,7 +114,7 @@ if cfg.n_kv_heads < cfg.n_heads:
             prose["grouped"],
             model=cfg.name,
             n_heads=cfg.n_heads,
-            n_kv=cfg.n_kv_heads,
+            kv_heads=n_("{n} key/value head", "{n} key/value heads", cfg.n_kv_heads).format(n=cfg.n_kv_heads),
             size=cfg.group_size,
             groups="; ".join(
                 _("key/value head {kv} → query heads {heads}").format(
@@ -133,9 +133,10 @@ if cfg.n_kv_heads < cfg.n_heads:
         )
     )
     members = sharing.groups[group_of]
-    columns = st.columns(len(members))
-    for col, h in zip(columns, members, strict=True):
-        with col:
+    for i, h in enumerate(members):
+        if i % 2 == 0:  # two by two, each in half the page's width: four side by side were too narrow to read
+            columns = st.columns(2)
+        with columns[i % 2]:
             chapter.half_chart(
                 figures.attention_heatmap(
                     layer.weights[h],
@@ -147,7 +148,6 @@ if cfg.n_kv_heads < cfg.n_heads:
                 key=f"fig_heads_group_{h}",
                 layer=layer_i,
                 head=h,
-                share=1 / len(members),
             )
     same_keys = all(np.array_equal(layer.k[h], layer.k[members[0]]) for h in members)
     st.caption(

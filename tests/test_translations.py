@@ -66,6 +66,20 @@ def test_translations_keep_what_pages_fill_and_say_the_glossary_s_words(code):
     assert rules.check_draft(code, draft) == []
 
 
+@pytest.mark.parametrize("code", ["en", *LANGUAGES])
+def test_markdown_reads_every_bold_and_italic(code):
+    """No message shows its markup as typed: CommonMark closes a bold that ends in punctuation only before a space
+    or punctuation, so "**값(values)**은", as Korean attaches its particles, would show its asterisks. Read with
+    the CommonMark parser, its places filled with a number as a page fills them."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark")
+    texts = [m.id if code == "en" else m.string for m in (rules.template_messages() if code == "en" else po(code))]
+    texts = [t for text in texts if text for t in ([text] if isinstance(text, str) else text)]
+    shown = {t[:80]: md.render(re.sub(r"\{\{?\w+\}?\}", "1", t)) for t in texts if "*" in t}
+    assert [t for t, html in shown.items() if re.search(r"\*\*|(?<![\\\w])\*\w", html)] == []
+
+
 def test_the_rules_catch_a_lost_place_a_word_off_the_glossary_and_a_missing_gloss():
     terms = rules.glossary("fr")
     assert rules.problems("fr", "{n} keys", "{n} clés", terms) == []
