@@ -96,7 +96,7 @@ def first_use_problems(units: list[tuple[str, str]], terms: list[Term]) -> list[
         if first is None:
             continue  # said only where the glossary rule above already looks
         after = text[first.end() : first.end() + 40]
-        m = re.match(r"\w*\s?\(([^)]*)\)", after)
+        m = re.match(r"\w*\**\s?\(([^)]*)\)", after)  # "requête (query)", "**쿼리**(query)"
         if not (m and t.english_pattern.search(m.group(1))):
             out.append(
                 f"first use of {t.term!r} without ({t.english}) beside it: …{text[first.start() : first.end() + 40]}…"
