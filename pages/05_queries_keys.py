@@ -96,8 +96,11 @@ sizes = dict(
     gpt3_heads=gpt3.n_heads,
     gpt3_vocab=i18n.whole(gpt3.vocab),
     gpt3_context=i18n.whole(gpt3.context),
+    cfg_q_width=i18n.whole(cfg.n_heads * cfg.d_head),
 )
-st.markdown(chapter.fill(prose["sizes"], **sizes))
+# most models split their width between the heads; Gemma 3's heads are wider than that split
+split = cfg.n_heads * cfg.d_head == cfg.d_model
+st.markdown(chapter.fill(prose["sizes" if split else "sizes_wider"], **sizes))
 st.info(chapter.fill(prose["slip"], **sizes))
 widgets.chart(
     figures.bars(

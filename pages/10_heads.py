@@ -20,17 +20,31 @@ tr = view.trace()
 layer = tr.layers[layer_i]
 texts = [t.display for t in tr.tokens]
 labels = figures.token_labels(texts)
-st.markdown(prose["split"])
-st.latex(
-    rf"d_\text{{model}} = n_\text{{heads}} \times d_\text{{head}}: \quad {cfg.d_model} = {cfg.n_heads} \times {cfg.d_head}"
-    rf", \qquad Q = X W_Q \in \mathbb{{R}}^{{{tr.n_tokens} \times {cfg.d_model}}} \;\to\; "
-    rf"Q^{{(h)}} = Q_{{:,\; {cfg.d_head}(h-1) + 1 \,\dots\, {cfg.d_head} h}} \in \mathbb{{R}}^{{{tr.n_tokens} \times {cfg.d_head}}}"
-)
+# the paper's split: the heads share out the model's width, and each has its own keys and values
+q_width, kv_width = cfg.n_heads * cfg.d_head, cfg.n_kv_heads * cfg.d_head
+paper_split = q_width == cfg.d_model and cfg.n_kv_heads == cfg.n_heads
+st.markdown(prose["split" if paper_split else "split_own"])
+slice_h = rf"Q^{{(h)}} = Q_{{:,\; {cfg.d_head}(h-1) + 1 \,\dots\, {cfg.d_head} h}} \in \mathbb{{R}}^{{{tr.n_tokens} \times {cfg.d_head}}}"
+if paper_split:
+    st.latex(
+        rf"d_\text{{model}} = n_\text{{heads}} \times d_\text{{head}}: \quad {cfg.d_model} = {cfg.n_heads} \times {cfg.d_head}"
+        rf", \qquad Q = X W_Q \in \mathbb{{R}}^{{{tr.n_tokens} \times {cfg.d_model}}} \;\to\; {slice_h}"
+    )
+else:
+    st.latex(
+        rf"Q = X W_Q \in \mathbb{{R}}^{{{tr.n_tokens} \times {q_width}}}\ ({cfg.n_heads} \times {cfg.d_head}), \quad "
+        rf"K, V \in \mathbb{{R}}^{{{tr.n_tokens} \times {kv_width}}}\ ({cfg.n_kv_heads} \times {cfg.d_head}), \quad "
+        rf"d_\text{{model}} = {cfg.d_model} \qquad {slice_h}"
+    )
 per_token = n_("{n} number each", "{n} numbers each", cfg.d_head).format(n=cfg.d_head)
 st.dataframe(
     {
         _("head"): [h + 1 for h in range(cfg.n_heads)],
-        _("its columns of Q, K and V"): [f"{h * cfg.d_head + 1}–{(h + 1) * cfg.d_head}" for h in range(cfg.n_heads)],
+        _("its columns of Q"): [f"{h * cfg.d_head + 1}–{(h + 1) * cfg.d_head}" for h in range(cfg.n_heads)],
+        _("its columns of K and V"): [  # its group's key/value head's (each own where no head shares them)
+            f"{g * cfg.d_head + 1}–{(g + 1) * cfg.d_head}"
+            for g in (h * cfg.n_kv_heads // cfg.n_heads for h in range(cfg.n_heads))
+        ],
         _("its q, k, v per token"): [per_token] * cfg.n_heads,
     },
     hide_index=True,

@@ -435,9 +435,24 @@ def test_10_heads_sum_equals_concat():
 def test_10_the_width_is_split_into_one_slice_per_head():
     at = run_page(page("heads"))
     assert "384 = 12 \\times 32" in at.latex[1].value  # MiniLM: d_model = n_heads × d_head
-    slices = next(d.value for d in at.dataframe if "its columns of Q, K and V" in d.value)
-    assert list(slices["its columns of Q, K and V"])[:2] == ["1–32", "33–64"] and len(slices["head"]) == 12
-    assert list(slices["its columns of Q, K and V"])[-1] == "353–384"
+    slices = next(d.value for d in at.dataframe if "its columns of Q" in d.value)
+    for part in ("its columns of Q", "its columns of K and V"):  # each head its own keys and values
+        assert list(slices[part])[:2] == ["1–32", "33–64"] and list(slices[part])[-1] == "353–384"
+    assert len(slices["head"]) == 12
+
+
+def test_10_heads_wider_than_the_split_and_sharing_keys_are_said_so():
+    """Gemma 3: 4 heads of 256 (1,024 > d_model 640), one key/value head for all four; SmolLM2: 9 heads of 64
+    (576 = d_model), three key/value heads. Neither is drawn as the paper's split of the width."""
+    at = run_page(page("heads"), model="gemma3")
+    equation = at.latex[1].value
+    assert "\\times 1024}" in equation and "\\times 256}" in equation and "640 = 4" not in equation
+    slices = next(d.value for d in at.dataframe if "its columns of Q" in d.value)
+    assert list(slices["its columns of Q"]) == ["1–256", "257–512", "513–768", "769–1024"]
+    assert list(slices["its columns of K and V"]) == ["1–256"] * 4
+    at = run_page(page("heads"), model="smollm2")
+    slices = next(d.value for d in at.dataframe if "its columns of Q" in d.value)
+    assert list(slices["its columns of K and V"]) == ["1–64"] * 3 + ["65–128"] * 3 + ["129–192"] * 3
 
 
 def test_10_the_sentence_carries_into_the_chapters():
@@ -592,3 +607,11 @@ def test_10_head_roles_and_a_removed_head_on_both_models():
     at = run_page(page("heads"), model="all-MiniLM-L6-v2")
     cosines = array(figure(at, "Each token's final vector")["data"][0]["y"])
     assert (cosines <= 1 + 1e-6).all() and cosines.min() < 1  # something moved, nothing beyond a cosine's range
+
+
+def test_5_a_model_with_heads_wider_than_its_width_is_not_said_to_split_it():
+    """Gemma 3's four heads of 256 make 1,024 numbers of queries from a width of 640: the page says so, and never
+    640 / 4 = 256. MiniLM's twelve heads of 32 do split its 384."""
+    text = markdown(run_page(page("queries_keys"), model="gemma3"))
+    assert "640 / 4 = 256" not in text and "1,024 × 640" in text
+    assert "384 / 12 = 32" in markdown(run_page(page("queries_keys")))
