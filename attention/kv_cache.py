@@ -109,22 +109,28 @@ def cache_costs(
     d_model: int,
     bytes_per_number: int = 4,
     n_kv_heads: int | None = None,
+    window: int = 0,
+    n_local: int = 0,
 ) -> CacheCosts:
     """Attention-layer work per generated token, with and without the cache, and the cache's size.
 
     n_kv_heads: key/value heads, when fewer than the query heads share them (grouped-query attention): the
     cache then keeps n_kv_heads keys and values per token, not n_heads.
+    window, n_local: n_local of the layers are sliding-window layers (Gemma 3: 15 of 18, window 512), whose
+    queries read only the last `window` keys: they keep no more than that in their cache.
     """
     n_kv_heads = n_heads if n_kv_heads is None else n_kv_heads
     t = np.arange(1, n_tokens + 1, dtype=np.float64)
     width, kv_width = n_heads * d_head, n_kv_heads * d_head
+    reach = t if not window else np.minimum(t, window)  # the keys a local layer's new query reads
+    keys_read = (n_layers - n_local) * t + n_local * reach  # all layers: the keys one new query reads
     projections = 2 * d_model * width + 2 * d_model * kv_width  # W_Q and W_O, W_K and W_V, for one token
-    with_cache = projections + 2 * n_heads * t * d_head  # one query against t keys, then t values
-    without = t * projections + 2 * n_heads * t * t * d_head  # every token again, every query against its prefix
-    cache = 2 * n_layers * kv_width * t * bytes_per_number  # a key and a value per token, per layer
+    with_cache = n_layers * projections + 2 * n_heads * keys_read * d_head  # one query against its keys, then values
+    without = n_layers * t * projections + 2 * n_heads * t * keys_read * d_head  # every token again, each its keys
+    cache = 2 * keys_read * kv_width * bytes_per_number  # a key and a value per token kept, per layer
     return CacheCosts(
         tokens=t.astype(int),
-        flops_with_cache=with_cache * n_layers,
-        flops_without_cache=without * n_layers,
+        flops_with_cache=with_cache,
+        flops_without_cache=without,
         cache_bytes=cache,
     )

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from attention.lessons import budget
-from ui import chapter, engine, figures, i18n, state, widgets
+from ui import architecture, chapter, engine, figures, i18n, state, widgets
 from ui.figures import diagrams
 from ui.i18n import _, n_
 
@@ -16,6 +16,7 @@ cfg, layer_i, head_i = view.config, view.layer, view.head
 tr = view.trace()
 texts = [t.display for t in tr.tokens]
 st.markdown(prose["displacement"])
+st.markdown(architecture.residual_sentence(cfg, cfg.name))
 c1, c2 = st.columns([2, 1])
 token = widgets.token_picker(tr, container=c1)
 uniform = c2.toggle(

@@ -79,9 +79,20 @@ widgets.chart(
 )
 if cfg.positions == "rotary":
     st.header(_("Rotary positions (the loaded model)"), anchor="rotary-positions-the-loaded-model")
-    st.markdown(
-        chapter.fill(prose["rotary"], model=cfg.name, pairs=cfg.d_head // 2, base=i18n.whole(round(cfg.rope_base)))
-    )
+    base = cfg.rope_base_of(layer_i)  # Gemma 3 turns its sliding-window layers with a smaller base
+    st.markdown(chapter.fill(prose["rotary"], model=cfg.name, pairs=cfg.d_head // 2, base=i18n.whole(round(base))))
+    if cfg.rope_base_local and cfg.rope_base_local != cfg.rope_base:
+        st.caption(
+            _(
+                "{model} turns with base {local} on its sliding-window layers and {whole} on its global ones: the "
+                "formula and the picture are layer {layer}'s."
+            ).format(
+                model=cfg.name,
+                local=i18n.whole(round(cfg.rope_base_local)),
+                whole=i18n.whole(round(cfg.rope_base)),
+                layer=layer_i + 1,
+            )
+        )
     st.latex(
         r"\begin{pmatrix} q'_i \\ q'_{i+d/2} \end{pmatrix} = "
         r"\begin{pmatrix} \cos p\theta_i & -\sin p\theta_i \\ \sin p\theta_i & \cos p\theta_i \end{pmatrix}"
@@ -90,13 +101,14 @@ if cfg.positions == "rotary":
     )
     widgets.chart(
         figures.big_heatmap(
-            np.cos(position.rotary_angles(n_pos, cfg.d_head, cfg.rope_base)),
+            np.cos(position.rotary_angles(n_pos, cfg.d_head, base)),
             _("{model}: cos(position × θᵢ), the turn of each pair of q and k").format(model=cfg.name),
             _("pair i of a head's coordinates"),
             _("position"),
         ),
         "rotary",
         key="fig_position_rotary",
+        layer=layer_i,
         text="",
     )
 else:

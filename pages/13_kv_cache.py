@@ -3,7 +3,7 @@
 import streamlit as st
 
 from attention import kv_cache
-from attention.lessons import budget
+from attention.lessons import budget, window
 from ui import architecture, chapter, engine, figures, i18n, state, widgets
 from ui.i18n import _, n_
 
@@ -116,6 +116,8 @@ def costs_section() -> None:
     )
     sizes, context = (cfg, cfg.max_positions or cfg.max_tokens) if which == "loaded" else (gpt3, gpt3.context)
     kv_heads = getattr(sizes, "n_kv_heads", sizes.n_heads)  # fewer than the query heads: grouped-query attention
+    kinds = window.windows(cfg) if which == "loaded" else None  # sliding-window layers keep only their window
+    capped = dict(window=kinds.window, n_local=len(kinds.local)) if kinds and kinds.local else {}
     lengths = lengths_up_to(context)
     if state.get("kv_tokens") not in lengths:  # another model's length: the nearest this one can read
         state.put("kv_tokens", max((n for n in lengths if n <= state.get("kv_tokens")), default=lengths[0]))
@@ -127,7 +129,7 @@ def costs_section() -> None:
         **state.bound("kv_tokens"),
     )
     per_number = {
-        name: kv_cache.cache_costs(n, sizes.n_layers, sizes.n_heads, sizes.d_head, sizes.d_model, b, kv_heads)
+        name: kv_cache.cache_costs(n, sizes.n_layers, sizes.n_heads, sizes.d_head, sizes.d_model, b, kv_heads, **capped)
         for name, b in BYTES.items()
     }
     costs = per_number["float32"]
@@ -171,12 +173,12 @@ def costs_section() -> None:
             binary(per_number[name].cache_bytes[-1]),
         )
     if kv_heads < sizes.n_heads:  # grouped-query attention: the cache keeps only the shared key/value heads
-        unshared = kv_cache.cache_costs(n, sizes.n_layers, sizes.n_heads, sizes.d_head, sizes.d_model)
+        unshared = kv_cache.cache_costs(n, sizes.n_layers, sizes.n_heads, sizes.d_head, sizes.d_model, **capped)
         st.markdown(
             chapter.fill(
                 prose["grouped"],
                 model=sizes.name,
-                kv_heads=kv_heads,
+                kv_heads=n_("{n} key/value head", "{n} key/value heads", kv_heads).format(n=kv_heads),
                 n_heads=sizes.n_heads,
                 group=sizes.n_heads // kv_heads,
                 sharing=architecture.sharing_name(sizes),
@@ -187,6 +189,19 @@ def costs_section() -> None:
                 n=i18n.whole(n),
                 size=binary(costs.cache_bytes[-1]),
                 size_unshared=binary(unshared.cache_bytes[-1]),
+            )
+        )
+    if capped and n > capped["window"]:
+        st.markdown(
+            _(
+                "{model}'s {local} sliding-window layers keep only the keys and values of their last {window} tokens: "
+                "at {n} tokens its cache is {share} smaller than if every layer kept them all, as chapter 8 counts it."
+            ).format(
+                model=sizes.name,
+                local=capped["n_local"],
+                window=i18n.whole(capped["window"]),
+                n=i18n.whole(n),
+                share=i18n.share(kinds.cache_per_token_saved(cfg, n)),
             )
         )
     state.sync_url()

@@ -22,6 +22,7 @@ from attention.lessons import (
     prediction,
     scaling,
     similarity,
+    window,
 )
 from tests.gpt2_counts import gpt2_of_sizes, parameters_by_group
 from tests.sentences import FLUFFY
@@ -278,6 +279,22 @@ def test_cache_costs_grow_linearly_and_quadratically(model):
     tr = attention.trace(model, "the cat sat on the mat " * 30, mask="causal", max_tokens=100)
     kept = sum(layer.k_shared.nbytes + layer.v_shared.nbytes for layer in tr.layers)  # what a cache would hold
     assert tr.n_tokens == 100 and c.cache_bytes[-1] == kept
+
+
+def test_a_sliding_window_caps_its_layers_cache_as_chapter_8_counts_it():
+    """Gemma 3's 15 local layers keep only their last 512 tokens: at 1,024 tokens the cache holds what chapter 8's
+    window lesson says it saves (a count over the layers' kinds), and up to the window nothing is saved."""
+    cfg = attention.load_model("gemma3").config
+    kinds = window.windows(cfg)
+    sizes = dict(n_layers=cfg.n_layers, n_heads=cfg.n_heads, d_head=cfg.d_head, d_model=cfg.d_model)
+    full = kv_cache.cache_costs(1024, **sizes, n_kv_heads=cfg.n_kv_heads)
+    capped = kv_cache.cache_costs(
+        1024, **sizes, n_kv_heads=cfg.n_kv_heads, window=kinds.window, n_local=len(kinds.local)
+    )
+    assert len(kinds.local) == 15 and kinds.window == 512
+    assert capped.cache_bytes[511] == full.cache_bytes[511]
+    assert np.isclose(capped.cache_bytes[-1], full.cache_bytes[-1] * (1 - kinds.cache_per_token_saved(cfg, 1024)))
+    assert (capped.flops_with_cache <= full.flops_with_cache).all()
 
 
 # --- 14. parameter budget -------------------------------------------------------------------------------

@@ -278,6 +278,30 @@ def after_heads_note(cfg: ModelConfig) -> str:
     )
 
 
+def residual_sentence(cfg: ModelConfig, model: str) -> str:
+    """The residual step of the loaded model's attention, as an equation in a sentence: E′ = E + ΔE where the norm
+    sits before attention, around the sum after it, on attention's output in a sandwich."""
+    bias = " + b_O" if cfg.bias else ""
+    norm = norm_name(cfg)
+    return pick(
+        cfg,
+        "norm_position",
+        {
+            "post": _(
+                "In {model}, the residual step is $E' = \\mathrm{{{norm}}}(E + \\Delta E{bias})$: its norm comes "
+                "after the sum."
+            ),
+            "pre": _(
+                "In {model}, the residual step is exactly $E' = E + \\Delta E{bias}$: its norm comes before attention."
+            ),
+            "sandwich": _(
+                "In {model}, the residual step is $E' = E + \\mathrm{{{norm}}}(\\Delta E{bias})$: attention's "
+                "output is normalised before it is added."
+            ),
+        },
+    ).format(model=model, norm=norm, bias=bias)
+
+
 def after_heads_sentence(cfg: ModelConfig) -> str:
     """The prose's sentence on what comes after the heads."""
     norm = norm_name(cfg)
