@@ -113,7 +113,7 @@ far = int(exp.distances[-1])
 m1, m2 = st.columns(2)
 m1.metric(
     n_("recurrent share {n} token back", "recurrent share {n} tokens back", far).format(n=i18n.whole(far)),
-    i18n.fmt(float(motivation.recurrent_share(far, keep)), ".1e"),
+    i18n.sci(float(motivation.recurrent_share(far, keep)), 1),
 )
 m2.metric(
     n_("attention weight {n} token back", "attention weight {n} tokens back", far).format(n=i18n.whole(far)),
@@ -127,7 +127,7 @@ chapter.try_this(
     w_far=i18n.num(float(exp.best[-1]), 2),
     layer=layer_i + 1,
     head=head_i + 1,
-    keep_far=i18n.fmt(float(motivation.recurrent_share(far, 0.99)), ".1e"),
+    keep_far=i18n.sci(float(motivation.recurrent_share(far, 0.99)), 1),
     distance=architecture.distance_enters(model.config),
 )
 chapter.end()

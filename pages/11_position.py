@@ -63,7 +63,7 @@ with right:
         layer=layer_i,
         head=head_i,
     )
-st.metric(_("max difference, all heads of this layer"), i18n.fmt(exp.gap(layer_i), ".2e"))
+st.metric(_("max difference, all heads of this layer"), i18n.sci(exp.gap(layer_i), 2))
 
 st.header(_("Sinusoidal positions (the original paper)"), anchor="sinusoidal-positions-the-original-paper")
 st.markdown(prose["sinusoid"])
@@ -163,7 +163,7 @@ for col, tr, start in ((left, moved.original, 0), (right, moved.shifted, moved.s
         )
 st.metric(
     _("change in layer 1's scores, all {n} heads, shifted by {shift}").format(n=cfg.n_heads, shift=moved.shift),
-    i18n.fmt(moved.gap(0), ".1e"),
+    i18n.sci(moved.gap(0), 1),
     help=_("Layer 1 reads the embeddings directly, so this compares what positions alone do to q·k."),
 )
 chapter.try_this(prose, positions=positions)

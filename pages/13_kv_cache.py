@@ -48,11 +48,11 @@ labels = figures.token_labels([t.display for t in tr.tokens])
 m1, m2 = st.columns(2)
 m1.metric(
     _("max difference, head {head} step by step vs all at once").format(head=head_i + 1),
-    i18n.fmt(run.max_difference, ".1e"),
+    i18n.sci(run.max_difference, 1),
 )
 m2.metric(
     _("max difference, whole model, step by step vs causal pass"),
-    i18n.fmt(whole.max_difference, ".1e"),
+    i18n.sci(whole.max_difference, 1),
     help=_(
         "all {layers} layers and {heads} heads compute only the new token's q, k and v, and read the rest from the "
         "cache; compared with the last layer's vectors of one causal pass"

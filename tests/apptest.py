@@ -71,6 +71,15 @@ def array(value) -> np.ndarray:
     return np.array([[np.nan if v is None else v for v in row] for row in value], dtype=float)
 
 
+SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+
+
+def number(text: str) -> float:
+    """A number as an English page writes it, read back: "0.573", "1,024", or "1.3 × 10⁻⁵" (i18n.sci)."""
+    mantissa, _times, power = text.replace(",", "").partition(" × 10")
+    return float(mantissa) * (10 ** int(power.translate(SUPERSCRIPT_DIGITS)) if power else 1)
+
+
 def metric(at: AppTest, label_start: str) -> str:
     """The shown value of the st.metric whose label starts with `label_start`."""
     found = [m.value for m in at.metric if m.label.startswith(label_start)]

@@ -10,7 +10,7 @@ import pytest
 
 import attention
 from attention.lessons import masking
-from tests.apptest import array, figure, figures, messages, metric, run_page
+from tests.apptest import array, figure, figures, messages, metric, number, run_page
 from tests.gpt2_counts import gpt2_of_sizes, parameters_by_group
 from tests.sentences import FLUFFY
 from ui import chapter, plot
@@ -429,7 +429,7 @@ def test_10_the_moves_are_what_the_picture_shows(model):
 
 def test_10_heads_sum_equals_concat():
     at = run_page(page("heads"))
-    assert float(metric(at, "max |Σ")) <= 1e-5
+    assert number(metric(at, "max |Σ")) <= 1e-5
 
 
 def test_10_the_width_is_split_into_one_slice_per_head():
@@ -463,13 +463,13 @@ def test_10_the_sentence_carries_into_the_chapters():
 
 def test_11_position_blind_without_position_embeddings():
     at = run_page(page("position"))
-    assert float(metric(at, "max difference")) < 1e-5
+    assert number(metric(at, "max difference")) < 1e-5
     assert np.allclose(z(figure(at, "Original order")), z(figure(at, "Shuffled, put back")), atol=1e-5)
     sinusoid = z(figure(at, "Sinusoidal encoding"))
     assert np.allclose(sinusoid[0, 0::2], 0) and np.allclose(sinusoid[0, 1::2], 1)
     assert figure(at, "Original order, position embeddings off")  # the counterfactual says so in its title
     at.toggle(key="w:pos_embeddings").set_value(True).run()
-    assert float(metric(at, "max difference")) > 1e-3
+    assert number(metric(at, "max difference")) > 1e-3
     assert not any("position embeddings off" in t for t in figures(at))
 
 
@@ -494,8 +494,8 @@ def test_12_the_encoder_decoder_picture_sends_the_sources_keys_and_values_to_cro
 
 def test_13_kv_cache_equals_full_masked_attention_and_says_it_is_an_illustration():
     at = run_page(page("kv_cache"), model="all-MiniLM-L6-v2")
-    assert float(metric(at, "max difference, head")) < 1e-6
-    assert float(metric(at, "max difference, whole model")) < 1e-4
+    assert number(metric(at, "max difference, head")) < 1e-6
+    assert number(metric(at, "max difference, whole model")) < 1e-4
     assert "illustration" in markdown(at)
     step = figure(at, "Step 5")
     assert float(np.sum(array(step["data"][0]["y"]))) == pytest.approx(1.0, abs=1e-5)
@@ -523,7 +523,7 @@ def test_13_kv_cache_equals_full_masked_attention_and_says_it_is_an_illustration
 
 def test_13_on_a_decoder_the_cached_generation_equals_transformers(gpt2_in_cache):
     at = run_page(page("kv_cache"), model="gpt2", kv_step="3")
-    assert float(metric(at, "max difference, whole model")) < 1e-4
+    assert number(metric(at, "max difference, whole model")) < 1e-4
     assert "how it really generates text" in markdown(at)
     assert at.slider(key="w:kv_step").value == 3
 
@@ -567,13 +567,13 @@ def test_11_rotary_positions_score_by_distance_and_learned_ones_do_not(model):
     they were (q at m and k at n score q·R_{n−m}k), BERT's learned position vectors change them."""
     at = run_page(page("position"), model="smollm2")
     assert "Rotary positions (the loaded model)" in [h.value for h in at.header]
-    assert float(metric(at, "change in layer 1's scores")) < 1e-3  # rounding, on scores of size ~10
+    assert number(metric(at, "change in layer 1's scores")) < 1e-3  # rounding, on scores of size ~10
     turn = figure(at, "smollm2: cos(position × θᵢ)")
     angles = z(turn)
     assert angles.shape == (64, 32) and np.allclose(angles[0], 1.0)  # position 0 does not turn
     assert angles[1, 0] == pytest.approx(np.cos(1.0), abs=1e-6)  # pair 0 turns 1 radian a position (θ₀ = 1)
     at = run_page(page("position"), model="all-MiniLM-L6-v2")
-    assert float(metric(at, "change in layer 1's scores")) > 1.0
+    assert number(metric(at, "change in layer 1's scores")) > 1.0
 
 
 def test_10_and_13_grouped_query_attention_on_smollm2():

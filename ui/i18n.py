@@ -188,6 +188,18 @@ def fmt(value: float, spec: str) -> str:
     return formatted(language(), value, spec)
 
 
+SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def sci(value: float, digits: int = 1) -> str:
+    """A number too small or large for decimals, as a class writes it: 1.3 × 10⁻⁵ (1,3 × 10⁻⁵ in French), not
+    Python's 1.3e-05."""
+    if value == 0:
+        return "0"
+    mantissa, exponent = format(value, f".{digits}e").split("e")
+    return f"{fmt(float(mantissa), f'.{digits}f')} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
+
+
 def series(numbers: Iterable[str]) -> str:
     """Numbers already written, one after another, so that the language can tell them apart: "0.33, 0.67, 0"
     (en, ko), "0,33 ; 0,67 ; 0" in French, whose comma is the decimal mark."""
