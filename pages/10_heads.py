@@ -65,7 +65,7 @@ widgets.chart(
     figures.table_heatmap(
         heads.displacement_norms(layer),
         [_("head {head}").format(head=h + 1) for h in range(cfg.n_heads)],
-        labels,
+        figures.token_labels(texts, escaped=False),  # table_heatmap escapes them itself
         _("|Δe⁽ʰ⁾| of every token, layer {layer}").format(layer=layer_i + 1),
         fmt=".1f",
         numbers=figures.numbers_fit(tr.n_tokens),
@@ -300,7 +300,7 @@ else:
     )
     widgets.chart(
         figures.bars(
-            labels,
+            figures.token_labels(texts, escaped=False),  # bars escapes them
             gone.token_cosines,
             _("Each token's final vector: cosine, with and without the head"),
             _("cosine"),

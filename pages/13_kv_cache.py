@@ -70,7 +70,7 @@ def one_step() -> None:
     with left:
         chapter.half_chart(
             figures.bars(
-                labels[:step],
+                figures.token_labels([t.display for t in tr.tokens], escaped=False)[:step],  # bars escapes them
                 run.step_weights[step - 1],
                 _("Step {step}: “{token}” reads the cache").format(step=step, token=labels[step - 1]),
                 _("weight"),

@@ -3,6 +3,7 @@ numbers against an independent computation (a hand formula, the lesson notes, th
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -615,3 +616,13 @@ def test_5_a_model_with_heads_wider_than_its_width_is_not_said_to_split_it():
     text = markdown(run_page(page("queries_keys"), model="gemma3"))
     assert "640 / 4 = 256" not in text and "1,024 × 640" in text
     assert "384 / 12 = 32" in markdown(run_page(page("queries_keys")))
+
+
+@pytest.mark.parametrize("name", ["heads", "kv_cache", "queries_keys", "masking"])
+def test_a_token_like_bos_is_escaped_once_in_every_figure(name):
+    """Gemma's "<bos>" reaches plotly as "&lt;bos&gt;", which it draws as <bos>; escaped twice ("&amp;lt;bos&amp;gt;")
+    it would show the entity's letters."""
+    at = run_page(page(name), model="gemma3")
+    drawn = [json.dumps(spec) for spec, _config in plot.drawn(at)]
+    assert drawn and all("&amp;lt;" not in spec for spec in drawn)
+    assert any("&lt;bos&gt;" in spec for spec in drawn)

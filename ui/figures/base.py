@@ -53,13 +53,15 @@ def plain(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def token_labels(texts: Sequence[str], positions: Sequence[int] | None = None) -> list[str]:
-    """Axis labels: the token's text, escaped, with its position when a text repeats."""
+def token_labels(texts: Sequence[str], positions: Sequence[int] | None = None, escaped: bool = True) -> list[str]:
+    """Axis labels: the token's text, escaped (unless a builder escapes it, as table_heatmap does), with its
+    position when a text repeats."""
     positions = list(range(len(texts))) if positions is None else list(positions)
     counts: dict[str, int] = {}
     for t in texts:
         counts[t] = counts.get(t, 0) + 1
-    return [isolated(plain(t)) + (f" ({p})" if counts[t] > 1 else "") for t, p in zip(texts, positions, strict=True)]
+    shown = plain if escaped else str
+    return [isolated(shown(t)) + (f" ({p})" if counts[t] > 1 else "") for t, p in zip(texts, positions, strict=True)]
 
 
 def numbers_fit(n_cells: int, half_width: bool = False) -> bool:
