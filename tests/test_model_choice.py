@@ -17,7 +17,7 @@ def test_offline_the_decoders_are_offered_as_unavailable_with_the_reason(empty_c
     assert box.options == [
         "all-MiniLM-L6-v2 (encoder)",
         "SmolLM2-135M (decoder)",  # installed with the app: offline too
-        "Gemma 3 270M (decoder, multilingual)",
+        "Gemma 3 270M (multilingual)",
         "gpt2 (decoder) · unavailable",
         "distilgpt2 (decoder) · unavailable",
     ]

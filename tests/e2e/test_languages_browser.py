@@ -32,14 +32,18 @@ CUT = """() => {
         out.push(`figure "${title.slice(0, 50)}": "${t.textContent.slice(0, 40)}" past its edge`);
     }
   }
+  // buttons, the menu, tabs, labels and a metric's label and value, and anything else that ends in an ellipsis
   const boxes = 'button, [data-testid="stTopNavLink"], [data-testid="stTopNavSection"], [data-baseweb="tab"], '
-    + '[data-testid="stWidgetLabel"] p, [data-testid="stPageLink"] a';
+    + '[data-testid="stWidgetLabel"] p, [data-testid="stPageLink"] a, [data-testid="stMetricLabel"] *, '
+    + '[data-testid="stMetricValue"] *, [data-baseweb="select"] *';
   for (const e of document.querySelectorAll(boxes)) {
     const style = getComputedStyle(e);
-    if (e.offsetParent === null) continue;
+    if (e.offsetParent === null || !e.textContent.trim()) continue;
     const hides = style.textOverflow === 'ellipsis' || ['hidden', 'clip'].includes(style.overflowX);
     if (hides && e.scrollWidth > e.clientWidth + 1) out.push(`"${e.textContent.trim().slice(0, 50)}" cut short`);
   }
+  for (const e of document.querySelectorAll('[data-baseweb="select"] input'))  // a select box's chosen value
+    if (e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1) out.push(`"${e.value.slice(0, 50)}" cut short`);
   const main = document.querySelector('[data-testid="stMain"]');
   if (main.scrollWidth > main.clientWidth + 1) out.push(`the page is ${main.scrollWidth - main.clientWidth} px too wide`);
   return out;

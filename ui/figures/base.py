@@ -173,6 +173,8 @@ def stand_alone(
     wrapped = wrapped_title(title["text"], width - TITLE_INSET, size)
     added = wrapped.count("<br>") - title["text"].count("<br>")
     title["text"] = wrapped
+    if added:  # the figure grows by the lines wrapping added, so that its plot keeps the size it was laid out for
+        layout["height"] = (layout.get("height") or 450) + round(1.3 * size) * added
     if added and not subtitle:
         margin = layout.setdefault("margin", {})
         margin["t"] = margin.get("t", _TOP) + round(1.3 * size) * added

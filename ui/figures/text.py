@@ -54,9 +54,10 @@ def label_px(labels: Sequence[str], font_px: int = 15) -> int:
 
 
 def wrap(text: str, width_px: float, size: int) -> list[str]:
-    """Words in lines no wider than width_px at `size` px (a longer word keeps a line of its own)."""
+    """Words in lines no wider than width_px at `size` px (a longer word keeps a line of its own). Only a plain
+    space parts words: a no-break space keeps French « guillemets » and "0,5 %" with what they hold."""
     lines: list[str] = []
-    for word in text.split():
+    for word in filter(None, text.split(" ")):
         if lines and text_px(f"{lines[-1]} {word}", size) <= width_px:
             lines[-1] = f"{lines[-1]} {word}"
         else:
