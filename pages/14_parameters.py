@@ -3,7 +3,6 @@
 from dataclasses import replace
 
 import streamlit as st
-from babel.numbers import format_compact_decimal
 
 from attention.lessons import budget
 from ui import architecture, chapter, figures, i18n, state, widgets
@@ -36,11 +35,6 @@ PARTS = {"embedding": N_("embedding"), "attention": N_("attention"), "mlp": N_("
 
 def preset_name(key: str) -> str:
     return budget.PRESETS[key].name if key in budget.PRESETS else _("your own sizes")
-
-
-def compact(count: int, digits: int) -> str:
-    """A count in a few digits, as the language abbreviates it: "174.6B" (en), "174,6 Md" (fr), "1746억" (ko)."""
-    return format_compact_decimal(count, format_type="short", locale=i18n.language(), fraction_digits=digits)
 
 
 def use_preset() -> None:
@@ -81,6 +75,7 @@ def show_budget(b: budget.Budget, name: str, key: str, row_names=lambda key: _(C
             _("{model}: parameters by component").format(model=name),
             _("parameters"),
             horizontal=True,
+            compact=True,
         ),
         f"budget_{key}",
         key=f"fig_parameters_{key}",
@@ -120,7 +115,9 @@ m1.metric(
     ),
 )
 m2.metric(
-    _("total"), compact(b.total, 1), help=n_("{n} parameter", "{n} parameters", b.total).format(n=i18n.whole(b.total))
+    _("total"),
+    i18n.compact(b.total, 1),
+    help=n_("{n} parameter", "{n} parameters", b.total).format(n=i18n.whole(b.total)),
 )
 m3.metric(_("attention share"), i18n.share(b.share("attention"), 1))
 m4.metric(_("MLP share"), i18n.share(b.share("mlp"), 1))
@@ -182,10 +179,10 @@ gpt2_rows = {r[0]: r[2] for r in gpt2.rows}
 embedding = gpt2_rows["token embedding (also the output head)"]
 chapter.try_this(
     prose,
-    gpt3_total=compact(gpt3.total, 0),
+    gpt3_total=i18n.compact(gpt3.total, 0),
     gpt3_attention=i18n.share(gpt3.share("attention"), 1),
     deeper_layers=2 * budget.GPT3.n_layers,
-    deeper_total=compact(deeper.total, 0),
+    deeper_total=i18n.compact(deeper.total, 0),
     deeper_attention=i18n.share(deeper.share("attention"), 1),
     gpt2_attention=i18n.share(gpt2.share("attention"), 1),
     gpt2_embedding_share=i18n.share(embedding / gpt2.total, 1),

@@ -208,6 +208,14 @@ def series(numbers: Iterable[str]) -> str:
     return ("\u00a0; " if get_decimal_symbol(language()) == "," else ", ").join(numbers)
 
 
+def compact(count: float, digits: int = 0) -> str:
+    """A count in a few digits, as the session's language abbreviates it: "174.6B" (en), "174,6 Md" (fr),
+    "1746억" (ko)."""
+    from babel.numbers import format_compact_decimal
+
+    return format_compact_decimal(count, format_type="short", locale=language(), fraction_digits=digits)
+
+
 def whole(value: int) -> str:
     """A whole number, grouped as the session's language groups it."""
     return integer(language(), value)

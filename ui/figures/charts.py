@@ -128,7 +128,10 @@ def bars(
     highlight: int | None = None,
     text_fmt: str | None = None,
     horizontal: bool = False,
+    compact: bool = False,
 ) -> go.Figure:
+    """Bars of values, one per label. compact: a count axis in the page's language's short words ("20 Md" in
+    French, where plotly would write its own "20B")."""
     colors = [theme.OKABE_ITO[1] if i == highlight else theme.OKABE_ITO[0] for i in range(len(values))]
     labels = [plain(str(x)) for x in labels]
     bar = dict(
@@ -144,7 +147,7 @@ def bars(
             title,
             max(380, 60 + 34 * len(labels)),
             yaxis=dict(type="category", autorange="reversed"),
-            xaxis=dict(title=dict(text=y_title), range=[0, top * 1.18]),
+            xaxis=dict(title=dict(text=y_title), range=[0, top * 1.18], **(_compact_ticks(top) if compact else {})),
             margin=dict(l=label_px(labels) + 15),
         )
     return figure(
@@ -154,6 +157,15 @@ def bars(
         xaxis=dict(type="category"),
         yaxis=dict(title=dict(text=y_title)),
     )
+
+
+def _compact_ticks(top: float) -> dict:
+    """Ticks at round steps from 0 to `top` (1, 2 or 5 times a power of ten, about five of them), each written
+    in the page's language's short words for large counts."""
+    raw = top / 5
+    step = min((m * 10 ** np.floor(np.log10(raw)) for m in (1, 2, 5, 10)), key=lambda s: abs(s - raw))
+    ticks = np.arange(0, top * 1.18, step)
+    return dict(tickvals=ticks.tolist(), ticktext=[i18n.compact(float(t), 1) for t in ticks])
 
 
 def head_norm_bars(
