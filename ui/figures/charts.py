@@ -214,7 +214,8 @@ def head_norm_bars(
         shapes=[sum_line],
         annotations=[sum_label],
         xaxis=dict(title=dict(text=_("head")), type="category"),
-        yaxis=dict(title=dict(text=_("|Δe| in model space")), rangemode="tozero"),
+        # room above the sum's line for its label, inside the plot rather than over the title
+        yaxis=dict(title=dict(text=_("|Δe| in model space")), range=[0, 1.15 * max(sum_norm, float(np.max(norms)))]),
     )
 
 

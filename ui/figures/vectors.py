@@ -96,6 +96,7 @@ def _note(text: str, below: int) -> dict:
         xshift=14 - PLOT_LEFT,
         yshift=-below,
         showarrow=False,
+        align="left",  # its lines, where it wraps, under each other
         font=dict(size=NOTE_SIZE, color=theme.SUBTLE),
     )
 
