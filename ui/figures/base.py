@@ -175,7 +175,7 @@ def stand_alone(
     title["text"] = wrapped
     if added:  # the figure grows by the lines wrapping added, so that its plot keeps the size it was laid out for
         layout["height"] = (layout.get("height") or 450) + round(1.3 * size) * added
-    if added and not subtitle:
+    if added:  # as chapter.half_chart does for the line it adds: the margin makes room for each line wrapping added
         margin = layout.setdefault("margin", {})
         margin["t"] = margin.get("t", _TOP) + round(1.3 * size) * added
     if subtitle:
