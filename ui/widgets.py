@@ -12,9 +12,9 @@ import attention
 import attention.sources
 import attention.tokens
 
-from . import downloads, engine, i18n, plot, state, theme
+from . import downloads, engine, head_switch, i18n, plot, state, theme
 from .figures import head_meta
-from .figures.base import Canvas, isolated, shortened, stand_alone
+from .figures.base import isolated, shortened, stand_alone
 from .figures.matrices import COLUMN_GAP
 from .i18n import _
 
@@ -62,7 +62,7 @@ def chart(
     shown = st.session_state.setdefault(SHOWN, {})
     page_has = shown.get(key or name) if switch is not None else None
     separators = i18n.plotly_separators(i18n.language())
-    width = round(Canvas.width * share) - (0 if share == 1 else COLUMN_GAP)
+    width = column_px(share)
     drawn_view = (name, view, layer, mask, text, subtitle, i18n.language())  # English and Korean share separators
     if page_has is not None and page_has.view == drawn_view:
         fig, drawn = page_has.fig, page_has.file  # the browser switches its head
@@ -82,6 +82,18 @@ def chart(
     else:
         plot.plot(fig, config, key or name)
     return fig
+
+
+STACKED_PX = 640  # a page column narrower than this (a phone) stacks st.columns one above the other
+
+
+def column_px(share: float) -> int:
+    """The width of a column that takes `share` of the page's: of the page as the browser last measured it (the
+    explorer's head switch), else of a 1280×720 screen's. On a phone, columns stack and each takes the page."""
+    page = int(head_switch.page_size()["width"])
+    if page < STACKED_PX:
+        return page
+    return round(page * share) - (0 if share == 1 else COLUMN_GAP)
 
 
 @dataclass(frozen=True)

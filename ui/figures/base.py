@@ -156,9 +156,9 @@ def stand_alone(
     names: what it shows ("layer 2", "head 3", "causal mask"), added to its title unless the title says them.
     subtitle: user text (the sentence, the model), escaped here, on a line under the title; the top margin
     grows by the line it takes. separators: how its numbers are written (plotly's: the decimal mark, then the
-    thousands separator), as the page's language writes them. width: the px of the column it is drawn in, at a
-    1280×720 screen's (the title's lines are wrapped to it: a French or Korean title runs longer than the English
-    its figure was laid out for; the margin grows by the lines that adds)."""
+    thousands separator), as the page's language writes them. width: the px of the column it is drawn in (the
+    title's lines are wrapped to it: a French or Korean title, or any title on a phone, runs longer than the
+    width its figure was laid out for; the figure and its margin grow by the lines that adds)."""
     # Read and set in plotly's own dict of the layout, which its property objects read from: through them, these
     # few settings took 1.5 ms a figure, a tenth of a new sentence's figures on the server.
     layout = fig._layout
