@@ -14,7 +14,7 @@ import attention.tokens
 
 from . import downloads, engine, head_switch, i18n, plot, state, theme
 from .figures import head_meta
-from .figures.base import isolated, shortened, stand_alone
+from .figures.base import Canvas, isolated, shortened, stand_alone
 from .figures.matrices import COLUMN_GAP
 from .i18n import _
 
@@ -88,12 +88,13 @@ STACKED_PX = 640  # a page column narrower than this (a phone) stacks st.columns
 
 
 def column_px(share: float) -> int:
-    """The width of a column that takes `share` of the page's: of the page as the browser last measured it (the
-    explorer's head switch), else of a 1280×720 screen's. On a phone, columns stack and each takes the page."""
+    """The width of a column that takes `share` of the page's, at a 1280×720 screen's: the narrowest a desktop
+    draws it, and the same on every run, so that the page's first size report redraws no figure for it. On a
+    phone (as the explorer's head switch measured it), columns stack and each takes the page."""
     page = int(head_switch.page_size()["width"])
     if page < STACKED_PX:
         return page
-    return round(page * share) - (0 if share == 1 else COLUMN_GAP)
+    return round(Canvas.width * share) - (0 if share == 1 else COLUMN_GAP)
 
 
 @dataclass(frozen=True)
