@@ -18,11 +18,8 @@ st.latex(
 
 controls, picture = st.columns([1, 2])
 with controls:
-    a1, a2, b1, b2 = (
-        widgets.decimal_slider(f"{v}{i}", -5.0, 5.0, 0.5, 1, **state.bound(f"sim_{v}{n}"))
-        for v in "ab"
-        for i, n in (("₁", 1), ("₂", 2))
-    )
+    a1, a2 = (st.slider(f"a{i}", -5.0, 5.0, step=0.5, **state.bound(f"sim_a{n}")) for i, n in (("₁", 1), ("₂", 2)))
+    b1, b2 = (st.slider(f"b{i}", -5.0, 5.0, step=0.5, **state.bound(f"sim_b{n}")) for i, n in (("₁", 1), ("₂", 2)))
     a, b = np.array([a1, a2]), np.array([b1, b2])
     if st.toggle(
         _("Double b's length"), help=_("A counterfactual: same direction, twice as long."), **state.bound("sim_double")

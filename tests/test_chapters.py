@@ -627,11 +627,3 @@ def test_a_token_like_bos_is_escaped_once_in_every_figure(name):
     drawn = [json.dumps(spec) for spec, _config in plot.drawn(at)]
     assert drawn and all("&amp;lt;" not in spec for spec in drawn)
     assert any("&lt;bos&gt;" in spec for spec in drawn)
-
-
-def test_a_slider_of_decimals_writes_them_as_the_page_s_language_does():
-    """Chapter 3's coordinates in French: 3,0, never printf's 3.0; the value itself is the same number."""
-    at = run_page(page("similarity"), lang="fr")
-    box = at.select_slider(key="w:sim_a1")
-    assert "3,0" in box.options and "3.0" not in box.options and box.value == 3.0
-    assert "3.0" in run_page(page("similarity")).select_slider(key="w:sim_a1").options

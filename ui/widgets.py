@@ -346,13 +346,6 @@ def _use_example() -> None:
     st.session_state["w:example"] = "—"
 
 
-def decimal_slider(label: str, low: float, high: float, step: float, digits: int, **bound) -> float:
-    """A slider over decimals that writes them as the page's language does (0,90 in French): st.slider formats its
-    numbers printf's way, in English, whatever the page's language. bound: state.bound(...) for its choice."""
-    options = [round(low + i * step, 6) for i in range(round((high - low) / step) + 1)]
-    return st.select_slider(label, options, format_func=lambda v: i18n.fmt(v, f".{digits}f"), **bound)
-
-
 def layer_head(n_layers: int, n_heads: int) -> tuple[int, int]:
     """Layer and head pickers in the sidebar, bound to the shared choice; returns them 0-based."""
     # within this model's sizes before the boxes are drawn, so that each shows a value it offers
