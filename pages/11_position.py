@@ -96,7 +96,7 @@ if cfg.positions == "rotary":
     st.latex(
         r"\begin{pmatrix} q'_i \\ q'_{i+d/2} \end{pmatrix} = "
         r"\begin{pmatrix} \cos p\theta_i & -\sin p\theta_i \\ \sin p\theta_i & \cos p\theta_i \end{pmatrix}"
-        r"\begin{pmatrix} q_i \\ q_{i+d/2} \end{pmatrix}, \quad \theta_i = \mathrm{base}^{-2i/d_{head}}"
+        r"\begin{pmatrix} q_i \\ q_{i+d/2} \end{pmatrix}, \quad \theta_i = \operatorname{base}^{-2i/d_{\text{head}}}"
         r"\qquad (R_m q)\cdot(R_n k) = q \cdot R_{n-m}\, k"
     )
     widgets.chart(

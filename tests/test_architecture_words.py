@@ -59,7 +59,8 @@ def test_each_model_s_step_after_the_heads(configs):
 
 def test_gemma_s_own_features_are_named(configs):
     cfg = configs["gemma3"]
-    assert r"\mathrm{RMSNorm}_q" in architecture.qkv_latex(cfg) and "QK-norm" in architecture.qk_norm_sentence(cfg)
+    assert r"\operatorname{RMSNorm}_q" in architecture.qkv_latex(cfg)
+    assert "QK-norm" in architecture.qk_norm_sentence(cfg)
     assert r"\sqrt{640}" in architecture.embedding_latex(cfg) and "√640" in architecture.positions_sentence(cfg)
     assert architecture.sharing_name(cfg) == "multi-query attention"
     assert architecture.sharing_name(configs["smollm2"]) == "grouped-query attention"

@@ -193,8 +193,8 @@ def test_gemma_s_step_after_the_heads_is_its_second_norm():
     step = figure(at, "The step after the heads")
     assert list(step["data"][0]["text"]) == ["e", "e + ΣΔe", "e′ = e + RMSNorm(ΣΔe)"]
     latex = "\n".join(e.value for e in at.get("latex"))
-    assert r"\mathrm{RMSNorm}_q" in latex and r"\sqrt{640}\,W_E[t_i]" in latex
-    assert r"e_j + \mathrm{RMSNorm}\Big(\sum_h" in latex
+    assert r"\operatorname{RMSNorm}_q" in latex and r"\sqrt{640}\,W_E[t_i]" in latex
+    assert r"e_j + \operatorname{RMSNorm}\Big(\sum_h" in latex
 
 
 def test_the_explorer_writes_each_models_own_equations_and_names_shared_heads():
@@ -205,7 +205,7 @@ def test_the_explorer_writes_each_models_own_equations_and_names_shared_heads():
     at = run_page(model="smollm2")
     decoder = "\n".join(e.value for e in at.get("latex"))
     assert r"R_i\,W_Q\,\hat e_i" in decoder and "b_Q" not in decoder and "P_i" not in decoder
-    assert r"\mathrm{RMSNorm}(e)" in decoder and r"\mathrm{RMSNorm}_f" in decoder
+    assert r"\operatorname{RMSNorm}(e)" in decoder and r"\operatorname{RMSNorm}_f" in decoder
     assert any("heads 4–6 read key/value head 2" in c.value for c in at.caption)
     grid = figures(at)[next(t for t in figures(at) if t.startswith("All 9 heads"))]
     names = [a["text"] for a in grid["layout"]["annotations"] if a["text"].startswith("head ")]

@@ -35,7 +35,7 @@ def norm_name(cfg: ModelConfig) -> str:
 
 
 def norm_latex(cfg: ModelConfig) -> str:
-    return rf"\mathrm{{{norm_name(cfg)}}}"
+    return rf"\operatorname{{{norm_name(cfg)}}}"
 
 
 # --- tokens and embeddings ---------------------------------------------------------------------------------------
@@ -288,14 +288,14 @@ def residual_sentence(cfg: ModelConfig, model: str) -> str:
         "norm_position",
         {
             "post": _(
-                "In {model}, the residual step is $E' = \\mathrm{{{norm}}}(E + \\Delta E{bias})$: its norm comes "
+                "In {model}, the residual step is $E' = \\operatorname{{{norm}}}(E + \\Delta E{bias})$: its norm comes "
                 "after the sum."
             ),
             "pre": _(
                 "In {model}, the residual step is exactly $E' = E + \\Delta E{bias}$: its norm comes before attention."
             ),
             "sandwich": _(
-                "In {model}, the residual step is $E' = E + \\mathrm{{{norm}}}(\\Delta E{bias})$: attention's "
+                "In {model}, the residual step is $E' = E + \\operatorname{{{norm}}}(\\Delta E{bias})$: attention's "
                 "output is normalised before it is added."
             ),
         },

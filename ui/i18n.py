@@ -120,6 +120,11 @@ def formatted(code: str, value: float, spec: str) -> str:
     return format(value, spec).translate(_separators_table(code))
 
 
+def separated(code: str, text: str) -> str:
+    """A number Python wrote ("1,234.5") with the language's separators ("1 234,5")."""
+    return text.translate(_separators_table(code))
+
+
 def plotly_separators(code: str) -> str:
     """Plotly's `separators`: the decimal mark, then the thousands separator, as the language writes them."""
     from babel.numbers import get_decimal_symbol, get_group_symbol

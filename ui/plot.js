@@ -29,6 +29,10 @@ export default function (component) {
     gd.className = "attention-plot";
     parentElement.appendChild(gd);
   }
+  // a figure to a screen reader: its name and what it shows (ui/chart_text.py), not plotly's tick labels
+  gd.setAttribute("role", "figure");
+  gd.setAttribute("aria-label", data.label || "");
+  if (data.describedBy) gd.setAttribute("aria-describedby", data.describedBy);
   const config = data.config;
   if (gd.__spec === data.spec && gd.__config === config) return undefined;
   gd.__spec = data.spec;
@@ -45,7 +49,9 @@ export default function (component) {
       fig.layout.height = height;
       const options = JSON.parse(config);
       options.modeBarButtonsToAdd = [fullscreenButton(gd)];
-      return Plotly.newPlot(gd, fig.data, fig.layout, options);
+      return Plotly.newPlot(gd, fig.data, fig.layout, options).then(() => {
+        gd.querySelectorAll(".main-svg").forEach((svg) => svg.setAttribute("aria-hidden", "true"));
+      });
     })
     .catch((error) => {
       gd.textContent = `This figure could not be drawn: ${error}`;

@@ -33,10 +33,12 @@ _specs: dict[int, tuple[weakref.ref, str]] = {}  # a figure's JSON, once per fig
 _lock = threading.Lock()
 
 
-def plot(fig: go.Figure, config: dict, key: str) -> None:
-    """Draw the figure (read only from here on: its JSON is kept) with plotly's config."""
+def plot(fig: go.Figure, config: dict, key: str, label: str = "", described_by: str = "") -> None:
+    """Draw the figure (read only from here on: its JSON is kept) with plotly's config. label: its name for screen
+    readers; described_by: the id of the element that says what it shows (ui/chart_text.py)."""
     # every value text: Streamlit looks for data frames in any other (and imports pandas to do it)
     data = {"spec": spec(fig), "config": json.dumps(config), "plotly": PLOTLY_JS}
+    data |= {"label": label, "describedBy": described_by}
     _component(key=key, data=data, height="content")
 
 

@@ -12,7 +12,7 @@ import attention
 import attention.sources
 import attention.tokens
 
-from . import downloads, engine, head_switch, i18n, plot, state, theme
+from . import chart_text, downloads, engine, head_switch, i18n, plot, state, theme
 from .figures import head_meta
 from .figures.base import Canvas, isolated, shortened, stand_alone
 from .figures.matrices import COLUMN_GAP
@@ -77,10 +77,14 @@ def chart(
             shown[key or name] = _Shown(drawn_view, fig, file)
         downloads.register(key or name, file, fig)
     config = theme.chart_config(drawn, state.get("export"))
+    label = chart_text.name(fig, switch)
+    if subtitle:
+        label = f"{label} — {subtitle}"
     if pick:  # Streamlit's chart, whose selection events reach the app
         st.plotly_chart(fig, config=config, key=key, theme=None, on_select="rerun", selection_mode="points")
     else:
-        plot.plot(fig, config, key or name)
+        plot.plot(fig, config, key or name, label, chart_text.element_id(key or name))
+    chart_text.chart_text(fig, key or name, switch, compact=bool(state.get("presenter")))
     return fig
 
 

@@ -201,7 +201,7 @@ class HeadView:
         st.header("4 · " + _("All heads at a glance"), anchor="4-all-heads-at-a-glance")
         if not self.presenter:
             st.markdown(prose["heads"])
-        st.latex(r"\mathrm{head}_h = \mathrm{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}} + M\Big) V_h")
+        st.latex(r"\operatorname{head}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}} + M\Big) V_h")
         title = (
             _("All {n} heads of layer {layer}")
             if self.narrow

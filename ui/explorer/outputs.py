@@ -269,7 +269,7 @@ def next_word_section(tr: attention.Trace) -> None:
         )
         return
     norm = architecture.norm_name(tr.config)
-    st.latex(rf"p = \mathrm{{softmax}}\Big(\mathrm{{{norm}}}_f\big(e'_n\big)\, W_E^{{\top}} \,/\, T\Big)")
+    st.latex(rf"p = \operatorname{{softmax}}\Big(\operatorname{{{norm}}}_f\big(e'_n\big)\, W_E^{{\top}} \,/\, T\Big)")
     vocabulary = len(tr.next_logits)
     words, picture = st.columns([2, 3])
     with words:

@@ -243,6 +243,7 @@ def steps_figure(
         traces.append(
             dict(
                 type="heatmap",
+                name=_(STEP_TITLES[k]),  # what a screen reader's table of it is called (ui/figures/described.py)
                 x=labels,
                 y=labels,
                 xaxis=f"x{suffix}",
@@ -257,6 +258,7 @@ def steps_figure(
     others = {h: props for h, props in per_head.items()} if len(heads) > 1 else {}
     meta = layout_meta(head, heads, others, range(first_step, first_step + 4), first=True)
     meta["canvas"] = {"width": canvas.width, "height": canvas.height}  # the size it was laid out for
+    meta["corner"] = corner.replace("<br>", " ")  # what the rows and columns are, for its tables (described.py)
     return pixel_figure(traces, title, H, ty, notes_on_figure, meta, axes)
 
 
@@ -352,6 +354,7 @@ def qkv_figure(
         traces.append(
             dict(
                 type="heatmap",
+                name=_(QKV_NAMES[i]),
                 x=list(range(d)),
                 y=labels,
                 xaxis=f"x{suffix}",
@@ -453,6 +456,7 @@ def heads_grid(
                 xaxis=f"x{suffix}",
                 yaxis=f"y{suffix}",
                 coloraxis="coloraxis",
+                name=name,
                 meta=h + 1,
                 hovertemplate=hover + _side_label(head_name, h),
             )

@@ -236,11 +236,20 @@ def displacement_figure(
         hovertemplate="%{text}<extra></extra>",
     )
     top, bottom = title_room(title), AXIS_BOTTOM
+    most, least = int(np.argmax(head_norms)), int(np.argmin(head_norms))
+    said = _("{most} moves {token} the most (|Δe| = {length}), {least} the least ({least_length}).").format(
+        most=_("head {n}").format(n=most + 1),
+        token=_("“{token}”").format(token=token_label),
+        length=i18n.num(head_norms[most], 2),
+        least=_("head {n}").format(n=least + 1),
+        least_length=i18n.num(head_norms[least], 2),
+    )
     return figure(
         [tips, start],
         title,
         top + height + bottom,
         checked=False,
+        meta=dict(alt=[said]),  # what a screen reader hears first (ui/figures/described.py)
         annotations=[arrow(*a) for a in arrows] + place_labels(labels, frame, obstacles, scales=(1.0, PHONE_SCALE)),
         margin=dict(l=PLOT_LEFT, r=PLOT_RIGHT, b=bottom),
         showlegend=False,

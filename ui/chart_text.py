@@ -1,0 +1,79 @@
+"""A figure in words and numbers (ui/figures/described.py), shown under it as a disclosure: what the figure shows
+in sentences, in the page's language, and its values as tables that a keyboard and a screen reader reach. The
+figure itself is named by its title for screen readers and described by these sentences (ui/plot.js).
+
+Made once per figure object (and head shown), as the figure's JSON is: a rerun that keeps the figure sends the
+same text, and the browser leaves it alone."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+import weakref
+from pathlib import Path
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from . import i18n, plot
+from .figures import described, head_meta
+from .i18n import N_, _
+
+_JS = Path(__file__).with_name("chart_text.js").read_text(encoding="utf-8")
+_CSS = """
+details.chart-text { margin: -0.25rem 0 0.5rem; font-size: 0.9rem; color: var(--st-text-color); }
+details.chart-text > summary { cursor: pointer; color: var(--st-text-color); opacity: 0.85; width: fit-content; }
+details.chart-text > summary:focus-visible { outline: 2px solid var(--st-primary-color); outline-offset: 2px; }
+details.chart-text.compact:not([open]) > summary:not(:focus-visible) {
+  position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap;
+}
+details.chart-text ul { margin: 0.25rem 0 0.5rem 1.25rem; padding: 0; }
+.chart-text-table { overflow: auto; max-height: 24rem; margin-bottom: 0.5rem; }
+.chart-text-table:focus-visible { outline: 2px solid var(--st-primary-color); }
+.chart-text-table table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 0.85rem; }
+.chart-text-table caption { text-align: left; font-weight: 600; padding: 0.25rem 0; }
+.chart-text-table th, .chart-text-table td {
+  padding: 0.15rem 0.5rem; border-bottom: 1px solid var(--st-border-color); white-space: nowrap; text-align: left;
+}
+.chart-text-table .num { text-align: right; }
+.chart-text-table thead th { position: sticky; top: 0; background: var(--st-background-color); }
+"""
+SUMMARY = N_("This figure in words and numbers")
+_component = st.components.v2.component("attention_chart_text", js=_JS, css=_CSS, isolate_styles=False)
+
+_texts: dict[tuple, tuple[weakref.ref, str]] = {}
+_lock = threading.Lock()
+
+
+def element_id(key: str) -> str:
+    """The id of the description's element, which the figure's aria-describedby names."""
+    return "alt-" + "".join(c if c.isalnum() else "-" for c in key)
+
+
+def text(fig: go.Figure, switch: int | None) -> str:
+    """The figure (showing head `switch`, where it holds every head) described, as JSON for the browser."""
+    key = (id(fig), switch, i18n.language())
+    with _lock:
+        kept = _texts.get(key)
+        if kept is not None and kept[0]() is fig:
+            return kept[1]
+    spec = json.loads(plot.spec(fig))
+    if switch is not None:
+        spec = head_meta.showing(spec, switch)
+    said = json.dumps(dataclasses.asdict(described.describe(spec)), ensure_ascii=False, separators=(",", ":"))
+    with _lock:
+        _texts[key] = (weakref.ref(fig, lambda _ref, key=key: _texts.pop(key, None)), said)
+    return said
+
+
+def name(fig: go.Figure, switch: int | None) -> str:
+    return json.loads(text(fig, switch))["name"]
+
+
+def chart_text(fig: go.Figure, key: str, switch: int | None = None, compact: bool = False) -> None:
+    """The disclosure under the figure drawn with this key. compact: hidden until a keyboard reaches it (presenter
+    mode, where the figures fill the screen)."""
+    data = {"alt": text(fig, switch), "summary": _(SUMMARY), "id": element_id(key), "compact": compact}
+    data["lang"] = i18n.language()
+    _component(key=f"{key}-text", data=data)

@@ -1,0 +1,395 @@
+"""A figure in words and numbers, for a student who cannot see it: what it shows, said from its own data in the
+page's language, and its values as tables a screen reader walks cell by cell.
+
+Read from the figure as plotly JSON (what the browser draws), so every figure gets a description without its
+builder writing one: a heatmap says, for each row (or each column, where the columns are a query's weights), where
+its largest value is; bars name their largest and smallest; a line its start, end and peak; points are listed. A
+builder that knows more (which head moves a token most) adds its own sentences in layout.meta["alt"]."""
+
+from __future__ import annotations
+
+import base64
+import contextvars
+import html
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import i18n
+from ..i18n import N_, n_
+
+# The page's language and its messages, read once a figure rather than once a number or a row
+_language = contextvars.ContextVar("language", default=i18n.SOURCE)
+_messages: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("messages", default=None)
+QUOTED = N_("“{token}”")
+MAX_SENTENCES = 24  # one per row: past that, the rest is in the table
+MAX_CELLS = 10_000  # a table past that lists its first rows (a long text's 100 × 100 matrix)
+
+
+@dataclass(frozen=True)
+class Table:
+    """Numbers are written by the browser, in the page's language, to `digits` decimals (thousands of cells
+    written on the server cost more than the figure); None is a masked cell (−∞)."""
+
+    caption: str
+    header: tuple[str, ...]  # the corner first, then each column's name
+    rows: tuple[tuple[str | float | None, ...], ...]  # each row's name first, then its cells
+    digits: int
+
+
+@dataclass(frozen=True)
+class Alt:
+    name: str  # the figure's title, as one line of plain text
+    sentences: tuple[str, ...]
+    tables: tuple[Table, ...]
+
+
+def plain_text(text: object) -> str:
+    """A plotly label as a screen reader should hear it: no tags, entities read, lines joined."""
+    if text is None:
+        return ""
+    text = re.sub(r"<br\s*/?>", " ", str(text))
+    text = re.sub(r"<[^>]+>", "", text)
+    return re.sub(r"\s+", " ", html.unescape(text).replace("\u2066", "").replace("\u2069", "")).strip()
+
+
+def values(v: object) -> np.ndarray | None:
+    """A trace's data array: a list, nested lists, or plotly's typed-array spec ({dtype, bdata, shape})."""
+    if v is None:
+        return None
+    if isinstance(v, dict) and "bdata" in v:
+        a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]).newbyteorder("<"))
+        shape = v.get("shape")
+        if shape:
+            a = a.reshape([int(s) for s in str(shape).split(",")])
+        return a.astype(np.float64)
+    try:
+        return np.asarray(v, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+
+
+def labels(v: object, n: int) -> list[str]:
+    """Category names (tokens), or positions 1…n where the trace gives none."""
+    if isinstance(v, list | tuple) and len(v) == n:
+        return [plain_text(x) for x in v]
+    return [str(i + 1) for i in range(n)]
+
+
+def axis_names(layout: dict, trace: dict, axis: str, n: int) -> list[str]:
+    """The names a trace's categories are shown with: the axis's tick texts where it sets them by position."""
+    ref = trace.get(f"{axis}axis", axis)
+    settings = layout.get(f"{axis}axis{ref[1:]}", {}) or {}
+    own = trace.get(axis)
+    ticktext, tickvals = settings.get("ticktext"), settings.get("tickvals")
+    if isinstance(own, list | tuple) and len(own) == n:
+        if ticktext and tickvals and len(ticktext) == len(tickvals):
+            by_value = {str(v): plain_text(t) for v, t in zip(tickvals, ticktext, strict=True)}
+            return [by_value.get(str(x), plain_text(x)) for x in own]
+        return labels(own, n)
+    if ticktext and len(ticktext) == n:
+        return [plain_text(t) for t in ticktext]
+    return labels(own, n)
+
+
+def capital(sentence: str) -> str:
+    """A message's sentence starting with a capital ("head 3 moves…" -> "Head 3 moves…"); each message starts in
+    lower case, so that it can follow a trace's name."""
+    return sentence[:1].upper() + sentence[1:]
+
+
+def tr(message: str) -> str:
+    """_(message), once a figure."""
+    kept = _messages.get()
+    if kept is None:
+        kept = {}
+        _messages.set(kept)
+    if message not in kept:
+        kept[message] = i18n.gettext(_language.get(), message)
+    return kept[message]
+
+
+def quoted(token: str) -> str:
+    return tr(QUOTED).format(token=token)
+
+
+def number(v: float, digits: int = 3) -> str:
+    """A value as the page's language writes it."""
+    return numbers([v], digits)[0]
+
+
+def numbers(vs, digits: int) -> list[str]:
+    """Values as the page's language writes them, all at format's speed (a table has thousands): a count, a
+    position or a size whole (32, not 32.000), a tiny value as a power of ten, −∞ where a mask put it."""
+    code = _language.get()
+    out = []
+    for v in vs:
+        v = float(v)
+        if v != v or v in (np.inf, -np.inf):
+            out.append("−∞" if v < 0 else "∞" if v > 0 else "")
+        elif v != 0 and abs(v) < 10**-digits and not (digits == 0 or v.is_integer()):
+            out.append(i18n.sci(v, 1))
+        else:
+            whole = digits == 0 or (abs(v) > 1 and v.is_integer())
+            text = f"{round(v):,d}" if whole else f"{v:,.{digits}f}"
+            out.append(i18n.separated(code, text).replace("-", "−"))
+    return out
+
+
+def cells(a: np.ndarray, digits: int) -> list[float | None]:
+    """A table's numbers, rounded, as JSON writes them; None where the mask put −∞."""
+    a = np.asarray(a, dtype=np.float64)
+    rounded = np.round(a, digits).tolist()
+    return rounded if np.isfinite(a).all() else [v if np.isfinite(v) else None for v in rounded]
+
+
+def digits_for(a: np.ndarray) -> int:
+    """Decimals a table of these values needs: three for weights, fewer for large scores."""
+    finite = np.abs(a[np.isfinite(a)])
+    if finite.size and np.all(finite == np.round(finite)):
+        return 0  # positions, counts
+    top = float(finite.max()) if finite.size else 0.0
+    return 3 if top < 10 else 2 if top < 100 else 1 if top < 1000 else 0
+
+
+def describe(spec: dict) -> Alt:
+    """The figure (plotly JSON, as drawn) in words and numbers."""
+    _language.set(i18n.language())
+    _messages.set({})
+    layout = spec.get("layout", {}) or {}
+    title = layout.get("title", {})
+    name = plain_text(title.get("text") if isinstance(title, dict) else title)
+    meta = layout.get("meta") if isinstance(layout.get("meta"), dict) else {}
+    sentences: list[str] = [capital(x) for x in meta.get("alt", ())]
+    tables: list[Table] = []
+    traces = [t for t in spec.get("data", []) if t.get("visible") not in (False, "legendonly")]
+    traces = [t for t in traces if t.get("hoverinfo") != "skip"]  # drawn under the others (the mask's grey)
+    n_heatmaps = sum(t.get("type") == "heatmap" for t in traces)
+    per_heatmap = max(3, MAX_SENTENCES // max(1, n_heatmaps))  # every head of a layer: a few lines each
+    for trace in traces:
+        kind = trace.get("type", "scatter")
+        if kind == "heatmap":
+            said, table = _heatmap(layout, trace, name, per_heatmap)
+        elif kind == "bar":
+            said, table = _bars(layout, trace, name)
+        elif kind == "scatter":
+            said, table = _points(layout, trace, name)
+        elif kind == "histogram":
+            said, table = _histogram(layout, trace, name)
+        else:
+            continue
+        said = [capital(x) for x in said]
+        own = plain_text(trace.get("name"))
+        if own and said:  # the name as written ("λ = 0.9", "head 3"), and what is said of it after a colon
+            own = capital(own) if re.match(r"[^\W\d_]{2}", own) else own  # a word, not a symbol (λ)
+            said[0] = tr(NAMED).format(name=own, said=said[0][:1].lower() + said[0][1:])
+        sentences += said
+        if table is not None:
+            tables.append(table)
+    if not sentences:  # a diagram: its boxes' and notes' words, in the order they are drawn
+        words = [plain_text(a.get("text")) for a in layout.get("annotations", ()) if isinstance(a, dict)]
+        words = [w for w in words if w]
+        if words:
+            sentences.append(capital(tr(DIAGRAM).format(words=" · ".join(words))))
+    return Alt(name, tuple(sentences), tuple(tables))
+
+
+# --- heatmaps --------------------------------------------------------------------------------------------------
+
+# Each message starts in lower case (a trace's name may come before it: NAMED) and ends with a full stop.
+BY_ROW = N_("row {row}: largest value at {column}, {value}.")
+WEIGHT_OF = N_("{query} gives most of its weight to {key}: {value}.")
+SIZE = N_("{rows} × {columns} values, from {low} to {high}.")
+
+
+def _matrix(trace: dict) -> np.ndarray | None:
+    """The values a heatmap shows: its customdata where the colours are something else (a weight's share of its
+    row's largest), else its z."""
+    z = values(trace.get("z"))
+    custom = values(trace.get("customdata"))
+    if custom is not None and z is not None and custom.shape == z.shape:
+        return custom
+    return z
+
+
+def _heatmap(layout: dict, trace: dict, figure_name: str, most: int) -> tuple[list[str], Table | None]:
+    m = _matrix(trace)
+    if m is None or m.ndim != 2 or m.size == 0:
+        return [], None
+    n_rows, n_cols = m.shape
+    rows = axis_names(layout, trace, "y", n_rows)
+    cols = axis_names(layout, trace, "x", n_cols)
+    finite = m[np.isfinite(m)]
+    if not finite.size:
+        return [], None
+    caption = plain_text(trace.get("name")) or figure_name
+    said = [tr(SIZE).format(rows=n_rows, columns=n_cols, low=number(finite.min()), high=number(finite.max()))]
+    masked = int((~np.isfinite(m)).sum())
+    if masked:
+        said.append(
+            n_(
+                "{n} cell is masked (−∞ before the softmax, 0 after it).",
+                "{n} cells are masked (−∞ before the softmax, 0 after it).",
+                masked,
+            ).format(n=i18n.whole(masked))
+        )
+    filled = np.where(np.isfinite(m), m, -np.inf)
+    # weights: each query's row (or column, in the lesson notes' layout) sums to 1
+    along = None
+    if finite.min() >= 0 and finite.max() <= 1 + 1e-6:
+        sums = np.where(np.isfinite(m), m, 0.0)
+        if np.allclose(sums.sum(axis=1), 1, atol=2e-3):
+            along = "rows"
+        elif np.allclose(sums.sum(axis=0), 1, atol=2e-3):
+            along = "columns"
+    if along == "columns":  # each column is a query: where its weight goes
+        best = filled.argmax(axis=0)
+        lines = [
+            tr(WEIGHT_OF).format(query=quoted(cols[j]), key=quoted(rows[best[j]]), value=number(m[best[j], j]))
+            for j in range(n_cols)
+        ]
+    else:
+        best = filled.argmax(axis=1)
+        template = WEIGHT_OF if along == "rows" else BY_ROW
+        lines = [
+            tr(template).format(
+                query=quoted(rows[i]),
+                key=quoted(cols[best[i]]),
+                row=quoted(rows[i]),
+                column=quoted(cols[best[i]]),
+                value=number(m[i, best[i]]),
+            )
+            for i in range(n_rows)
+            if np.isfinite(filled[i, best[i]])
+        ]
+    said += lines[:most]
+    if len(lines) > most:
+        more = len(lines) - most
+        said.append(n_("{n} more row is in the table.", "{n} more rows are in the table.", more).format(n=more))
+    digits = digits_for(m)
+    shown_rows = max(1, min(n_rows, MAX_CELLS // max(n_cols, 1)))
+    if shown_rows < n_rows:
+        said.append(tr(FIRST_ROWS).format(shown=shown_rows, rows=n_rows))
+    y_title, x_title = plain_text(_axis_title(layout, trace, "y")), plain_text(_axis_title(layout, trace, "x"))
+    meta = layout.get("meta") if isinstance(layout.get("meta"), dict) else {}
+    corner = f"{y_title} ↓ {x_title} →" if y_title or x_title else plain_text(meta.get("corner", ""))
+    table = Table(
+        caption,
+        (corner.strip(), *cols),
+        tuple((rows[i], *cells(m[i], digits)) for i in range(shown_rows)),
+        digits,
+    )
+    return said, table
+
+
+def _axis_title(layout: dict, trace: dict, axis: str) -> str:
+    ref = trace.get(f"{axis}axis", axis)
+    title = (layout.get(f"{axis}axis{ref[1:]}", {}) or {}).get("title")
+    return (title.get("text") if isinstance(title, dict) else title) or ""
+
+
+# --- bars and points -------------------------------------------------------------------------------------------
+
+BARS = N_("largest {top} ({top_value}), smallest {bottom} ({bottom_value}).")
+LINE = N_("from {first} at {first_x} to {last} at {last_x}; highest {top} at {top_x}.")
+NAMED = N_("{name}: {said}")  # a trace's own name, before what is said of it
+VALUE = N_("value")
+DIAGRAM = N_("a diagram, read from top to bottom: {words}.")
+FIRST_ROWS = N_("the table lists the first {shown} of its {rows} rows.")
+SAMPLES = N_("{n} samples from {low} to {high}: mean {mean}, standard deviation {spread}.")
+COUNT = N_("count")
+
+
+def _bars(layout: dict, trace: dict, figure_name: str) -> tuple[list[str], Table | None]:
+    across, along = ("y", "x") if trace.get("orientation") == "h" else ("x", "y")
+    v = values(trace.get(along))
+    if v is None or v.ndim != 1 or not v.size:
+        return [], None
+    names = axis_names(layout, trace, across, len(v))
+    name = plain_text(trace.get("name")) or figure_name
+    finite = np.where(np.isfinite(v), v, np.nan)
+    top, bottom = int(np.nanargmax(finite)), int(np.nanargmin(finite))
+    said = [
+        tr(BARS).format(
+            top=quoted(names[top]),
+            top_value=number(v[top]),
+            bottom=quoted(names[bottom]),
+            bottom_value=number(v[bottom]),
+        )
+    ]
+    digits = digits_for(v)
+    head = plain_text(_axis_title(layout, trace, across))
+    table = Table(
+        name,
+        (head, plain_text(_axis_title(layout, trace, along)) or tr(VALUE)),
+        tuple(zip(names, cells(v, digits), strict=True)),
+        digits,
+    )
+    return said, table
+
+
+def _points(layout: dict, trace: dict, figure_name: str) -> tuple[list[str], Table | None]:
+    y = values(trace.get("y"))
+    if y is None or y.ndim != 1 or not y.size:
+        return [], None
+    x = values(trace.get("x"))
+    x_names = axis_names(layout, trace, "x", len(y)) if x is None or not np.isfinite(x).all() else None
+    x = np.arange(1, len(y) + 1, dtype=np.float64) if x is None or x.shape != y.shape else x
+    name = plain_text(trace.get("name")) or figure_name
+    texts = _texts(trace, len(y))
+    mode = trace.get("mode", "lines+markers" if len(y) < 20 else "lines")
+    x_digits, y_digits = digits_for(x), digits_for(y)
+    xs = x_names or [number(v, x_digits) for v in x]
+    if "lines" in mode and len(y) > 2 and np.isfinite(y).all():
+        top = int(np.argmax(y))
+        said = [
+            tr(LINE).format(
+                first=number(y[0], y_digits),
+                first_x=xs[0],
+                last=number(y[-1], y_digits),
+                last_x=xs[-1],
+                top=number(y[top], y_digits),
+                top_x=xs[top],
+            )
+        ]
+    elif texts is None and len(y) <= 2:
+        return [], None  # a line's two ends drawn as a shape: nothing to read
+    else:
+        said = [n_("{n} point, listed in the table.", "{n} points, listed in the table.", len(y)).format(n=len(y))]
+    header = (plain_text(_axis_title(layout, trace, "x")) or "x", plain_text(_axis_title(layout, trace, "y")) or "y")
+    ys = cells(y, y_digits)
+    if texts is not None:
+        return said, Table(name, ("", *header), tuple(zip(texts, xs, ys, strict=True)), y_digits)
+    return said, Table(name, header, tuple(zip(xs, ys, strict=True)), y_digits)
+
+
+def _texts(trace: dict, n: int) -> list[str] | None:
+    """What each point is (its hover text or label), where the trace names its points."""
+    for field in ("hovertext", "text"):
+        t = trace.get(field)
+        if isinstance(t, list | tuple) and len(t) == n and any(t):
+            return [plain_text(x) for x in t]
+    return None
+
+
+def _histogram(layout: dict, trace: dict, figure_name: str) -> tuple[list[str], Table | None]:
+    x = values(trace.get("x"))
+    if x is None or x.ndim != 1 or not x.size:
+        return [], None
+    x = x[np.isfinite(x)]
+    said = [
+        tr(SAMPLES).format(
+            n=i18n.whole(x.size),
+            low=number(x.min()),
+            high=number(x.max()),
+            mean=number(x.mean()),
+            spread=number(x.std()),
+        )
+    ]
+    counts, edges = np.histogram(x, bins=min(20, max(1, x.size // 5)))
+    digits = digits_for(edges)
+    bins = [f"{a} – {b}" for a, b in zip(numbers(edges[:-1], digits), numbers(edges[1:], digits), strict=True)]
+    name = plain_text(trace.get("name")) or figure_name
+    header = (plain_text(_axis_title(layout, trace, "x")) or "x", tr(COUNT))
+    return said, Table(name, header, tuple(zip(bins, counts.tolist(), strict=True)), 0)
