@@ -7,7 +7,6 @@ same text, and the browser leaves it alone."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import threading
 import weakref
@@ -61,10 +60,16 @@ def text(fig: go.Figure, switch: int | None) -> str:
     spec = json.loads(plot.spec(fig))
     if switch is not None:
         spec = head_meta.showing(spec, switch)
-    said = json.dumps(dataclasses.asdict(described.describe(spec)), ensure_ascii=False, separators=(",", ":"))
+    said = json.dumps(as_json(described.describe(spec)), ensure_ascii=False, separators=(",", ":"))
     with _lock:
         _texts[key] = (weakref.ref(fig, lambda _ref, key=key: _texts.pop(key, None)), said)
     return said
+
+
+def as_json(alt: described.Alt) -> dict:
+    """The description as plain JSON values (dataclasses.asdict copies each of a table's thousands of cells)."""
+    tables = [dict(caption=t.caption, header=t.header, rows=t.rows, digits=t.digits) for t in alt.tables]
+    return dict(name=alt.name, sentences=alt.sentences, tables=tables)
 
 
 def name(fig: go.Figure, switch: int | None) -> str:

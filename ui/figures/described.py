@@ -24,7 +24,7 @@ _language = contextvars.ContextVar("language", default=i18n.SOURCE)
 _messages: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("messages", default=None)
 QUOTED = N_("“{token}”")
 MAX_SENTENCES = 24  # one per row: past that, the rest is in the table
-MAX_CELLS = 10_000  # a table past that lists its first rows (a long text's 100 × 100 matrix)
+MAX_CELLS = 20_000  # a figure's tables past that list their first rows (every head of a long text's layer)
 
 
 @dataclass(frozen=True)
@@ -167,10 +167,11 @@ def describe(spec: dict) -> Alt:
     traces = [t for t in traces if t.get("hoverinfo") != "skip"]  # drawn under the others (the mask's grey)
     n_heatmaps = sum(t.get("type") == "heatmap" for t in traces)
     per_heatmap = max(3, MAX_SENTENCES // max(1, n_heatmaps))  # every head of a layer: a few lines each
+    budget = MAX_CELLS // max(1, n_heatmaps)
     for trace in traces:
         kind = trace.get("type", "scatter")
         if kind == "heatmap":
-            said, table = _heatmap(layout, trace, name, per_heatmap)
+            said, table = _heatmap(layout, trace, name, per_heatmap, budget)
         elif kind == "bar":
             said, table = _bars(layout, trace, name)
         elif kind == "scatter":
@@ -213,7 +214,9 @@ def _matrix(trace: dict) -> np.ndarray | None:
     return z
 
 
-def _heatmap(layout: dict, trace: dict, figure_name: str, most: int) -> tuple[list[str], Table | None]:
+def _heatmap(
+    layout: dict, trace: dict, figure_name: str, most: int, cells_at_most: int
+) -> tuple[list[str], Table | None]:
     m = _matrix(trace)
     if m is None or m.ndim != 2 or m.size == 0:
         return [], None
@@ -268,7 +271,7 @@ def _heatmap(layout: dict, trace: dict, figure_name: str, most: int) -> tuple[li
         more = len(lines) - most
         said.append(n_("{n} more row is in the table.", "{n} more rows are in the table.", more).format(n=more))
     digits = digits_for(m)
-    shown_rows = max(1, min(n_rows, MAX_CELLS // max(n_cols, 1)))
+    shown_rows = max(1, min(n_rows, cells_at_most // max(n_cols, 1)))
     if shown_rows < n_rows:
         said.append(tr(FIRST_ROWS).format(shown=shown_rows, rows=n_rows))
     y_title, x_title = plain_text(_axis_title(layout, trace, "y")), plain_text(_axis_title(layout, trace, "x"))
