@@ -51,16 +51,16 @@ def mask_notes(tr: attention.Trace) -> tuple[str, str, str, str]:
 
 def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[str, str], view: HeadView) -> None:
     st.header("1 · " + _("Tokens"), anchor="1-tokens")
-    if not view.presenter:
-        st.markdown(
-            fill(
-                prose["tokens"],
-                vocab=i18n.whole(cfg.vocab_size),
-                pieces=architecture.pieces_sentence(attention.tokens.spelling(engine.current_or_stop().tokenizer)),
-                added=architecture.added_tokens_sentence(cfg),
-                positions=architecture.positions_sentence(cfg),
-            )
-        )
+    widgets.explanation(
+        fill(
+            prose["tokens"],
+            vocab=i18n.whole(cfg.vocab_size),
+            pieces=architecture.pieces_sentence(attention.tokens.spelling(engine.current_or_stop().tokenizer)),
+            added=architecture.added_tokens_sentence(cfg),
+            positions=architecture.positions_sentence(cfg),
+        ),
+        hidden=view.presenter,
+    )
     st.latex(architecture.embedding_latex(cfg))
     chips = figures.token_chips(
         [t.display for t in tr.tokens],
@@ -113,8 +113,8 @@ class HeadView:
     def qkv(self, prose: dict[str, str]) -> None:
         layer, h, keep = self.layer, self.head, self.keep
         st.header("2 · " + _("Queries, keys and values"), anchor="2-queries-keys-and-values")
-        if not self.presenter:
-            st.markdown(" ".join(filter(None, (prose["qkv"], architecture.qk_norm_sentence(self.tr.config)))))
+        qk_norm = architecture.qk_norm_sentence(self.tr.config)
+        widgets.explanation(" ".join(filter(None, (prose["qkv"], qk_norm))), hidden=self.presenter)
         st.latex(architecture.qkv_latex(self.tr.config))
         head_switch.head_switch(self.n_heads, key="heads_qkv", measure=True)
         q, k, v = (a[self.heads][:, keep] for a in (layer.q, layer.k, layer.v))
@@ -205,14 +205,13 @@ class HeadView:
 
     def steps_note(self) -> None:
         """Under the steps' figure: what its colours mean."""
-        if not self.presenter:
-            st.caption(steps_caption(self.tr, state.get("colours"), state.get("layout")))
+        caption = steps_caption(self.tr, state.get("colours"), state.get("layout"))
+        widgets.explanation(caption, hidden=self.presenter, caption=True)
 
     def grid(self, prose: dict[str, str]) -> None:
         layer = self.layer
         st.header("4 · " + _("All heads at a glance"), anchor="4-all-heads-at-a-glance")
-        if not self.presenter:
-            st.markdown(prose["heads"])
+        widgets.explanation(prose["heads"], hidden=self.presenter)
         st.latex(r"\mathrm{head}_h = \mathrm{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}} + M\Big) V_h")
         title = (
             _("All {n} heads of layer {layer}")
