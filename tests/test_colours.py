@@ -136,10 +136,13 @@ WHITE_SPAN = re.compile(r"^<span style='color:#ffffff'>(.*)</span>$")
 
 def printed_cells(trace: dict) -> list[tuple[str, np.ndarray, np.ndarray]]:
     """(text, its colour, its cell's colour) of every value a heatmap prints, the cell's colour as plotly.colors
-    finds it from the value; a cell without a value shows the masked grey under it."""
+    finds it from the value (on a scale from zmin to zmax, by default the values' least and greatest); a cell
+    without a value shows the masked grey under it."""
     z = array(trace["z"]).astype(float)
-    scale = plotly.colors.make_colorscale([c for _t, c in trace["colorscale"]], [t for t, _c in trace["colorscale"]])
-    low, high = trace["zmin"], trace["zmax"]
+    named = trace["colorscale"]
+    scale = plotly.colors.get_colorscale(named) if isinstance(named, str) else [[t, c] for t, c in named]
+    low = trace["zmin"] if trace.get("zmin") is not None else np.nanmin(z)
+    high = trace["zmax"] if trace.get("zmax") is not None else np.nanmax(z)
     base = rgb(trace.get("textfont", {}).get("color", "#444444"))
     out = []
     for (r, c), text in np.ndenumerate(np.array(trace["text"], dtype=object)):
@@ -210,10 +213,15 @@ PAGES += [(f"pages/{c.file}", {}) for c in chapters.CHAPTERS]
 
 @pytest.mark.parametrize(("path", "params"), PAGES, ids=[p + str(q) for p, q in PAGES])
 def test_every_word_of_a_figure_stands_out_from_the_page(path, params):
-    """Titles, notes, labels and marks written in a colour of their own, on the figures' white page."""
+    """Titles, notes, labels and marks written in a colour of their own, on the figures' white page; the values a
+    heatmap prints, on their cells."""
     at = run_page(path, **params)
     assert not at.exception
     white = rgb("#ffffff")
     for title, spec in figures(at).items():
         for where, colour in font_colours(spec):
             assert contrast(rgb(colour), white) >= TEXT, (path, title[:40], where, colour)
+        for trace in spec["data"]:
+            if trace.get("type") == "heatmap" and trace.get("text") and trace.get("texttemplate"):
+                for text, colour, cell in printed_cells(trace):
+                    assert contrast(colour, cell) >= TEXT, (path, title[:40], text, colour, cell)
