@@ -41,8 +41,7 @@ def render() -> None:
     view.steps()
     with above:
         st.title(_("Attention, step by step"))
-        if not presenter:
-            st.markdown(fill(prose["intro"], model=cfg.name))
+        widgets.explanation(fill(prose["intro"], model=cfg.name), hidden=presenter)
         controls.show_notices(tr)
         heads.tokens_section(tr, cfg, prose, view)
         view.qkv(prose)
@@ -54,9 +53,8 @@ def render() -> None:
     outputs.displacement_section(tr, layer_i)
 
     st.header("6 · " + _("Updated embeddings"), anchor="6-updated-embeddings")
-    if not presenter:
-        aside = architecture.specials_aside(cfg)
-        st.markdown(fill(prose["updated"], specials=f" {aside}" if aside else ""))
+    aside = architecture.specials_aside(cfg)
+    widgets.explanation(fill(prose["updated"], specials=f" {aside}" if aside else ""), hidden=presenter)
     outputs.updated_section(tr, layer, keep, widgets.chart)
 
     st.header("7 · " + _("The next word"), anchor="7-the-next-word")

@@ -140,9 +140,9 @@ def test_chosen_layer_and_head_are_drawn(model):
     assert grid["layout"]["title"]["text"].startswith("All 12 heads of layer 3")
     heatmaps = [t for t in grid["data"] if t["type"] == "heatmap"]
     assert len(heatmaps) == 12
-    # coloured by each query's largest weight: every row peaks at 1, in proportion to the weights
+    # coloured from 0 to 1 by default: one scale for every row, which a class can compare
     colour, w = array(heatmaps[4]["z"]), tr.layers[2].weights[4]
-    assert np.allclose(colour, w / w.max(axis=1, keepdims=True), atol=1e-6)
+    assert np.allclose(colour, w, atol=1e-6)
     frame = grid["layout"]["shapes"][0]
     x5 = grid["layout"]["xaxis5"]["domain"]
     assert frame["x0"] < x5[0] < x5[1] < frame["x1"]  # the chosen head is framed
@@ -202,7 +202,7 @@ def test_causal_mask_shows_minus_infinity_above_the_diagonal(model):
 
 
 def test_lesson_notes_layout_is_the_transpose(model):
-    at = run_page(layout="notes", mask="causal")
+    at = run_page(layout="notes", mask="causal", colours="row")
     weights = values(step(steps(at), 3))
     assert np.allclose(weights, attention.trace(model, FLUFFY, mask="causal").layers[0].weights[0].T, atol=1e-7)
     assert np.allclose(weights.sum(axis=0), 1.0, atol=1e-6)  # columns are queries

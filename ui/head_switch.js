@@ -11,8 +11,7 @@
 // does the same: Streamlit sends no selection for a click on a heatmap, so the buttons tell it.
 //
 // The instance that measures (data.measure) also reports the page column's width and the window's height
-// (state "canvas"), so that figures can be sized to fit a screen, and folds the sidebar away when presenter mode
-// starts.
+// (state "canvas"), so that figures can be sized to fit a screen.
 
 const HEAD_EVENT = "attention-head";
 const hooked = new WeakSet();
@@ -174,10 +173,9 @@ export default function (component) {
 
   let sized = null;
   let timer = null;
-  let settled = 0; // no size is reported before this time: the sidebar is still folding
   const later = () => {
     clearTimeout(timer);
-    timer = setTimeout(report, Math.max(200, settled - performance.now()));
+    timer = setTimeout(report, 200);
   };
   const host = parentElement.host || parentElement;
   const report = () => {
@@ -187,22 +185,11 @@ export default function (component) {
     if (width > 0 && (off(width, data.width) || off(height, data.height))) setStateValue("canvas", { width, height });
   };
   if (data.measure) {
-    // presenter mode folds the sidebar once, when it starts: reopened by hand, the sidebar then stays open
-    if (data.presenter && !window.__presenterFolded) {
-      const fold = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
-      if (fold) {
-        fold.click();
-        settled = performance.now() + 600; // Streamlit's sidebar slides away in about 0.3 s
-      }
-      window.__presenterFolded = true;
-    } else if (!data.presenter) {
-      window.__presenterFolded = false;
-    }
     // its first call comes once the page is laid out (no layout forced while Streamlit redraws), the next ones
     // when the column changes (the sidebar opening changes no window size)
     let first = true;
     sized = new ResizeObserver(() => {
-      if (first && settled < performance.now()) report();
+      if (first) report();
       else later();
       first = false;
     });

@@ -53,12 +53,9 @@ def canvas(type_: theme.FigureType, below: int = SWITCH_PX) -> Canvas:
     return Canvas(width=int(s["width"]), height=int(s["height"]) - HEADER_PX - below, type=type_)
 
 
-def head_switch(
-    n_heads: int, key: str, label: str | None = None, measure: bool = False, presenter: bool = False
-) -> None:
+def head_switch(n_heads: int, key: str, label: str | None = None, measure: bool = False) -> None:
     """Head buttons 1…n_heads bound to the shared head, named `label` (by default "Head" in the page's language);
-    `measure`: this one reports the page's size, and in presenter mode folds the sidebar away once (the figures
-    then fill the window's width)."""
+    `measure`: this one reports the page's size."""
     s = page_size()
     _component(
         key=key,
@@ -67,7 +64,6 @@ def head_switch(
             "head": state.get("head"),
             "label": label or _("Head"),
             "measure": measure,
-            "presenter": presenter,
             "width": s["width"],
             "height": s["height"],
             "tolerance": TOLERANCE,

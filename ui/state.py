@@ -178,7 +178,9 @@ PARAMS: dict[str, Param] = {
     "layout": Param("paper", _one_of(*attention.LAYOUTS)),
     "specials": Param(True, _bool, lambda v: "1" if v else "0"),
     "presenter": Param(False, _bool, lambda v: "1" if v else "0"),  # projector type, prose hidden
-    "colours": Param("row", _one_of("row", "unit")),  # weights coloured to each query's largest, or 0 to 1
+    "step": Param(0, _int_in(0, 4)),  # presenter mode: the step of the four shown alone, 0 for all four
+    # weights coloured 0 to 1, one scale a class can compare across rows, or each query's own (0 to its largest)
+    "colours": Param("unit", _one_of("unit", "row")),
     "numbers": Param(False, _bool, lambda v: "1" if v else "0"),  # values in every cell, the cells grown to fit
     "token": Param(-1, _position),  # a position; -1: the example's token or the last word
     "layernorm": Param(True, _bool, lambda v: "1" if v else "0"),  # the displacement's step after the heads

@@ -12,9 +12,11 @@ TEMPLATE_NAME = "attention"
 # Okabe & Ito's palette: told apart with every common kind of colour blindness.
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 INK = "#1f2430"
-MUTED = "#8a8f98"
+MUTED = "#72767e"  # quiet lines and small notes: 4.5:1 on white, as WCAG asks of text
 SUBTLE = "#4d5360"  # secondary text (a figure's subtitle): quieter than INK, still legible when projected
-MASKED = "#d9d9d9"  # cells hidden by the mask: neither end of any colour scale
+# cells hidden by the mask: neither end of any colour scale, and grey enough to stay apart from every colour of the
+# scores' scale with any colour vision (tests/test_colours.py); each also carries a mark, −∞ or ×
+MASKED = "#bdbdbd"
 SCORES_SCALE = "RdBu_r"  # diverging, zero in white: blue negative, red positive
 WEIGHTS_SCALE = "Blues"  # sequential from 0 (white) to 1 (dark blue)
 VECTORS_SCALE = "PuOr_r"  # diverging, for q, k and v entries

@@ -378,6 +378,18 @@ def url_notices() -> None:
         st.warning(_("The link's **{name}** value could not be used here, so the default is shown.").format(name=name))
 
 
+def explanation(text: str, hidden: bool, caption: bool = False) -> None:
+    """Prose (a caption where `caption`), or where presenter mode hides it an empty element in its place: the
+    elements after it keep their places on the page, so that switching presenter mode does not mount every chart
+    below afresh, and draw it again."""
+    if hidden:
+        st.empty()
+    elif caption:
+        st.caption(text)
+    else:
+        st.markdown(text)
+
+
 def download_all() -> None:
     """In the sidebar: the figures' file format (bound to the link's "export") and a button that saves every
     figure of the page in one zip, drawn only when clicked. Called last, when the page has drawn them all."""

@@ -169,37 +169,6 @@ def test_the_four_steps_share_one_screen(server, browser, viewport):
         page.close()
 
 
-@pytest.mark.parametrize(("viewport"), [PROJECTOR, WIDE], ids=["1280", "1920"])
-def test_presenter_mode_folds_the_sidebar_and_each_row_of_steps_fills_the_screen(server, browser, viewport):
-    """On a projector: the sidebar folded away, each row of two steps as large as one screen holds (panels of
-    at least 400 px at 1280×720, their values printed), projector type (14 px at the smallest)."""
-    page = browser.new_page(viewport=viewport)
-    try:
-        page.goto(server + "/?presenter=1")
-        page.wait_for_function(
-            "() => document.querySelector('[data-testid=\"stSidebar\"]')?.getAttribute('data-collapsed') === 'true'",
-            timeout=60_000,
-        )
-        wide = viewport["width"] - 200  # the page column, with the sidebar away
-        page.wait_for_function(f"() => {STEPS}?.layout.meta.canvas.width >= {wide}", timeout=60_000)
-        sized(page)
-        top = header_bottom(page)
-        for row, names in ((0, ["xy", "x2y2"]), (1, ["x3y3", "x4y4"])):
-            page.evaluate(f"() => {STEPS}.querySelectorAll('.nsewdrag')[{2 * row}].scrollIntoView({{block: 'end'}})")
-            page.wait_for_timeout(300)
-            panels = page.evaluate(PANELS)[2 * row : 2 * row + 2]
-            assert [p[0] for p in panels] == names
-            for _, left, y, w, h in panels:
-                assert w >= 400 and abs(w - h) <= 2
-                assert left >= 0 and left + w <= viewport["width"]
-                assert y >= top and y + h <= viewport["height"]
-        assert smallest_text(page) >= 14
-        assert len(page.evaluate(CELL_TEXTS)) >= 4 * 13 * 13  # every value of the four steps printed
-        page.screenshot(path=str(SCREENSHOTS / f"explorer-steps-{viewport['width']}-presenter.png"))
-    finally:
-        page.close()
-
-
 def smallest_text(page) -> float:
     """The smallest type of the steps figure, as drawn."""
     return page.evaluate(
@@ -210,7 +179,12 @@ def smallest_text(page) -> float:
 
 @pytest.mark.parametrize(
     ("viewport", "query"),
-    [(WIDE, ""), (WIDE, "?presenter=1"), (PROJECTOR, "?numbers=1"), (PROJECTOR, "?text=the+bank+by+the+river+bank")],
+    [
+        (WIDE, ""),
+        (WIDE, "?presenter=1&step=4"),
+        (PROJECTOR, "?numbers=1"),
+        (PROJECTOR, "?text=the+bank+by+the+river+bank"),
+    ],
     ids=["1920", "1920-presenter", "1280-forced", "1280-short"],
 )
 def test_no_number_is_wider_than_its_cell(server, browser, viewport, query):
@@ -360,7 +334,7 @@ def test_a_phone_scrolls_down_only(server, browser):
             assert b["x"] >= 0 and b["x"] + b["width"] <= PHONE["width"]
         chips = chart(page, "13 tokens").bounding_box()
         assert chips["height"] > 200  # more than one row of chips
-        assert page.evaluate(CELL_TEXTS) == []  # cells too small for numbers
+        assert {t[0] for t in page.evaluate(CELL_TEXTS)} == {"×"}  # cells too small for numbers: the masks' marks
         equations = page.evaluate(
             """() => Array.from(document.querySelectorAll('.katex-display'),
                 e => [e.scrollWidth > e.clientWidth, getComputedStyle(e).overflowX])"""

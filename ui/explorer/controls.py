@@ -23,7 +23,7 @@ def layout_names() -> dict[str, str]:
 
 
 def colour_names() -> dict[str, str]:
-    return {"row": _("0 to each query's largest"), "unit": _("0 to 1")}
+    return {"unit": _("0 to 1"), "row": _("0 to each query's largest")}
 
 
 def controls(cfg: attention.ModelConfig) -> int:
@@ -53,8 +53,9 @@ def controls(cfg: attention.ModelConfig) -> int:
             **state.bound("colours"),
             format_func=colour_names().get,
             help=_(
-                "0 to each query's largest weight shows where every token looks, even when no weight is large. "
-                "0 to 1 compares weights across queries and heads."
+                "0 to 1: one scale for every weight, to compare them across queries and heads. 0 to each query's "
+                "largest weight: each row on its own scale, which shows where every token looks even when no weight "
+                "is large; the colour bar then says per query."
             ),
         )
         st.toggle(
@@ -68,7 +69,10 @@ def controls(cfg: attention.ModelConfig) -> int:
         st.toggle(
             _("Presenter mode"),
             **state.bound("presenter"),
-            help=_("For a projector: larger type in the figures, the explanations hidden, the equations kept."),
+            help=_(
+                "For a projector: larger type in the figures, the explanations hidden, the equations kept, and the "
+                "four steps of a head on one screen, or one step at a time as large as the screen holds."
+            ),
         )
     return layer_i
 

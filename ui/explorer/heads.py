@@ -7,7 +7,6 @@ While the sentence is short, the q/k/v and step figures carry every head, for th
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 import numpy as np
 import plotly.graph_objects as go
@@ -34,6 +33,10 @@ WIDE_PX = 1200  # a page column at least this wide (a 1920 px screen) gets large
 NARROW_PX = 500  # a page column narrower than this (a phone) gets shorter figure titles
 
 
+STEP_BAR_PX = 56  # presenter mode's step bar, between the head buttons and the steps: on screen with them
+ALL_STEPS = (0, 1, 2, 3)
+
+
 UNKNOWN = "[UNK]"  # what a WordPiece tokenizer writes for a word its vocabulary has no pieces for
 
 
@@ -48,16 +51,16 @@ def mask_notes(tr: attention.Trace) -> tuple[str, str, str, str]:
 
 def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[str, str], view: HeadView) -> None:
     st.header("1 · " + _("Tokens"), anchor="1-tokens")
-    if not view.presenter:
-        st.markdown(
-            fill(
-                prose["tokens"],
-                vocab=i18n.whole(cfg.vocab_size),
-                pieces=architecture.pieces_sentence(attention.tokens.spelling(engine.current_or_stop().tokenizer)),
-                added=architecture.added_tokens_sentence(cfg),
-                positions=architecture.positions_sentence(cfg),
-            )
-        )
+    widgets.explanation(
+        fill(
+            prose["tokens"],
+            vocab=i18n.whole(cfg.vocab_size),
+            pieces=architecture.pieces_sentence(attention.tokens.spelling(engine.current_or_stop().tokenizer)),
+            added=architecture.added_tokens_sentence(cfg),
+            positions=architecture.positions_sentence(cfg),
+        ),
+        hidden=view.presenter,
+    )
     st.latex(architecture.embedding_latex(cfg))
     chips = figures.token_chips(
         [t.display for t in tr.tokens],
@@ -110,10 +113,10 @@ class HeadView:
     def qkv(self, prose: dict[str, str]) -> None:
         layer, h, keep = self.layer, self.head, self.keep
         st.header("2 · " + _("Queries, keys and values"), anchor="2-queries-keys-and-values")
-        if not self.presenter:
-            st.markdown(" ".join(filter(None, (prose["qkv"], architecture.qk_norm_sentence(self.tr.config)))))
+        qk_norm = architecture.qk_norm_sentence(self.tr.config)
+        widgets.explanation(" ".join(filter(None, (prose["qkv"], qk_norm))), hidden=self.presenter)
         st.latex(architecture.qkv_latex(self.tr.config))
-        head_switch.head_switch(self.n_heads, key="heads_qkv", measure=True, presenter=self.presenter)
+        head_switch.head_switch(self.n_heads, key="heads_qkv", measure=True)
         q, k, v = (a[self.heads][:, keep] for a in (layer.q, layer.k, layer.v))
         title = self.title(
             n_(
@@ -159,11 +162,16 @@ class HeadView:
                 ).format(n=len(keep), every=-(-len(keep) // labelled))
             )
 
+    def shown(self) -> tuple[int, ...]:
+        """The steps the figure draws (0 raw … 3 weights): all four, or in presenter mode the one chosen alone."""
+        step = state.get("step") if self.presenter else 0
+        return (step - 1,) if step else ALL_STEPS
+
     def steps(self) -> None:
         ix = np.ix_(self.keep, self.keep)
-        canvas = head_switch.canvas(self.type)
-        if self.presenter:  # on a projector each row of two steps fills the screen, read one after the other
-            canvas = replace(canvas, height=2 * canvas.height)
+        # on screen with the figure: the head buttons, and on a projector the step bar
+        canvas = head_switch.canvas(self.type, below=head_switch.SWITCH_PX + (STEP_BAR_PX if self.presenter else 0))
+        shown = self.shown()
         widgets.chart(
             lambda: head_view.steps_figure(
                 [m[self.heads][(slice(None), *ix)] for m in self.layer.score_steps()],
@@ -176,10 +184,11 @@ class HeadView:
                 weight_colours=state.get("colours"),
                 numbers=bool(state.get("numbers")),
                 canvas=canvas,
+                shown=shown,
             ),
             "steps",
             key="fig_steps",
-            view=self.view,
+            view=(self.view, shown),  # the step shown changes this figure alone
             switch=self.switch,
             **self.at,
         )
@@ -188,19 +197,21 @@ class HeadView:
         """Section 3's heading, each step's words and equation, and the head buttons: above the steps' figure,
         which the page sends before them."""
         st.header("3 · " + _("From scores to weights"), anchor="3-from-scores-to-weights")
-        steps_text(self.tr, self.layer, prose, self.presenter, hidden=len(self.keep) < self.tr.n_tokens)
+        hidden = len(self.keep) < self.tr.n_tokens
+        steps_text(self.tr, self.layer, prose, self.presenter, hidden=hidden, shown=self.shown())
         head_switch.head_switch(self.n_heads, key="heads_steps")
+        if self.presenter:
+            step_bar()
 
     def steps_note(self) -> None:
         """Under the steps' figure: what its colours mean."""
-        if not self.presenter:
-            st.caption(steps_caption(self.tr, state.get("colours"), state.get("layout")))
+        caption = steps_caption(self.tr, state.get("colours"), state.get("layout"))
+        widgets.explanation(caption, hidden=self.presenter, caption=True)
 
     def grid(self, prose: dict[str, str]) -> None:
         layer = self.layer
         st.header("4 · " + _("All heads at a glance"), anchor="4-all-heads-at-a-glance")
-        if not self.presenter:
-            st.markdown(prose["heads"])
+        widgets.explanation(prose["heads"], hidden=self.presenter)
         st.latex(r"\operatorname{head}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}} + M\Big) V_h")
         title = (
             _("All {n} heads of layer {layer}")
@@ -237,11 +248,50 @@ ROLE_WORDS = {  # a head's role as its panel in the grid names it (ui/figures/ro
 }
 
 
+def step_bar() -> None:
+    """Presenter mode: all four steps, or one at a time as large as the screen holds, the one before and after a
+    click or an arrow key away (a presenter's remote sends them too)."""
+    step = state.get("step")
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.button(
+            _("Previous step"),
+            icon=":material/arrow_back:",
+            on_click=state.put,
+            args=("step", step - 1),
+            disabled=step == 0,
+            key="w:step_back",
+            shortcut="Left",
+        )
+        st.segmented_control(
+            _("Steps shown"),
+            range(len(ALL_STEPS) + 1),
+            format_func=lambda k: str(k) if k else _("All four"),
+            label_visibility="collapsed",
+            required=True,
+            **state.bound("step"),
+        )
+        st.button(
+            _("Next step"),
+            icon=":material/arrow_forward:",
+            icon_position="right",
+            on_click=state.put,
+            args=("step", step + 1),
+            disabled=step == len(ALL_STEPS),
+            key="w:step_next",
+            shortcut="Right",
+        )
+
+
 def steps_text(
-    tr: attention.Trace, layer: attention.LayerTrace, prose: dict[str, str], presenter: bool, hidden: bool
+    tr: attention.Trace,
+    layer: attention.LayerTrace,
+    prose: dict[str, str],
+    presenter: bool,
+    hidden: bool,
+    shown: Sequence[int] = ALL_STEPS,
 ) -> None:
     """Each step's words and equation, two by two as the panels below are laid out; the equations alone in
-    presenter mode."""
+    presenter mode, the shown step's alone where it is shown alone."""
     d_k = layer.d_head
     equations = {
         "raw": r"s_{ij} = q_i \cdot k_j",
@@ -259,6 +309,9 @@ def steps_text(
     hidden_note = hidden_note if hidden and named else ""
     words = {"masked": architecture.mask_sentence(tr.config)}
     keys = list(equations)
+    if len(shown) == 1:
+        st.latex(equations[keys[shown[0]]])
+        return
     for pair in (keys[:2], keys[2:]):
         for col, key in zip(st.columns(2), pair, strict=True):
             with col:

@@ -50,11 +50,11 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
     layer = tr.layers[layer_i]
     h = state.get("head") - 1
     cfg = tr.config
-    if not state.get("presenter"):  # presenter mode keeps the equations, not the prose
-        after_words = architecture.after_heads_sentence(cfg)
-        st.markdown(
-            fill(sections("explorer", i18n.language())["displacement"], d_model=layer.x.shape[1], after=after_words)
-        )
+    after_words = architecture.after_heads_sentence(cfg)
+    widgets.explanation(  # presenter mode keeps the equations, not the prose
+        fill(sections("explorer", i18n.language())["displacement"], d_model=layer.x.shape[1], after=after_words),
+        hidden=bool(state.get("presenter")),
+    )
     then = architecture.after_heads_latex(cfg)
     st.latex(r"\Delta e_j^{(h)} = \Big(\sum_i w_{ji}\, v_i^{(h)}\Big) W_O^{(h)} \qquad e_j' = " + then)
     token = widgets.token_picker(tr, key="w:token_follow")

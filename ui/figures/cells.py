@@ -11,6 +11,8 @@ from .. import i18n
 from .text import LINE, MINUS_INFINITY, text_px
 
 CELL_AIR = 4  # px left free beside a printed number: the cell's gap and some air
+MASKED_MARK = "×"  # a masked cell's mark where −∞ does not fit: the mask is told by more than the cell's grey
+SMALLEST_MARK = 8  # px: a smaller × is not seen as a mark
 
 
 def _weight_text(code: str, fmt: str, w: float) -> str:
@@ -55,9 +57,19 @@ class CellFormat:
     infinity: bool
 
     def write(self, m: np.ndarray, kind: str) -> list[list[str]]:
-        """One string per cell of the matrix m ("" for a −∞ that does not fit: its cell is grey)."""
+        """One string per cell of the matrix m (× for a −∞ that does not fit)."""
         text = _write(m, kind, self.fmt)
-        return text if self.infinity else [["" if t == MINUS_INFINITY else t for t in row] for row in text]
+        return text if self.infinity else [[MASKED_MARK if t == MINUS_INFINITY else t for t in row] for row in text]
+
+
+def masked_marks(m: np.ndarray, cell_px: float, largest: int) -> tuple[list[list[str]], int] | None:
+    """Where no value is printed: a × in each −∞ cell of m, and its size (as large as the cell holds, up to
+    `largest`); None when m has no −∞ or its cells are too small for a mark."""
+    masked = np.isneginf(m)
+    size = min(largest, int((cell_px - CELL_AIR) / text_px(MASKED_MARK, 1)), int((cell_px - 2) / LINE))
+    if not masked.any() or size < SMALLEST_MARK:
+        return None
+    return [[MASKED_MARK if cell else "" for cell in row] for row in masked], size
 
 
 def _widest(m: np.ndarray, kind: str, fmt: str) -> float:

@@ -9,6 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .. import theme
+from ..contrast import darkened
 from ..i18n import _
 from .base import figure, plain
 from .vectors import arrow_chain
@@ -178,8 +179,15 @@ def encoder_decoder_diagram(title: str) -> go.Figure:
     cross = theme.OKABE_ITO[3]
     notes += [
         arrow(3.6, 6.6, 6.3, 5.15, cross, 3),  # keys and values, into every decoder block's cross-attention
-        dict(x=4.9, y=6.25, text=_("keys and values"), showarrow=False, font=dict(color=cross, size=14), textangle=19),
-        dict(x=8.75, y=4.15, text=_("queries ↑"), showarrow=False, font=dict(color=cross, size=13)),
+        dict(
+            x=4.9,
+            y=6.25,
+            text=_("keys and values"),
+            showarrow=False,
+            font=dict(color=darkened(cross), size=14),
+            textangle=19,
+        ),
+        dict(x=8.75, y=4.15, text=_("queries ↑"), showarrow=False, font=dict(color=darkened(cross), size=13)),
     ]
     hidden = dict(visible=False, range=None, fixedrange=True)
     return figure(

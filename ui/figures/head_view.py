@@ -18,12 +18,13 @@ import plotly.graph_objects as go
 
 from attention.layout import in_layout
 
-from .. import i18n, theme
+from .. import contrast, i18n, theme
 from ..i18n import N_, _
 from .base import Canvas, pair_hover, plain
-from .cells import cell_format, needed_cell_px
+from .cells import cell_format, masked_marks, needed_cell_px
 from .head_meta import layout_meta, nested
 from .pixels import (
+    BAR_TITLES,
     MAX_WORDS,
     PANEL_GAP,
     colourbar,
@@ -35,6 +36,7 @@ from .pixels import (
     pixel_figure,
     tick_size,
     title_band,
+    weights_bar_extra,
 )
 from .text import LINE, label_px, text_px, wrap
 
@@ -73,10 +75,12 @@ def _weights_colour(w: np.ndarray, colours: str) -> np.ndarray:
     return w / np.maximum(w.max(axis=-1, keepdims=True), np.finfo(np.float64).tiny)  # rows are queries here
 
 
-def _weights_bar(colours: str) -> dict:
-    if colours == "unit":
-        return dict(tickvals=[0, 0.5, 1], ticktext=["0", i18n.num(0.5, 1), "1"])
-    return dict(tickvals=[0, 0.5, 1], ticktext=["0", *(_(words) for words in MAX_WORDS)])
+def _weights_bar(colours: str, size: int) -> dict:
+    """The weights' colour bar: its ticks, and a title that says which scale the colours are on (each query's own
+    scale is not the one a class compares across rows)."""
+    ticks = ["0", i18n.num(0.5, 1), "1"] if colours == "unit" else ["0", *(_(words) for words in MAX_WORDS)]
+    title = dict(text=_(BAR_TITLES[colours]), side="right", font=dict(size=size))
+    return dict(tickvals=[0, 0.5, 1], ticktext=ticks, title=title)
 
 
 def _side_label(head_name: str, h: int) -> str:
@@ -95,9 +99,10 @@ def steps_figure(
     title: str,
     notes: Sequence[str] = ("", "", "", ""),
     layout: str = "paper",
-    weight_colours: str = "row",
+    weight_colours: str = "unit",
     numbers: bool = False,
     canvas: Canvas | None = None,
+    shown: Sequence[int] = (0, 1, 2, 3),
 ) -> go.Figure:
     """Raw scores, scaled, masked and softmax weights of one head as four square panels on shared token axes.
 
@@ -105,10 +110,12 @@ def steps_figure(
         (0-based); `head` is the one shown.
     title: names the head as `_("head {n}")` writes it (a head switch in the browser rewrites that).
     notes: a few words under each step's title (what the mask does here).
-    weight_colours: "row" colours each weight by its share of its query's largest weight, "unit" from 0 to 1.
+    weight_colours: "unit" colours weights from 0 to 1, "row" each by its share of its query's largest weight.
     numbers: print the values even where the cells are too small: the panels then grow to hold them.
+    shown: the steps drawn (0 raw … 3 weights): all four, or one alone as large as the canvas holds.
     Scores are coloured on a scale centred at 0, one per step (the scaled scores are √dₖ times smaller than the
-    raw ones: one shared bar would wash them out); −∞ cells are grey and printed −∞ where they fit.
+    raw ones: one shared bar would wash them out); −∞ cells are grey and printed −∞ where they fit, else ×. A
+    printed value is black, or white on a dark cell: at least 4.5:1 on any cell.
     """
     canvas = canvas or Canvas()
     ty = canvas.type
@@ -116,22 +123,23 @@ def steps_figure(
     n = len(labels)
     ticks = tick_labels(labels)
     kinds = ("scores", "scores", "scores", "weights")
-    shown = heads.index(head)
+    drawn = heads.index(head)
+    shown = list(shown)
     min_cell = 0.0
     if numbers:
-        min_cell = max(needed_cell_px(s[shown], k, ty.numbers) for s, k in zip(steps, kinds, strict=True))
+        min_cell = max(needed_cell_px(steps[k][drawn], kinds[k], ty.numbers) for k in shown)
     corner = _(CORNER[layout])  # what the columns and the rows are, left of the first step: as wide as it needs
     corner_px = int(max(text_px(line, ty.small) for line in corner.split("<br>"))) + CORNER_SHIFT + 4
     # each step's title, and under it the note, wrapped to the panel's width (the layout depends on the width)
-    panels = panel_layout(n, 4, ticks, canvas, [0] * 4, min_cell, corner_px)
+    panels = panel_layout(n, len(shown), ticks, canvas, [0] * len(shown), min_cell, corner_px)
     room = panels.side + colourbar_px(ty.small) - 4
-    name_lines = [wrap(_(name), room, ty.base) for name in STEP_TITLES]
-    note_lines = [wrap(note, room, ty.small) for note in notes]
+    name_lines = [wrap(_(STEP_TITLES[k]), room, ty.base) for k in shown]
+    note_lines = [wrap(notes[k], room, ty.small) for k in shown]
     title_px = [
         int(len(names) * ty.base * LINE + len(lines) * ty.small * LINE) + 6
         for names, lines in zip(name_lines, note_lines, strict=True)
     ]
-    panels = panel_layout(n, 4, ticks, canvas, title_px, min_cell, corner_px)
+    panels = panel_layout(n, len(shown), ticks, canvas, title_px, min_cell, corner_px)
     titles = [
         "<br>".join(names) + "".join(f"<br><span style='font-size:{ty.small}px'>{line}</span>" for line in lines)
         for names, lines in zip(name_lines, note_lines, strict=True)
@@ -143,30 +151,30 @@ def steps_figure(
     traces: list[dict] = []
     axes: dict[str, dict] = {}
     notes_on_figure: list[dict] = []
-    for k in range(4):
-        suffix = "" if k == 0 else str(k + 1)
-        x0, y0 = panels.left[k], panels.top[k]
+    for i in range(len(shown)):  # the i-th panel drawn
+        suffix = "" if i == 0 else str(i + 1)
+        x0, y0 = panels.left[i], panels.top[i]
         axes[f"xaxis{suffix}"] = dict(
             domain=[x0 / W, (x0 + side) / W],
             anchor=f"y{suffix}",
             type="category",
             side="top",
-            showticklabels=panels.x_labels[k],
+            showticklabels=panels.x_labels[i],
             tickangle=panels.angle,
             **_ticks(labels, ticks, side, panels.tick),
-            matches=None if k == 0 else "x",
+            matches=None if i == 0 else "x",
         )
         axes[f"yaxis{suffix}"] = dict(
             domain=[paper_y(y0 + side, H), paper_y(y0, H)],
             anchor=f"x{suffix}",
             type="category",
             autorange="reversed",
-            showticklabels=panels.cols == 1 or k % panels.cols == 0,
+            showticklabels=panels.cols == 1 or i % panels.cols == 0,
             **_ticks(labels, ticks, side, panels.tick),
-            matches=None if k == 0 else "y",
+            matches=None if i == 0 else "y",
         )
-        title_top = y0 - (panels.x_band if panels.x_labels[k] else 0)
-        notes_on_figure.append(panel_name(titles[k], x0 / W, paper_y(title_top, H), ty.base, align="left"))
+        title_top = y0 - (panels.x_band if panels.x_labels[i] else 0)
+        notes_on_figure.append(panel_name(titles[i], x0 / W, paper_y(title_top, H), ty.base, align="left"))
     notes_on_figure.append(
         dict(
             text=corner,
@@ -184,17 +192,18 @@ def steps_figure(
         )
     )
 
-    masked = np.isneginf(steps[2][shown])
-    if masked.any():  # grey under the masked step's −∞ cells, the same for every head
+    masked = np.isneginf(steps[2][drawn])
+    if masked.any() and 2 in shown:  # grey under the masked step's −∞ cells, the same for every head
         grey = np.where(in_layout(masked, layout), 1.0, np.nan)
+        suffix = str(shown.index(2) + 1) if shown.index(2) else ""
         traces.append(
             dict(
                 type="heatmap",
                 z=grey.astype(np.float32),
                 x=labels,
                 y=labels,
-                xaxis="x3",
-                yaxis="y3",
+                xaxis=f"x{suffix}",
+                yaxis=f"y{suffix}",
                 colorscale=[[0, theme.MASKED], [1, theme.MASKED]],
                 showscale=False,
                 hoverinfo="skip",
@@ -209,10 +218,10 @@ def steps_figure(
     ]
     head_name = _("head {n}")
     per_head: dict[int, list[dict]] = {}
-    for i, h in enumerate(heads):
+    for j, h in enumerate(heads):
         per_head[h] = []
-        for k in range(4):
-            v = values[k][i]
+        for k in shown:
+            v = values[k][j]
             if kinds[k] == "weights":
                 rows_are_queries = v if layout == "paper" else v.T
                 colour = in_layout(_weights_colour(rows_are_queries, weight_colours), layout)
@@ -224,20 +233,16 @@ def steps_figure(
             props["z"] = np.asarray(props["z"], dtype=np.float32)
             if "customdata" in props:
                 props["customdata"] = np.asarray(props["customdata"], dtype=np.float32)
-            # each head's values in the most decimals that fit (one head's raw scores may reach 170, another's 15)
-            printed = cell_format(v, kinds[k], cell, ty.numbers, ty.base)
-            props["text"] = printed.write(v, kinds[k]) if printed else None
-            props["texttemplate"] = "%{text}" if printed else ""
-            props["textfont.size"] = printed.size if printed else ty.numbers
+            props |= _cell_texts(v, kinds[k], props, cell, ty)
             props["hovertemplate"] = hovers[k] + _side_label(head_name, h)
             per_head[h].append(props)
     first_step = len(traces)
-    for k in range(4):
-        suffix = "" if k == 0 else str(k + 1)
-        x0, y0 = panels.left[k], panels.top[k]
+    for i, k in enumerate(shown):
+        suffix = "" if i == 0 else str(i + 1)
+        x0, y0 = panels.left[i], panels.top[i]
         bar_at = dict(x=(x0 + side + 6) / W, y=paper_y(y0 + side / 2, H), length=paper_height(side, H), size=ty.small)
         if kinds[k] == "weights":
-            scale = dict(colorscale=WEIGHTS, colorbar=colourbar(**bar_at, **_weights_bar(weight_colours)))
+            scale = dict(colorscale=WEIGHTS, colorbar=colourbar(**bar_at, **_weights_bar(weight_colours, ty.small)))
         else:
             scale = dict(colorscale=SCORES, zmid=0.0, colorbar=colourbar(**bar_at))
         traces.append(
@@ -252,14 +257,32 @@ def steps_figure(
                 xgap=1 if n <= 40 else 0,
                 ygap=1 if n <= 40 else 0,
                 **scale,
-                **nested(per_head[head][k]),
+                **nested(per_head[head][i]),
             )
         )
     others = {h: props for h, props in per_head.items()} if len(heads) > 1 else {}
-    meta = layout_meta(head, heads, others, range(first_step, first_step + 4), first=True)
+    meta = layout_meta(head, heads, others, range(first_step, first_step + len(shown)), first=True)
     meta["canvas"] = {"width": canvas.width, "height": canvas.height}  # the size it was laid out for
     meta["corner"] = corner.replace("<br>", " ")  # what the rows and columns are, for its tables (described.py)
     return pixel_figure(traces, title, H, ty, notes_on_figure, meta, axes)
+
+
+def _cell_texts(v: np.ndarray, kind: str, props: dict, cell: float, ty: theme.FigureType) -> dict:
+    """What a step's cells print, as restyle settings: each value in the most decimals that fit (one head's raw
+    scores may reach 170, another's 15), else only a mark in each −∞ cell; black, or white on a dark cell."""
+    printed = cell_format(v, kind, cell, ty.numbers, ty.base)
+    marks = None if printed else masked_marks(v, cell, ty.base)
+    if printed is None and marks is None:
+        return {"text": None, "texttemplate": "", "textfont.size": ty.numbers, "textfont.color": contrast.BLACK}
+    text, size = (printed.write(v, kind), printed.size) if printed else marks
+    scale = WEIGHTS if kind == "weights" else SCORES
+    dark = contrast.dark(scale, props["z"], props["zmin"], props["zmax"])
+    return {
+        "text": contrast.legible(text, dark),
+        "texttemplate": "%{text}",
+        "textfont.size": size,
+        "textfont.color": contrast.BLACK,
+    }
 
 
 # --- queries, keys and values ------------------------------------------------------------------------------
@@ -385,7 +408,7 @@ def heads_grid(
     head: int,
     title: str,
     layout: str = "paper",
-    weight_colours: str = "row",
+    weight_colours: str = "unit",
     canvas: Canvas | None = None,
     roles: Sequence[str] | None = None,
 ) -> go.Figure:
@@ -402,7 +425,8 @@ def heads_grid(
     gap = 14
     name_band = int(ty.base * LINE) + 6
     top_band = title_band(ty)
-    side = (canvas.width - 8 - bar - (cols - 1) * gap) // cols
+    extra = weights_bar_extra(ty.small, max_words=weight_colours == "row")
+    side = (canvas.width - 8 - bar - extra - (cols - 1) * gap) // cols
     side = int(min(side, (canvas.height - top_band - rows * name_band - 8) / rows, 260))
     side = max(side, 60)
     W = canvas.width
@@ -491,7 +515,7 @@ def heads_grid(
                 y=paper_y(top_band + (H - top_band) / 2, H),
                 length=paper_height(H - top_band - name_band, H),
                 size=ty.small,
-                **_weights_bar(weight_colours),
+                **_weights_bar(weight_colours, ty.small),
             ),
         ),
     )

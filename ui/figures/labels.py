@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import theme
+from ..contrast import darkened
 from .base import axis_titles
 from .text import label_box
 
@@ -270,7 +271,7 @@ def place_labels(
             text=label.text,
             xanchor="center",
             yanchor="middle",
-            font=dict(size=label.size, color=label.color),
+            font=dict(size=label.size, color=darkened(label.color)),  # its arrow's colour, as text: 4.5:1 on white
         )
         if leader:  # plotly draws the line from the label's edge to the point; ay counts down
             placement |= dict(

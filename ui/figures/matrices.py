@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import plotly.colors
 import plotly.graph_objects as go
 
 from attention.layout import in_layout
 
-from .. import i18n, theme
+from .. import contrast, i18n, theme
 from ..i18n import _
 from .base import ALL_TOKENS, TICK_PX, Canvas, figure, numbers_fit, pair_hover, plain, tick_px, token_ticks
 from .text import MINUS_INFINITY, label_px
@@ -29,7 +30,19 @@ def _printed_values(m: np.ndarray, fmt: str, font_size: int) -> dict:
     """Heatmap settings that print every cell's value, −∞ where masked, as the page's language writes it."""
     code = i18n.language()
     text = [[MINUS_INFINITY if np.isneginf(v) else i18n.formatted(code, v, fmt) for v in row] for row in m]
-    return dict(text=text, texttemplate="%{text}", textfont=dict(size=font_size))
+    return dict(text=text, texttemplate="%{text}", textfont=dict(size=font_size, color=contrast.BLACK))
+
+
+def _legible(cells: dict, z: np.ndarray, scale: str, zmin: float | None, zmax: float | None) -> dict:
+    """The printed values black, or white on a dark cell (ui/contrast.py): at least 4.5:1 on any cell. Without
+    zmin or zmax, the scale runs over the values, as plotly's does."""
+    if not cells:
+        return cells
+    finite = z[np.isfinite(z)]
+    low = zmin if zmin is not None else float(finite.min()) if finite.size else 0.0
+    high = zmax if zmax is not None else float(finite.max()) if finite.size else 1.0
+    dark = contrast.dark(plotly.colors.get_colorscale(scale), z, low, high)
+    return cells | {"text": contrast.legible(cells["text"], dark)}
 
 
 def attention_heatmap(
@@ -70,6 +83,7 @@ def attention_heatmap(
         top = float(finite.max()) if finite.size else 1.0
         colorscale, zmin, zmax, zmid = theme.SCORES_SCALE, -top, top, 0.0
     cells = _printed_values(m, fmt, 13 if n_cols <= 10 else 11) if numbers_fit(max(n_rows, n_cols), half_width) else {}
+    cells = _legible(cells, z, colorscale, zmin, zmax)
     heatmap = dict(
         type="heatmap",
         z=z.astype(np.float32),
@@ -145,7 +159,7 @@ def table_heatmap(
     m = np.asarray(m, dtype=float)
     rows, cols = [plain(r) for r in rows], [plain(c) for c in cols]
     z, background = _masked_as_gaps(m)
-    cells = _printed_values(m, fmt, 14) if numbers else {}
+    cells = _legible(_printed_values(m, fmt, 14) if numbers else {}, z, scale, zmin, zmax)
     heatmap = dict(
         type="heatmap",
         z=z,

@@ -40,14 +40,16 @@ def colourbar_px(size: int) -> int:
 
 # The weights' colour bar's labels at ½ and 1, where each weight is coloured by its share of its row's largest
 MAX_WORDS = (N_("½ max"), N_("max"))
+# The weights' colour bar's title, by the scale its colours are on: one for every weight, or each query's own
+BAR_TITLES = {"unit": N_("weight"), "row": N_("per query")}
 
 
-def weights_bar_extra(size: int) -> int:
+def weights_bar_extra(size: int, max_words: bool = True) -> int:
     """How much wider the weights' colour bar is than colourbar_px: its labels (MAX_WORDS, as the page's language
-    writes them) can be wider than "−150", and plotly pushes the whole figure narrower for a bar that would pass its
-    right edge."""
-    widest = max(text_px(_(words), size) for words in MAX_WORDS)
-    return max(0, int(widest - text_px("−150", size))) + 10
+    writes them, where `max_words`) can be wider than "−150", and its title stands beside them; plotly pushes the whole
+    figure narrower for a bar that would pass its right edge."""
+    widest = max(text_px(_(words), size) for words in MAX_WORDS) if max_words else 0
+    return max(0, int(widest - text_px("−150", size))) + 10 + int(size * LINE) + 4
 
 
 def tick_band(labels: Sequence[str], cell: float, size: int) -> tuple[int, int]:
@@ -187,7 +189,7 @@ def panel_layout(
         angle, x_band = tick_band(labels, (side or from_width) / n, tick)
         bands = top_band + sum(row_title) + x_band * (rows if every_row else 1) + ROW_GAP * (rows - 1) + 8
         from_height = (canvas.height - bands) // rows
-        side = from_width if every_row else min(from_width, from_height)
+        side = from_width if every_row and rows > 1 else min(from_width, from_height)  # one panel: one screen
         side = min(max(side, int(np.ceil(min_cell * n)), 120), max(from_width, 120))
         tick = tick_size(n, side, ty)
     y_labels = max(label_px(labels, tick), label_room)
