@@ -11,6 +11,7 @@ import pytest
 
 import attention
 from attention.lessons import masking
+from tests import apptest
 from tests.apptest import array, figure, figures, messages, metric, number, run_page
 from tests.gpt2_counts import gpt2_of_sizes, parameters_by_group
 from tests.sentences import FLUFFY
@@ -185,14 +186,17 @@ def test_3_similarity_toy_cosines_and_measures():
 
 def test_4_context_shows_which_weighting_gives_the_notes_057():
     at = run_page(page("context"))
-    table = at.dataframe[1].value
+    table = at.dataframe[0].value
     s = 1 / math.sqrt(2)
     row = dict(zip(table["weights"], table["orange → orange"], strict=True))
     assert row["softmax over the related words"] == f"{math.e / (math.e + math.exp(s)):.4f}" == "0.5727"
     assert row["divided by the sum"] == f"{1 / (1 + s):.4f}" == "0.5858"
     assert list(table["rounds to the notes' 0.57 / 0.43"]) == ["no", "yes", "no"]
     assert "not a slip" in markdown(at)
-    assert list(at.dataframe[2].value["nearer"]) == ["orange", "phone"]
+    assert apptest.table(at, "context_final_cosines")["nearer"] == ["orange", "phone"]
+    # every value of the new vectors to three decimals: st.dataframe wrote 1.810 as "1.81" beside "1.708"
+    vectors = next(e for e in at.get("bidi_component") if e.proto.id.endswith("-context_new_vectors"))
+    assert set(json.loads(vectors.proto.json)["digits"]) == {3}
     assert "softmax over every distinct word" in list(table["weights"])  # the table lists "an" once
     e, r = math.e, math.exp(s)
     # over the five tokens, "an" counted twice: e/(e + r + 3), r/(e + r + 3), 2/(e + r + 3)
