@@ -1,10 +1,9 @@
 """Chapter 4: the same word, moved by its context, first by hand, then by the real model."""
 
-import numpy as np
 import streamlit as st
 
 from attention.lessons import similarity
-from ui import chapter, engine, figures, i18n, state, widgets
+from ui import chapter, engine, figures, i18n, state, table, widgets
 from ui.i18n import N_, _
 
 # The sentences are the model's input as well as the toy's: their words stay the tokens the model reads.
@@ -67,10 +66,12 @@ with left:
     )
 with right:
     features = [_(FEATURES[f]) for f in similarity.FEATURES]
-    st.markdown(_("**New vectors** ({features})").format(features=", ".join(features)))
-    st.dataframe(
-        {_("word"): words} | {f: np.round(mixed.new_vectors[:, i], 3) for i, f in enumerate(features)},
-        hide_index=True,
+    new_vectors = _("**New vectors** ({features})").format(features=", ".join(features))
+    st.markdown(new_vectors)
+    table.table(  # every value to three decimals (st.dataframe wrote 1.810 as "1.81"), as the language writes them
+        {_("word"): words} | {f: mixed.new_vectors[:, i].tolist() for i, f in enumerate(features)},
+        key="context_new_vectors",
+        label=new_vectors.replace("*", ""),
     )
 notes_orange, notes_apple = (i18n.num(w, 2) for w in similarity.NOTES_RELATED_WEIGHTS)
 st.markdown(
@@ -121,14 +122,17 @@ widgets.chart(
     "apple_context",
     key="fig_context_apple",
 )
-st.dataframe(
+table.table(
     {
-        _("sentence"): SENTENCES,
-        "cos(apple, orange)": np.round(shift.final[:, 0], 3),
-        "cos(apple, phone)": np.round(shift.final[:, 1], 3),
-        _("nearer"): shift.nearer,
+        _("sentence"): list(SENTENCES),
+        "cos(apple, orange)": shift.final[:, 0].tolist(),
+        "cos(apple, phone)": shift.final[:, 1].tolist(),
+        _("nearer"): list(shift.nearer),
     },
-    hide_index=True,
+    key="context_final_cosines",
+    label=_("After the last layer: cosine similarity of “{word}” with “{first}” and “{second}”").format(
+        word=WORD, first=REFERENCES[0], second=REFERENCES[1]
+    ),
 )
 chapter.try_this(
     prose,

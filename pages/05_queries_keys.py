@@ -24,7 +24,12 @@ scores = heads.same_projection_scores(layer, head_i) if same else layer.scores[h
 xx = heads.self_similarity(layer)
 left, right = st.columns(2)
 with left:
-    title = _("{scores} (one projection)").format(scores="k_i · k_j") if same else "q_i · k_j"
+    # plotly reads <sub> in a title: an underscore would be printed as typed
+    title = (
+        _("{scores} (one projection)").format(scores="k<sub>i</sub> · k<sub>j</sub>")
+        if same
+        else "q<sub>i</sub> · k<sub>j</sub>"
+    )
     chapter.half_chart(
         figures.attention_heatmap(scores, labels, title, kind="scores", half_width=True),
         "qk_scores",

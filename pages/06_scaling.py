@@ -51,7 +51,7 @@ def experiment() -> None:
         widgets.chart(
             figures.histograms(
                 {shown: exp.shown_scores(scaled)},
-                _("{scores}, d_k = {d_k}: spread {spread}").format(
+                _("{scores}, dₖ = {d_k}: spread {spread}").format(
                     scores=shown, d_k=d_k, spread=i18n.num(exp.spread(scaled), 2)
                 ),
                 _("score"),
@@ -79,8 +79,8 @@ def experiment() -> None:
         figures.lines(
             curve.widths,
             {_("unscaled"): curve.raw, _("divided by √dₖ"): curve.scaled, _("uniform (ln n)"): curve.uniform},
-            _("Softmax entropy against d_k"),
-            _("d_k (log scale)"),
+            _("Softmax entropy against dₖ"),
+            _("dₖ (log scale)"),
             _("mean entropy (nats)"),
             marker_x=d_k,
             log_x=True,

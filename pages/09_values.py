@@ -45,7 +45,7 @@ vm = engine.value_map(layer_i, head_i)
 gpt3_full, gpt3_low_rank = budget.value_map_parameters(budget.GPT3.d_model, budget.GPT3.d_head)
 st.markdown(prose["lowrank"])
 m1, m2, m3 = st.columns(3)
-m1.metric(_("rank of W_O⁽ʰ⁾ W_V⁽ʰ⁾"), vm.rank, help=f"d_head = {cfg.d_head}")
+m1.metric(_("rank of $W_O^{(h)} W_V^{(h)}$"), vm.rank, help=f"d_head = {cfg.d_head}")
 for column, model, full, low_rank in (
     (m2, cfg.name, vm.full_parameters, vm.low_rank_parameters),
     (m3, "GPT-3", gpt3_full, gpt3_low_rank),
@@ -63,8 +63,8 @@ widgets.chart(
         vm.indices[:shown],
         {_("singular value"): vm.singular_values[:shown]},
         n_(
-            "Singular values of W_O⁽ʰ⁾ W_V⁽ʰ⁾, layer {layer}, head {head}: {rank} of {n} is not zero",
-            "Singular values of W_O⁽ʰ⁾ W_V⁽ʰ⁾, layer {layer}, head {head}: {rank} of {n} are not zero",
+            "Singular values of W<sub>O</sub><sup>(h)</sup> W<sub>V</sub><sup>(h)</sup>, layer {layer}, head {head}: {rank} of {n} is not zero",
+            "Singular values of W<sub>O</sub><sup>(h)</sup> W<sub>V</sub><sup>(h)</sup>, layer {layer}, head {head}: {rank} of {n} are not zero",
             vm.rank,
         ).format(layer=layer_i + 1, head=head_i + 1, rank=vm.rank, n=len(vm.singular_values)),
         _("index (the first {shown} of {n})").format(shown=shown, n=len(vm.singular_values)),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -85,3 +86,19 @@ def metric(at: AppTest, label_start: str) -> str:
     found = [m.value for m in at.metric if m.label.startswith(label_start)]
     assert len(found) == 1, f"{label_start!r} among {[m.label for m in at.metric]}"
     return found[0]
+
+
+TYPED_SUBSCRIPT = re.compile(r"[A-Za-z]_[A-Za-z(]|\^\(")  # q_i, b_O, W_O^(h): plotly prints them as typed
+
+
+def typed_markup(at) -> list[str]:
+    """Every figure text (title, note, axis title, legend name) that writes a subscript or superscript the way TeX
+    is typed, which a figure shows as typed: they are drawn with <sub>, <sup> or Unicode (qᵢ, dₖ) instead."""
+    found = []
+    for spec, _config in plot.drawn(at):
+        layout = spec["layout"]
+        texts = [layout.get("title", {}).get("text", ""), *(a.get("text", "") for a in layout.get("annotations", []))]
+        texts += [v.get("title", {}).get("text", "") for k, v in layout.items() if k.startswith(("xaxis", "yaxis"))]
+        texts += [trace.get("name", "") for trace in spec["data"]]
+        found += [t for t in texts if TYPED_SUBSCRIPT.search(re.sub(r"<[^>]*>", "", t or ""))]
+    return found

@@ -50,8 +50,8 @@ def test_each_model_s_step_after_the_heads(configs):
     assert [n for n, _ in architecture.after_heads_steps(configs["minilm"])] == [
         "e",
         "e + ΣΔe",
-        "e + ΣΔe + b_O",
-        "e′ = LayerNorm(e + ΣΔe + b_O)",
+        "e + ΣΔe + b<sub>O</sub>",  # drawn with its subscript: "b_O" was printed as typed
+        "e′ = LayerNorm(e + ΣΔe + b<sub>O</sub>)",
     ]
     assert not architecture.has_step_after_heads(configs["smollm2"])  # e′ = e + ΣΔe: nothing to show
     assert [n for n, _ in architecture.after_heads_steps(configs["gemma3"])][-1] == "e′ = e + RMSNorm(ΣΔe)"

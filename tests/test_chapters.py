@@ -11,7 +11,8 @@ import pytest
 
 import attention
 from attention.lessons import masking
-from tests.apptest import array, figure, figures, messages, metric, number, run_page
+from tests import apptest
+from tests.apptest import array, figure, figures, messages, metric, number, run_page, typed_markup
 from tests.gpt2_counts import gpt2_of_sizes, parameters_by_group
 from tests.sentences import FLUFFY
 from ui import chapter, plot
@@ -67,6 +68,7 @@ def test_every_chapter_runs_with_an_equation_a_figure_a_question_and_its_neighbo
     if i + 1 < len(CHAPTERS):
         assert f"{CHAPTERS[i + 1].title} →" in links
     assert "{{" not in links  # every number placed in the prose
+    assert typed_markup(at) == []
 
 
 @pytest.mark.parametrize("chapter_", CHAPTERS, ids=lambda c: c.file)
@@ -92,7 +94,7 @@ def test_a_chapter_link_reopens_its_controls_and_a_change_goes_into_the_link():
     at = run_page(page("scaling"), sc_dk="512", sc_keys="8", sc_scaled="0")
     assert at.select_slider(key="w:sc_dk").value == 512
     assert at.slider(key="w:sc_keys").value == 8 and at.toggle(key="w:sc_scaled").value is False
-    assert figure(at, "q·k, d_k = 512")  # unscaled, as the link says
+    assert figure(at, "q·k, dₖ = 512")  # unscaled, as the link says
     at.toggle(key="w:sc_scaled").set_value(True).run()
     assert in_link(at, "sc_dk") == "512" and in_link(at, "sc_scaled") is None  # back to its default: not in the link
 
@@ -185,14 +187,17 @@ def test_3_similarity_toy_cosines_and_measures():
 
 def test_4_context_shows_which_weighting_gives_the_notes_057():
     at = run_page(page("context"))
-    table = at.dataframe[1].value
+    table = at.dataframe[0].value
     s = 1 / math.sqrt(2)
     row = dict(zip(table["weights"], table["orange → orange"], strict=True))
     assert row["softmax over the related words"] == f"{math.e / (math.e + math.exp(s)):.4f}" == "0.5727"
     assert row["divided by the sum"] == f"{1 / (1 + s):.4f}" == "0.5858"
     assert list(table["rounds to the notes' 0.57 / 0.43"]) == ["no", "yes", "no"]
     assert "not a slip" in markdown(at)
-    assert list(at.dataframe[2].value["nearer"]) == ["orange", "phone"]
+    assert apptest.table(at, "context_final_cosines")["nearer"] == ["orange", "phone"]
+    # every value of the new vectors to three decimals: st.dataframe wrote 1.810 as "1.81" beside "1.708"
+    vectors = next(e for e in at.get("bidi_component") if e.proto.id.endswith("-context_new_vectors"))
+    assert set(json.loads(vectors.proto.json)["digits"]) == {3}
     assert "softmax over every distinct word" in list(table["weights"])  # the table lists "an" once
     e, r = math.e, math.exp(s)
     # over the five tokens, "an" counted twice: e/(e + r + 3), r/(e + r + 3), 2/(e + r + 3)
@@ -210,13 +215,13 @@ def test_4_context_shows_which_weighting_gives_the_notes_057():
 
 def test_5_queries_keys_asymmetric_unless_one_projection(model):
     at = run_page(page("queries_keys"))
-    qk = z(figure(at, "q_i · k_j"))
+    qk = z(figure(at, "q<sub>i</sub> · k<sub>j</sub>"))  # drawn with subscripts, not printed "q_i"
     assert np.allclose(qk, attention.trace(model, FLUFFY).layers[0].scores[0], atol=1e-5)
     assert float(metric(at, "asymmetry max")) > 0.1
     xx = z(figure(at, "X Xᵀ"))
     assert np.allclose(xx, xx.T, atol=1e-5)
     at.toggle(key="w:qk_same").set_value(True).run()
-    kk = z(figure(at, "k_i · k_j"))
+    kk = z(figure(at, "k<sub>i</sub> · k<sub>j</sub>"))
     assert np.allclose(kk, kk.T, atol=1e-4)
 
 
@@ -239,14 +244,14 @@ def test_5_symmetric_scores_give_asymmetric_weights_and_the_notes_12288_is_a_wid
 
 def test_6_every_spread_describes_the_histogram_beside_it():
     at = run_page(page("scaling"))
-    shown = array(figure(at, "q·k / √dₖ, d_k = 64")["data"][0]["x"])
+    shown = array(figure(at, "q·k / √dₖ, dₖ = 64")["data"][0]["x"])
     assert float(metric(at, "spread (std) of q·k / √dₖ")) == pytest.approx(np.std(shown), abs=0.006)
     assert float(metric(at, "spread (std) of q·k / √dₖ")) == pytest.approx(1.0, abs=0.05)
     unscaled = float(metric_exactly(at, "spread (std) of q·k"))
     assert unscaled == pytest.approx(math.sqrt(64), rel=0.05)
     top_scaled = float(metric(at, "top key's weight"))
     at.toggle(key="w:sc_scaled").set_value(False).run()
-    raw = array(figure(at, "q·k, d_k = 64")["data"][0]["x"])
+    raw = array(figure(at, "q·k, dₖ = 64")["data"][0]["x"])
     assert unscaled == pytest.approx(np.std(raw), abs=0.006)  # the histogram now shows the unscaled spread
     assert float(metric(at, "top key's weight")) > top_scaled
     entropy = figure(at, "Softmax entropy")

@@ -12,7 +12,7 @@ import pytest
 
 import attention
 from attention.tokens import readable
-from tests.apptest import array, figure, figures, run_page, table
+from tests.apptest import array, figure, figures, run_page, table, typed_markup
 from tests.sentences import FLUFFY
 from ui import figures as figures_
 
@@ -112,8 +112,9 @@ def test_displacement_draws_each_head_and_their_sum_and_the_layer_norm_step_on_d
     assert "e + ΣΔe" in labels(summed)
     assert any("LayerNorm" in a["text"] for a in summed["layout"]["annotations"])
     step = figure(at, "The step after the heads")
-    assert {"+ b_O", "LayerNorm → e′"} <= set(labels(step))
-    assert list(step["data"][0]["text"])[-1] == "e′ = LayerNorm(e + ΣΔe + b_O)"  # the points' hover names
+    assert {"+ b<sub>O</sub>", "LayerNorm → e′"} <= set(labels(step))  # b_O drawn with its subscript
+    assert list(step["data"][0]["text"])[-1] == "e′ = LayerNorm(e + ΣΔe + b<sub>O</sub>)"  # the points' hover names
+    assert typed_markup(at) == []
 
     off = run_page(layernorm="0")
     assert not [t for t in figures(off) if t.startswith("The step after")]

@@ -32,6 +32,36 @@ def test_numbers_as_each_language_writes_them(code, decimal, whole, share, separ
     assert i18n.plotly_separators(code) == separators
 
 
+@pytest.mark.parametrize(
+    ("code", "below", "above", "exact"),
+    [("en", "<\xa00.01%", ">\xa099.9%", "100.0%"), ("fr", "<\xa00,01\xa0%", ">\xa099,9\xa0%", "100,0\xa0%")],
+)
+def test_a_share_that_only_rounds_to_0_or_100_percent_is_written_as_a_bound(code, below, above, exact):
+    """ "0.00 %" and "100.0 %" read as exact: a share that is not 0 or 1 is written "< 0.01 %", "> 99.9 %"."""
+    assert i18n.percent(code, 0.000004, 2) == below
+    assert i18n.percent(code, 0.99996, 1) == above
+    assert i18n.percent(code, 1.0, 1) == exact and i18n.percent(code, 1 - 1e-12, 1) == exact  # a float sum of 1
+    assert i18n.percent(code, 0.0, 0) == i18n.percent(code, 1e-12, 0)
+    assert i18n.percent(code, 0.5, 2) == i18n.percent(code, 0.5, 2).lstrip("<>\xa0")
+
+
+@pytest.mark.parametrize(
+    ("code", "value", "digits", "written"),
+    [
+        ("en", 120.3, 1, "120"),  # not 1.2 × 10², nor 1.2e+02
+        ("en", 9.96, 1, "10"),
+        ("en", 0.0534, 1, "0.053"),
+        ("fr", 0.0534, 2, "0,0534"),
+        ("en", 1.19e-7, 2, "1.19 × 10⁻⁷"),
+        ("fr", 1.19e-7, 2, "1,19 × 10⁻⁷"),
+        ("en", 123_456.0, 1, "1.2 × 10⁵"),
+        ("en", 0.0, 1, "0"),
+    ],
+)
+def test_a_measured_number_is_plain_where_plain_digits_read_at_once(code, value, digits, written):
+    assert i18n.measured(code, value, digits) == written
+
+
 def test_a_chapter_cut_into_messages_and_put_back_reads_the_same():
     """Every prose file through the identity translation: the same paragraphs, list items and blank lines."""
 

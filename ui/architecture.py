@@ -222,14 +222,17 @@ def mask_sentence(cfg: ModelConfig) -> str:
 # --- after the heads --------------------------------------------------------------------------------------------
 
 
+BIAS_STEP = "+ b<sub>O</sub>"  # in a figure, which plotly draws with its subscript
+
+
 def after_heads_steps(cfg: ModelConfig) -> tuple[tuple[str, str], ...]:
     """The points of the step after the heads, as drawn, each (its name, the label of the step that reaches it):
     e, e + ΣΔe, then + b_O where there is one, then the norm where one comes before the residual stream goes on.
     Two points: nothing happens after the heads."""
     steps = [("e", "e"), ("e + ΣΔe", "+ ΣΔe")]
-    bias = " + b_O" if cfg.bias else ""
+    bias = f" {BIAS_STEP}" if cfg.bias else ""
     if cfg.bias:
-        steps.append(("e + ΣΔe + b_O", "+ b_O"))
+        steps.append((f"e + ΣΔe{bias}", BIAS_STEP))
     norm = pick(cfg, "norm_position", {"post": "outer", "pre": None, "sandwich": "inner"})  # around e, or ΣΔe
     if norm == "outer":
         steps.append((f"e′ = {norm_name(cfg)}(e + ΣΔe{bias})", f"{norm_name(cfg)} → e′"))
@@ -263,7 +266,7 @@ def after_heads_latex(cfg: ModelConfig) -> str:
 
 def after_heads_note(cfg: ModelConfig) -> str:
     """One line under the heads-added-up picture: what becomes of e + ΣΔe."""
-    bias = " + b_O" if cfg.bias else ""
+    bias = f" {BIAS_STEP}" if cfg.bias else ""
     norm = norm_name(cfg)
     return pick(
         cfg,
@@ -336,7 +339,7 @@ def after_heads_sentence(cfg: ModelConfig) -> str:
 
 def after_heads_toggle(cfg: ModelConfig) -> str:
     """The switch that shows the step after the heads, naming what the step does."""
-    done = [name for name, present in (("+ b_O", cfg.bias), (norm_name(cfg), has_norm_after_heads(cfg))) if present]
+    done = [name for name, present in (("+ $b_O$", cfg.bias), (norm_name(cfg), has_norm_after_heads(cfg))) if present]
     return _("Show the step after the heads ({what})").format(what=_(", then ").join(done))
 
 
@@ -448,11 +451,11 @@ def part_words(model: Any, key: str) -> tuple[str, str]:
         return _("Embeddings"), f"{tokens}{scaled}{positions}{normalized}"
     if key == "attention":
         heads = (
-            _("{n} heads × d_head {d}").format(n=cfg.n_heads, d=cfg.d_head)
+            _("{n} heads × d<sub>head</sub> {d}").format(n=cfg.n_heads, d=cfg.d_head)
             if cfg.n_kv_heads == cfg.n_heads
             else n_(
-                "{n} query heads, {kv} key/value head, d_head {d}",
-                "{n} query heads, {kv} key/value heads, d_head {d}",
+                "{n} query heads, {kv} key/value head, d<sub>head</sub> {d}",
+                "{n} query heads, {kv} key/value heads, d<sub>head</sub> {d}",
                 cfg.n_kv_heads,
             ).format(n=cfg.n_heads, kv=cfg.n_kv_heads, d=cfg.d_head)
         )
@@ -481,10 +484,10 @@ def part_words(model: Any, key: str) -> tuple[str, str]:
             shape = _("{pooled}, {d} wide, scaled to length 1") if cfg.normalize else _("{pooled}, {d} wide")
             return _("Sentence embedding"), shape.format(pooled=pooled, d=d)
         if model.output is None:
-            return _("Next-token scores"), _("× W_Eᵀ: {d} → {n}, the embedding reused").format(
+            return _("Next-token scores"), _("× W<sub>E</sub>ᵀ: {d} → {n}, the embedding reused").format(
                 d=d, n=whole(cfg.vocab_size)
             )
-        return _("Next-token scores"), f"× W_out: {d} → {whole(cfg.vocab_size)}"
+        return _("Next-token scores"), f"× W<sub>out</sub>: {d} → {whole(cfg.vocab_size)}"
     raise ValueError(f"No words for the part '{key}' of {cfg.name}: add them to ui/architecture.py.")
 
 

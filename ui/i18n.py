@@ -95,14 +95,24 @@ def integer(code: str, value: int) -> str:
     return decimal(code, value, 0)
 
 
+EXACT = 1e-9  # a share this close to 0 or 1 is 0 % or 100 % (a sum of floats that should be whole)
+
+
 def percent(code: str, share: float, digits: int = 0) -> str:
-    """A share as a percentage, in the language's own pattern: 62.6% (en), 62,6 % (fr)."""
+    """A share as a percentage, in the language's own pattern: 62.6% (en), 62,6 % (fr). A share that rounds to
+    0 % or 100 % without being it is written as a bound, "< 0.01%" or "> 99.99%" (at digits=2; a no-break space keeps the sign with its number): a printed
+    "0.00%" or "100.0%" reads as exact."""
     from babel import Locale
     from babel.numbers import format_percent
 
     pattern = Locale.parse(code).percent_formats[None].pattern
     if digits:  # "#,##0%" -> "#,##0.0%": the decimals after the integer part's last digit
         pattern = pattern.replace("0", "0." + "0" * digits, 1)
+    step = 10.0**-digits / 100  # the last digit's worth, as a share
+    if EXACT < abs(share) < step / 2:
+        return "<\u00a0" + format_percent(step, format=pattern, locale=code, decimal_quantization=True)
+    if 1 - step / 2 <= share < 1 - EXACT:
+        return ">\u00a0" + format_percent(1 - step, format=pattern, locale=code, decimal_quantization=True)
     return format_percent(share, format=pattern, locale=code, decimal_quantization=True)
 
 
@@ -196,13 +206,25 @@ def fmt(value: float, spec: str) -> str:
 SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
-def sci(value: float, digits: int = 1) -> str:
-    """A number too small or large for decimals, as a class writes it: 1.3 × 10⁻⁵ (1,3 × 10⁻⁵ in French), not
-    Python's 1.3e-05."""
+PLAIN_FROM, PLAIN_BELOW = 0.01, 10_000  # measured numbers between these are written as plain decimals
+
+
+def measured(code: str, value: float, digits: int = 1) -> str:
+    """A measured number of any size with digits + 1 significant digits, as a class writes it: 1.3 × 10⁻⁵ (1,3 ×
+    10⁻⁵ in French) where it is very small or large, never Python's 1.3e-05; plain where plain digits read at once
+    (120, not 1.2 × 10²; 0.053)."""
     if value == 0:
         return "0"
     mantissa, exponent = format(value, f".{digits}e").split("e")
-    return f"{fmt(float(mantissa), f'.{digits}f')} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
+    power, rounded = int(exponent), float(f"{mantissa}e{exponent}")  # 9.96 at digits=1 is 10, plain
+    if PLAIN_FROM <= abs(rounded) < PLAIN_BELOW:
+        return decimal(code, rounded, max(0, digits - power))
+    return f"{formatted(code, float(mantissa), f'.{digits}f')} × 10{str(power).translate(SUPERSCRIPT)}"
+
+
+def sci(value: float, digits: int = 1) -> str:
+    """measured(), in the session's language."""
+    return measured(language(), value, digits)
 
 
 def series(numbers: Iterable[str]) -> str:

@@ -73,14 +73,14 @@ def test_a_chapter_link_with_changed_controls_reopens_them(server, browser):
     try:
         link = server + "/scaling?" + url_mark(text=SENTENCE, sc_dk="512", sc_keys="8", sc_scaled="0")
         page.goto(link)
-        state = wait_drawn(page, "Scaling by", titled="q·k, d_k = 512")
+        state = wait_drawn(page, "Scaling by", titled="q·k, dₖ = 512")
         assert state["exceptions"] == 0
         keys = page.locator('[data-testid="stSlider"]', has_text="keys per query")
         assert keys.locator('[data-testid="stSliderThumbValue"]').inner_text() == "8"
         switch = page.locator('[data-testid="stCheckbox"]', has_text="Divide by √dₖ")
         assert switch.locator("input").is_checked() is False
         switch.get_by_text("Divide by √dₖ").click()  # back to its default: it leaves the link
-        wait_complete(page, titled="q·k / √dₖ, d_k = 512")
+        wait_complete(page, titled="q·k / √dₖ, dₖ = 512")
         assert "sc_scaled" not in query(page) and query(page)["sc_dk"] == ["512"]
     finally:
         page.close()

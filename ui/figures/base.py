@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 
 from .. import i18n, theme
 from ..i18n import N_, _
-from .text import text_px, wrap
+from .text import shown, text_px, wrap
 
 NUMBERS_UP_TO = 16  # print the value in every cell while the matrix is at most this many cells wide
 HALF_WIDTH_NUMBERS = 8  # the same for a heatmap in half the page's width
@@ -129,14 +129,15 @@ TITLE_INSET = 20  # px of a figure's width its title leaves free: the template's
 
 
 def wrapped_title(text: str, width_px: float, size: int) -> str:
-    """The title with each of its lines wrapped to `width_px` at `size` px (a line holding markup is left whole).
+    """The title with each of its lines wrapped to `width_px` at `size` px (a line holding a tag with a space in it,
+    a link or a styled span, is left whole; <sub> and <sup> are measured as drawn).
     A head's name ("head 3", "3번 헤드") stays on one line, where the head switch finds it (head_meta.renamed)."""
     before, after = (re.escape(part) for part in _("head {n}").split("{n}"))
     head = re.compile(rf"(?<!\w){before}\d+{after}")
     joined = "\ue000"  # a space inside a head's name while the line is cut into words
     lines = []
     for line in text.split("<br>"):
-        if "<" in line or text_px(line, size) <= width_px:
+        if re.search(r"<[^>]* ", line) or text_px(shown(line), size) <= width_px:  # a tag with a space: whole
             lines.append(line)
             continue
         kept = head.sub(lambda m: m.group(0).replace(" ", joined), line)
@@ -188,6 +189,9 @@ def stand_alone(
         title["subtitle"] = dict(title.get("subtitle", {}), text=plain(subtitle))
         title.update(y=1, yref="container", yanchor="top", pad=dict(title.get("pad", {}), t=10 + shift))
         margin["t"] = top + SUBTITLE_PX + shift
+    elif title.get("yanchor") == "top" and "<br>" in title["text"]:  # the same padding, for a title alone
+        shift = round(1.3 * size) * title["text"].count("<br>")
+        title.update(y=1, yref="container", pad=dict(title.get("pad", {}), t=10 + shift))
     return fig
 
 

@@ -11,66 +11,97 @@ import plotly.graph_objects as go
 from .. import theme
 from ..contrast import darkened
 from ..i18n import _
-from .base import figure, plain
+from .base import Canvas, figure, plain
+from .text import LINE, shown, text_px, wrap
 from .vectors import arrow_chain
 
-BOX_HEIGHT = 0.8  # of one row of the diagram
+NAME_PX, DETAIL_PX = 15, 13  # the boxes' names (bold) and the sizes beside them
+BOLD = 1.1  # bold type is about this much wider than text_px measures the regular
+BOX_MIN, BOX_MOST = 250, 0.42  # a box's width: at least this, at most this share of the plot (its name wraps)
+FRAME_LEFT, BOX_LEFT, GAP = 78, 95, 14  # px from the plot's left: the repeated block's frame, the boxes; box to sizes
 
 
 @dataclass(frozen=True)
 class Box:
     name: str
-    detail: str  # sizes, on the right of the box
+    detail: str  # sizes, on the right of the box; the app's words, which may hold plotly's <sub> and <sup>
     params: str  # its parameter count as shown, under the detail ("" for none)
     link: str  # a relative address the name opens, in the same tab ("" for none)
     in_block: bool  # part of the block repeated in every layer
     highlight: bool = False
 
 
-def architecture_diagram(boxes: Sequence[Box], n_layers: int, title: str, row_px: int = 58) -> go.Figure:
-    """The model as boxes from input (top) to output (bottom), the repeated block framed "× n_layers"."""
-    n = len(boxes)
+def _bold_px(text: str, size: int) -> float:
+    return BOLD * text_px(shown(text), size)
+
+
+def architecture_diagram(boxes: Sequence[Box], n_layers: int, title: str, width: int = Canvas.width) -> go.Figure:
+    """The model as boxes from input (top) to output (bottom), the repeated block framed "× n_layers", laid out in
+    pixels for a column `width` wide: each box as wide as its longest name needs (a longer name wraps inside it),
+    the sizes beside it wrapped to the room left, and every row as tall as its most lines."""
+    plot_w = width - 20  # the margins' 10 px each side; one unit of the axes is one pixel
+    arrow_mark = " ↗"
+    widest = max(_bold_px(b.name + (arrow_mark if b.link else ""), NAME_PX) for b in boxes)
+    box_w = int(min(max(BOX_MIN, widest + 24), BOX_MOST * plot_w))
+    detail_x = BOX_LEFT + box_w + GAP
+    detail_w = plot_w - detail_x - 16  # inside the block's frame, which ends 6 px from the edge
+    names = [_lines(b.name + (arrow_mark if b.link else ""), box_w - 16, NAME_PX, bold=True) for b in boxes]
+    details = [_lines(b.detail, detail_w, DETAIL_PX) + _lines(b.params, detail_w, DETAIL_PX) for b in boxes]
+    heights = [
+        max(42, round(LINE * NAME_PX * len(n)) + 18, round(LINE * DETAIL_PX * len(d)) + 10)
+        for n, d in zip(names, details, strict=True)
+    ]
+    gap = 16  # between boxes, where the arrows run
+    tops = np.concatenate([[8], 8 + np.cumsum([h + gap for h in heights])])[:-1]
+    plot_h = int(tops[-1] + heights[-1] + 8)
     shapes, notes = [], []
     block = [i for i, b in enumerate(boxes) if b.in_block]
     for i, box in enumerate(boxes):
-        name, detail, params, link, in_block = box.name, box.detail, box.params, box.link, box.in_block
-        y = n - 1 - i  # the first row at the top
-        fill = theme.OKABE_ITO[5] if box.highlight else ("#e8f1f8" if in_block else "#f2f2f2")
+        top, bottom = plot_h - tops[i], plot_h - tops[i] - heights[i]  # y runs up
+        middle = (top + bottom) / 2
+        fill = theme.OKABE_ITO[5] if box.highlight else ("#e8f1f8" if box.in_block else "#f2f2f2")
         shapes.append(
             dict(
                 type="rect",
-                x0=0.6,
-                x1=4.6,
-                y0=y - BOX_HEIGHT / 2,
-                y1=y + BOX_HEIGHT / 2,
+                x0=BOX_LEFT,
+                x1=BOX_LEFT + box_w,
+                y0=bottom,
+                y1=top,
                 line=dict(color=theme.INK, width=1.5),
                 fillcolor=fill,
                 layer="below",
             )
         )
-        label = f"<b>{plain(name)}</b>"
-        if link:
-            label = f'<a href="{link}" target="_self" style="color:{theme.INK}">{label} ↗</a>'
-        notes.append(dict(x=2.6, y=y, text=label, showarrow=False, font=dict(size=15)))
-        line = plain(detail) + (f"<br><b>{plain(params)}</b>" if params else "")
+        lines = names[i]
+        if box.link:  # each line its own link: the whole name opens the box's page
+            style = f"color:{theme.INK}"
+            lines = [f'<a href="{box.link}" target="_self" style="{style}"><b>{line}</b></a>' for line in lines]
+        else:
+            lines = [f"<b>{line}</b>" for line in lines]
+        notes.append(
+            dict(x=BOX_LEFT + box_w / 2, y=middle, text="<br>".join(lines), showarrow=False, font_size=NAME_PX)
+        )
+        n_detail = len(_lines(box.detail, detail_w, DETAIL_PX))
+        shown_lines = details[i][:n_detail] + [f"<b>{line}</b>" for line in details[i][n_detail:]]
         notes.append(
             dict(
-                x=4.8,
-                y=y,
+                x=detail_x,
+                y=middle,
                 xanchor="left",
                 align="left",
-                text=line,
+                text="<br>".join(shown_lines),
                 showarrow=False,
-                font=dict(size=13, color=theme.SUBTLE),
+                font=dict(size=DETAIL_PX, color=theme.SUBTLE),
             )
         )
-        if i + 1 < n:
+        if i + 1 < len(boxes):
+            centre = BOX_LEFT + box_w / 2
             notes.append(
                 dict(
-                    x=2.6,
-                    y=y - 1 + BOX_HEIGHT / 2,
-                    ax=2.6,
-                    ay=y - BOX_HEIGHT / 2,
+                    x=centre,
+                    y=plot_h - tops[i + 1],
+                    ax=centre,
+                    ay=bottom,
                     xref="x",
                     yref="y",
                     axref="x",
@@ -83,13 +114,21 @@ def architecture_diagram(boxes: Sequence[Box], n_layers: int, title: str, row_px
                 )
             )
     if block:
-        top, bottom = n - 1 - block[0] + 0.5, n - 1 - block[-1] - 0.5
+        top = plot_h - tops[block[0]] + gap / 2
+        bottom = plot_h - tops[block[-1]] - heights[block[-1]] - gap / 2
         shapes.append(
-            dict(type="rect", x0=0.35, x1=11.8, y0=bottom, y1=top, line=dict(color=theme.OKABE_ITO[0], dash="dash"))
+            dict(
+                type="rect",
+                x0=FRAME_LEFT,
+                x1=plot_w - 6,
+                y0=bottom,
+                y1=top,
+                line=dict(color=theme.OKABE_ITO[0], dash="dash"),
+            )
         )
         notes.append(
             dict(
-                x=0.2,
+                x=FRAME_LEFT - 8,
                 y=(top + bottom) / 2,
                 text=f"<b>× {n_layers}</b>",
                 showarrow=False,
@@ -98,16 +137,25 @@ def architecture_diagram(boxes: Sequence[Box], n_layers: int, title: str, row_px
             )
         )
     return figure(
-        [dict(type="scatter", x=[0, 12], y=[-0.6, n - 0.4], mode="markers", marker=dict(opacity=0), hoverinfo="skip")],
+        [dict(type="scatter", x=[0, plot_w], y=[0, plot_h], mode="markers", marker=dict(opacity=0), hoverinfo="skip")],
         title,
-        80 + row_px * n,
+        50 + plot_h + 10,
         shapes=shapes,
         annotations=notes,
         showlegend=False,
-        xaxis=dict(visible=False, range=[-0.9, 12], fixedrange=True),
-        yaxis=dict(visible=False, range=[-0.6, n - 0.4], fixedrange=True),
+        xaxis=dict(visible=False, range=[0, plot_w], fixedrange=True),
+        yaxis=dict(visible=False, range=[0, plot_h], fixedrange=True),
         margin=dict(l=10, r=10, t=50, b=10),
     )
+
+
+def _lines(text: str, width_px: float, size: int, bold: bool = False) -> list[str]:
+    """The text (the app's words, escaped here; <sub> and <sup> kept) in lines no wider than width_px."""
+    if not text:
+        return []
+    escaped = plain(text).replace("&lt;sub&gt;", "<sub>").replace("&lt;/sub&gt;", "</sub>")
+    escaped = escaped.replace("&lt;sup&gt;", "<sup>").replace("&lt;/sup&gt;", "</sup>")
+    return wrap(escaped, width_px / (BOLD if bold else 1.0), size)
 
 
 CHAIN_LABELS = 4  # the chain's longest steps that get their token's name; the rest say it on hover

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 import unicodedata
 from collections.abc import Callable, Sequence
 
@@ -42,15 +43,23 @@ def text_px(text: str, size: float, em: Callable[[str], float] = dejavu_em) -> f
     return size * sum(em(c) for c in text)
 
 
+TAG = re.compile(r"<[^>]*>")  # plotly's markup (<sub>, <b>): drawn, not written; user text has its < escaped
+
+
+def shown(text: str) -> str:
+    """The characters plotly draws for a text as given to it: its tags left out, its entities read."""
+    return html.unescape(TAG.sub("", text))
+
+
 def label_box(text: str, size: int) -> tuple[float, float]:
     """About how wide and tall a one-line label is drawn, in any script (text as plotly shows it)."""
-    return text_px(html.unescape(text), size, any_script_em) + 4, LINE * size
+    return text_px(shown(text), size, any_script_em) + 4, LINE * size
 
 
 def label_px(labels: Sequence[str], font_px: int = 15) -> int:
     """About how wide the longest label is drawn, in pixels, in any script. Margins are set from this rather than
     by plotly's automargin, which redraws a figure again to measure it and made every update slower."""
-    widest = max((text_px(html.unescape(lbl), font_px, any_script_em) for lbl in labels), default=0.62 * font_px)
+    widest = max((text_px(shown(lbl), font_px, any_script_em) for lbl in labels), default=0.62 * font_px)
     return int(widest) + 8
 
 
@@ -59,7 +68,7 @@ def wrap(text: str, width_px: float, size: int) -> list[str]:
     space parts words: a no-break space keeps French « guillemets » and "0,5 %" with what they hold."""
     lines: list[str] = []
     for word in filter(None, text.split(" ")):
-        if lines and text_px(f"{lines[-1]} {word}", size) <= width_px:
+        if lines and text_px(shown(f"{lines[-1]} {word}"), size) <= width_px:
             lines[-1] = f"{lines[-1]} {word}"
         else:
             lines.append(word)

@@ -309,6 +309,9 @@ def heads_summed_figure(
     )
 
 
+BIAS_STEP = "+ b<sub>O</sub>"  # the bias's step, as ui/architecture.after_heads_steps names it
+
+
 def after_heads_figure(
     points: np.ndarray, explained: np.ndarray, steps: Sequence[tuple[str, str]], title: str
 ) -> go.Figure:
@@ -322,7 +325,7 @@ def after_heads_figure(
     frame = Frame.around(points, width, height, margin=30)
     styles = [(theme.OKABE_ITO[2], 3.0, theme.OKABE_ITO[2])]  # the heads' sum
     styles += [
-        (theme.MUTED, 2.0, theme.SUBTLE) if label == "+ b_O" else (theme.OKABE_ITO[3], 3.0, theme.OKABE_ITO[3])
+        (theme.MUTED, 2.0, theme.SUBTLE) if label == BIAS_STEP else (theme.OKABE_ITO[3], 3.0, theme.OKABE_ITO[3])
         for _name, label in steps[2:]
     ]
     arrows = [(a, b, colour, px) for a, b, (colour, px, _text) in zip(points[:-1], points[1:], styles, strict=True)]
