@@ -22,6 +22,7 @@ FOCUS = "#0072B2"  # the theme's primary colour: 5.2:1 on white, 4.9:1 on the si
 CAPTION = "rgba(47, 45, 43, 0.8)"
 _CSS = f"""
 [data-testid="stElementContainer"]:has(.page-access) {{ display: none; }}
+[data-testid="stSkipToContent"] {{ display: none; }}  /* Streamlit's own skip link, in English: ours lead */
 [data-testid="stCaptionContainer"] {{ color: {CAPTION}; opacity: 1; }}
 /* a ring around whatever the keyboard reached; around a text box or select box, and a radio button's or a
    switch's label, where the focused input itself is hidden or framed */
