@@ -35,7 +35,7 @@ else:  # the counterfactual, in the titles
     unshuffled_title = _("Shuffled, put back, {positions} off").format(positions=positions)
 shuffled = [exp.original.tokens[i].display for i in exp.order]
 st.caption(_("The shuffled sentence, as tokens:"))
-st.code(" · ".join(shuffled), language=None)
+st.code(" · ".join(shuffled), language=None, wrap_lines=True)  # a long sentence wraps, at any zoom
 left, right = st.columns(2)
 with left:
     chapter.half_chart(

@@ -129,7 +129,7 @@ export default function (component) {
   if (!bar) {
     bar = document.createElement("div");
     bar.className = "heads";
-    bar.setAttribute("role", "group");
+    bar.setAttribute("role", "toolbar"); // one Tab stop, the arrow keys move along the heads (access.js does charts')
     parentElement.appendChild(bar);
   }
   bar.setAttribute("aria-label", data.label);
@@ -147,9 +147,13 @@ export default function (component) {
       bar.appendChild(button);
     }
   }
+  // the shown head is the one Tab reaches, unless the arrow keys have moved the focus along the row
   const mark = (head) => {
+    const moving = bar.contains(bar.getRootNode().activeElement);
     for (const button of bar.querySelectorAll("button")) {
-      button.setAttribute("aria-pressed", String(Number(button.dataset.head) === head));
+      const shown = Number(button.dataset.head) === head;
+      button.setAttribute("aria-pressed", String(shown));
+      if (!moving) button.tabIndex = shown ? 0 : -1;
     }
   };
   mark(data.head);
@@ -167,8 +171,20 @@ export default function (component) {
     const head = Number(button.dataset.head);
     switchHead(head, () => tell(head));
   };
+  const onKey = (event) => {
+    const buttons = Array.from(bar.querySelectorAll("button"));
+    const at = buttons.indexOf(event.target);
+    const to = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0 }[event.key];
+    const next = event.key === "End" ? buttons.length - 1 : to;
+    if (at < 0 || next === undefined) return;
+    event.preventDefault();
+    const target = buttons[(next + buttons.length) % buttons.length];
+    for (const button of buttons) button.tabIndex = button === target ? 0 : -1;
+    target.focus();
+  };
   const onHead = (event) => mark(event.detail);
   bar.addEventListener("click", onClick);
+  bar.addEventListener("keydown", onKey);
   window.addEventListener(HEAD_EVENT, onHead);
 
   let sized = null;
@@ -200,6 +216,7 @@ export default function (component) {
   const cleanup = () => {
     cancelAnimationFrame(settle);
     bar.removeEventListener("click", onClick);
+    bar.removeEventListener("keydown", onKey);
     window.removeEventListener(HEAD_EVENT, onHead);
     if (sized) {
       sized.disconnect();

@@ -1,4 +1,6 @@
 """The head switch: a row of head buttons that shows another head at once, in the browser, then tells the app.
+On a keyboard the row is one stop of the Tab order (the shown head's button), the arrow keys move along it, and
+Enter or Space shows the head.
 
 Its JavaScript (head_switch.js) makes the chosen head's matrices visible in every figure that holds all heads,
 without waiting for the server; the rerun it then asks for brings the URL, the sidebar's Head box and the rest of
@@ -27,6 +29,7 @@ _CSS = """
   border: 1px solid var(--st-border-color); border-radius: var(--st-button-radius, 0.5rem); cursor: pointer;
 }
 .heads button:hover { border-color: var(--st-primary-color); color: var(--st-primary-color); }
+.heads button:focus-visible { outline: 2px solid var(--st-primary-color); outline-offset: 2px; }
 .heads button[aria-pressed="true"] {
   background: var(--st-primary-color); border-color: var(--st-primary-color); color: white; font-weight: 700;
 }

@@ -12,7 +12,7 @@ import attention
 import attention.sources
 import attention.tokens
 
-from . import chart_text, downloads, engine, head_switch, i18n, plot, state, theme
+from . import access, chart_text, downloads, engine, head_switch, i18n, plot, state, theme
 from .figures import head_meta
 from .figures.base import Canvas, isolated, shortened, stand_alone
 from .figures.matrices import COLUMN_GAP
@@ -140,13 +140,15 @@ _page_language = st.components.v2.component(
 
 def language_choice() -> None:
     """The page's language: the picker at the top of the sidebar (where the app offers more than one), and the
-    page's <html lang>, by which a screen reader pronounces it."""
+    page's <html lang>, by which a screen reader pronounces it; then, in that language, what the page adds for a
+    keyboard (ui/access.py: its skip links first of all)."""
     offered = i18n.offered()
     if len(offered) > 1:
         st.sidebar.selectbox(
             _("Language"), offered, format_func=i18n.NAMES.get, **state.bound("lang", on_change=_language_changed)
         )
     _page_language(key="page_language", data={"lang": i18n.language()})
+    access.page_access()
 
 
 def _language_changed() -> None:

@@ -1,0 +1,70 @@
+"""axe-core's WCAG 2.0, 2.1 and 2.2 rules (levels A and AA) on every page, in Chromium at a projector's 1280×720.
+
+A violation of serious or critical impact fails the test; the moderate and minor ones, and every view's findings,
+are written to artifacts/axe/ (a JSON file and a markdown list per group of views).
+
+Which views, and why not every page × model × language × presenter mode (270 views, over half an hour):
+- every page in English on the model it opens on: MiniLM, and SmolLM2 for the chapters that open on a decoder
+  (next word, masking, the KV cache): the whole app as most visitors see it;
+- every page in French and in Korean, on Gemma 3, which both open on: the translated words are where a label goes
+  missing, a text runs longer than its box, or the page's language is not said, and Gemma's notices (its terms) are
+  shown only there. test_languages_browser.py audits those 30 pages, which it opens anyway for its cut texts (each
+  page's load is most of its time: 6 minutes more here on a busy 2-core machine);
+- the explorer on each model (MiniLM above, SmolLM2 and Gemma 3 here, in English): the explorer is the one page
+  whose controls and figures change with the model (the heads' number, grouped heads' caption, the next word);
+- the explorer in presenter mode, in each language: its larger type, hidden prose and folded sidebar.
+A chapter draws the same controls on every model, so a chapter's other models add nothing axe would see.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from app_driver import wait_complete
+from tests.e2e.axe import audit, blocking, write_report
+from ui.chapter import url_path
+from ui.chapters import CHAPTERS
+
+PROJECTOR = {"width": 1280, "height": 720}
+PAGES = [("explorer", ""), *((f"{c.number:02d}-{url_path(c)}", url_path(c)) for c in CHAPTERS)]
+VIEWS = {
+    "en": [(name, path, "") for name, path in PAGES],
+    "explorer": [
+        ("smollm2", "", "model=smollm2"),
+        ("gemma3", "", "model=gemma3"),
+        ("presenter", "", "presenter=1"),
+        ("presenter-fr", "", "presenter=1&lang=fr"),
+        ("presenter-ko", "", "presenter=1&lang=ko"),
+    ],
+}
+
+
+def settled(page) -> dict:
+    """The page complete, and still so a moment later: the explorer redraws itself once for the window's size, and
+    a faded (stale) element would be read as text of too little contrast."""
+    wait_complete(page, url_has="text=", timeout=300)
+    page.wait_for_timeout(700)
+    return wait_complete(page, url_has="text=", timeout=120)
+
+
+@pytest.mark.parametrize("group", list(VIEWS))
+def test_no_serious_or_critical_wcag_violation(server, browser, group):
+    page = browser.new_page(viewport=PROJECTOR)
+    found, failures = {}, {}
+    try:
+        for name, path, query in VIEWS[group]:
+            page.goto(f"{server}/{path}?{query}")
+            state = settled(page)
+            if state["exceptions"]:
+                pytest.fail(f"{name}: {page.get_by_test_id('stException').first.inner_text()[:1500]}")
+            found[name] = audit(page)
+            if blocking(found[name]) and page.evaluate("() => !!document.querySelector('[data-stale=\"true\"]')"):
+                settled(page)  # a rerun started while axe read the page: read it again, complete
+                found[name] = audit(page)
+            bad = blocking(found[name])
+            if bad:
+                failures[name] = [f"{v['impact']} {v['rule']}: {v['help']}; {v['nodes'][:3]}" for v in bad]
+    finally:
+        page.close()
+        write_report(group, found)
+    assert failures == {}

@@ -1,0 +1,69 @@
+"""What every page adds for a reader on a keyboard, a screen reader or a zoomed screen (ui/access.js).
+
+Skip links come first in the page: to the page's content, to the sidebar's controls, and to each of its sections.
+A chart's toolbar is one stop of the Tab order, its first button (the camera, which saves the figure) taking it and
+the arrow keys moving along the rest: a page of nine charts put 72 toolbar buttons between a keyboard and the next
+control. A box that scrolls sideways (an equation wider than a column) takes focus, so the keyboard can scroll
+it. Every control shows where the focus is, and Streamlit's captions are dark enough to read (4.5:1).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from .i18n import _
+
+_JS = Path(__file__).with_name("access.js").read_text(encoding="utf-8")
+FOCUS = "#0072B2"  # the theme's primary colour: 5.2:1 on white, 4.9:1 on the sidebar's grey
+# Streamlit's captions are its text colour at 60 % (3.9:1 on white; in the sidebar, faded once more, 2.7:1 as axe
+# measures it): at 80 % and opaque, 7.2:1 and 6.9:1
+CAPTION = "rgba(47, 45, 43, 0.8)"
+_CSS = f"""
+[data-testid="stElementContainer"]:has(.page-access) {{ display: none; }}
+[data-testid="stSkipToContent"] {{ display: none; }}  /* Streamlit's own skip link, in English: ours lead */
+[data-testid="stCaptionContainer"] {{ color: {CAPTION}; opacity: 1; }}
+/* a ring around whatever the keyboard reached; around a text box or select box, and a radio button's or a
+   switch's label, where the focused input itself is hidden or framed */
+:focus-visible {{ outline: 2px solid {FOCUS} !important; outline-offset: 2px; }}
+[data-baseweb="select"] > div:has(input:focus-visible),
+[data-baseweb="textarea"]:has(textarea:focus-visible),
+[data-baseweb="input"]:has(input:focus-visible),
+label:has(> input:focus-visible),
+label:has(input[type="checkbox"]:focus-visible),
+label:has(input[type="radio"]:focus-visible) {{ outline: 2px solid {FOCUS}; outline-offset: 2px; }}
+:is(input, textarea):focus-visible:is([data-baseweb] *, label *) {{ outline: none !important; }}
+[data-testid="stMain"] :is(h1, h2, h3) {{ scroll-margin-top: 4.5rem; }}  /* clear of the bar at the top */
+/* KaTeX's glyphs stand a pixel or two out of its box: without this room every such equation scrolls sideways, and
+   the browser makes each one a stop of the Tab order for nothing */
+.katex-display {{ padding-inline: 4px; }}
+.skip-links {{
+  position: fixed; top: 0.5rem; left: 0.5rem; z-index: 1000100; max-width: calc(100vw - 1rem);
+  max-height: calc(100vh - 1rem); overflow-y: auto; padding: 0.5rem 0.75rem; background: white; color: #1f2430;
+  border: 2px solid {FOCUS}; border-radius: 0.5rem; box-shadow: 0 4px 16px rgba(0, 0, 0, 0.25); font-size: 1rem;
+}}
+.skip-links:not(:focus-within) {{
+  width: 1px; height: 1px; padding: 0; border: 0; overflow: hidden; clip-path: inset(50%); white-space: nowrap;
+}}
+.skip-links ul {{ margin: 0; padding: 0; list-style: none; }}
+.skip-links li {{ margin: 0.15rem 0; }}
+.skip-links a {{ color: {FOCUS}; text-decoration: underline; }}
+"""
+_component = st.components.v2.component(
+    "attention_access", html='<div class="page-access"></div>', css=_CSS, js=_JS, isolate_styles=False
+)
+
+
+def page_access() -> None:
+    """Skip links, toolbars of one Tab stop, focusable scrolling boxes: once per page, in the page's language."""
+    _component(
+        key="page_access",
+        data={
+            "skip": _("Skip links"),
+            "content": _("Skip to the page"),
+            "controls": _("Skip to the controls in the sidebar"),
+            "sections": _("Sections of the page"),
+            "tools": _("Chart tools: the arrow keys move between them"),
+        },
+    )
