@@ -159,7 +159,8 @@ def test_a_model_let_go_of_takes_its_traces_and_results_with_it(monkeypatch, sma
     it are gone."""
     loaded = []
     monkeypatch.setattr(attention, "load_model", lambda name: loaded.append(name) or f"model {name}")
-    monkeypatch.setattr(engine, "_slot", lambda slot={}: slot)  # noqa: B006 (one slot for the test)
+    slot = {}
+    monkeypatch.setattr(engine, "_slot", lambda: slot)
     traces, results = small(engine.TRACES, 2**30), small(engine.RESULTS, 2**30)
     assert engine._chosen("first") == "model first"
     traces.get(("first", "causal", "a text"), lambda: SimpleNamespace(nbytes=80))  # as a trace measures itself

@@ -43,7 +43,9 @@ class Bounded:
     its layers' weights the first time they are asked for), what tells that it did: the entry is measured again
     when it is read and that has changed. The newest entry is kept even where it alone is over the
     budget, since the page that asked for it is using it: a cache holds at most its budget or its largest entry.
-    Two sessions asking for the same missing entry make it once: the second waits for the first."""
+    Before an entry is made, the oldest make room for one as large as the last one made, so that a paste that
+    follows a paste does not hold two 256-token traces at once. Two sessions asking for the same missing entry
+    make it once: the second waits for the first."""
 
     def __init__(
         self,
@@ -56,6 +58,7 @@ class Bounded:
         # oldest first: (value, its bytes, what `grows` said when it was measured)
         self._items: OrderedDict[Hashable, tuple[Any, int, Hashable]] = OrderedDict()
         self.used = 0
+        self.last = 0  # the bytes of the entry made last
         self._lock = threading.Lock()
         self._making: dict[Hashable, threading.Lock] = {}
 
@@ -70,6 +73,7 @@ class Bounded:
             with making:
                 found, value = self._read(key)
                 if not found:
+                    self._make_room(self.last)
                     value = make()
                     self._keep(key, value)
                 return value
@@ -88,6 +92,12 @@ class Bounded:
             self._keep(key, kept[0], again=True)
         return True, kept[0]
 
+    def _make_room(self, size: int) -> None:
+        with self._lock:
+            while self._items and self.used + size > self.budget:
+                _, (_, dropped, _) = self._items.popitem(last=False)
+                self.used -= dropped
+
     def _keep(self, key: Hashable, value: Any, again: bool = False) -> None:
         """Keep the value, measured, and drop the oldest entries past the budget. again: measured again, if it is
         still kept."""
@@ -97,6 +107,7 @@ class Bounded:
                 return
             old = self._items.pop(key, None)
             self.used += size - (old[1] if old else 0)
+            self.last = size
             self._items[key] = (value, size, grown)
             while self.used > self.budget and len(self._items) > 1:
                 _, (_, dropped, _) = self._items.popitem(last=False)
