@@ -28,7 +28,7 @@ started = time.time()
 # else (a new server's first page waited a tenth of a second longer for it behind these imports)
 preload.plotly()
 
-from ui import chapters, state  # noqa: E402
+from ui import caches, chapters, state  # noqa: E402
 from ui.i18n import _  # noqa: E402
 
 home = st.Page(ROOT / "pages" / "00_explorer.py", title=_("Explorer"), icon=":material/search:", default=True)
@@ -37,12 +37,14 @@ lesson = [st.Page(ROOT / "pages" / c.file, title=c.title) for c in chapters.CHAP
 # the sidebar, fourteen of them pushed its controls (sentence, layer, head) below a 1280×720 screen, and a
 # select box opened there closed again as the sidebar scrolled to it.
 pages = {"": [home], _("The lesson"): lesson} if lesson else [home]
-# benchmarks/load.py sets it: a line per run, its start and end as the server saw them, and the sentence it drew
+# benchmarks/load.py and soak.py set it: a line per run, its start and end as the server saw them, the sentence it
+# drew, and what each of the server's caches held after it (ui/caches.py)
 RUN_LOG = os.environ.get("ATTENTION_RUN_LOG")
 try:
     st.navigation(pages, position="top").run()
 finally:
     state.sync_url()  # the URL always holds what is on screen (after st.stop(), see state.init)
+    caches.release()  # the memory this run freed, back to the system once there is enough of it
     if RUN_LOG:
         ctx = get_script_run_ctx()
         line = {
@@ -50,6 +52,7 @@ finally:
             "start": started,
             "end": time.time(),
             "text": state.get("text"),
+            "caches": {name: [h.entries, h.bytes, h.budget] for name, h in caches.held().items()},
         }
         with open(RUN_LOG, "a", encoding="utf-8") as log:
             log.write(json.dumps(line) + "\n")

@@ -142,7 +142,8 @@ class Trace:
 
     @property
     def nbytes(self) -> int:
-        """The memory this trace holds of its own (the model's weights it points to are not counted)."""
+        """The memory this trace holds of its own: the model's weights it points to are not counted, its stacks of
+        every layer's scores, weights or hidden states are, once they are made."""
         owned = [self.embeddings, self.final, self.next_logits]
         for layer in self.layers:
             owned += [
@@ -156,6 +157,7 @@ class Trace:
                 layer.weights,
             ]
             owned += [layer.head_outputs, layer.attention_output, layer.updated, layer.ffn_output, layer.output]
+        owned += [self.__dict__.get(name) for name in ("scores", "weights", "hidden")]  # stacked once asked for
         unique = {id(a): a for a in owned if a is not None}  # BERT's attention input is x itself
         return sum(a.nbytes for a in unique.values()) + len(self.text) * 4
 

@@ -8,8 +8,9 @@ In Debian's Chromium at 1280×720, prints:
   state; the ratio is taken per pair and its median reported with its spread. Both pages are polled inside the
   page every 10 ms.
 - then, in one app session: a new sentence at 13 and 128 tokens; a head switch with the head buttons (in the
-  browser), with the sidebar's Head box and with a click on the all-heads grid; a new sentence on SmolLM2; the
-  server's resident memory. For
+  browser), with the sidebar's Head box and with a click on the all-heads grid; new sentences on every decoder the
+  server offers (SmolLM2, Gemma 3, GPT-2 where it is on the machine), one after the other; the server's resident
+  memory then, its own peak (VmHWM) and what each of its caches held (its run log, ATTENTION_RUN_LOG). For
   calibration, the same timing on the bare page of 1 and 10 small line charts, in the same run.
 
 Each of the latter is measured inside the page: from the key press or click event to the first animation frame at
@@ -23,9 +24,11 @@ charts changed and how many times Plotly drew. Figures, not a test.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app_driver import chromium, streamlit_server, url_mark, wait_complete
+from attention import available_models
 
 VIEWPORT = {"width": 1280, "height": 720}  # a classroom projector
 TARGETS = {"head switch, buttons": 0.5, "sentence update, 13 tokens": 1.5}  # first ÷ the bare page's 10 charts
@@ -285,7 +289,9 @@ def cold_starts(browser, repeats: int) -> None:
 def warm_runs(browser, repeats: int) -> None:
     """Sentence updates and head switches in one app session, against the bare page's updates."""
     bare = {n: bare_page_runs(browser, n, repeats) for n in (1, 10)}
-    with streamlit_server() as (url, proc, _t_launch):
+    run_log = Path(tempfile.mkdtemp()) / "runs.jsonl"
+    decoders = [c.name for c in available_models() if c.available and c.native_mask == "causal"]
+    with streamlit_server(env={"ATTENTION_RUN_LOG": str(run_log)}) as (url, proc, _t_launch):
         page = browser.new_page(viewport=VIEWPORT)
         page.goto(url)
         wait_app_page(page)
@@ -306,14 +312,18 @@ def warm_runs(browser, repeats: int) -> None:
         rows.append(("head switch, buttons", [head_button(page, h) for h in heads[0]]))
         rows.append(("head switch, sidebar box", [head_box(page, h) for h in heads[1]]))
         rows.append(("head switch, grid click", [grid_click(page, h) for h in heads[2]]))
-        # the bundled decoder: SmolLM2's 30 layers of 9 heads, its MLP unpacked from 4 bits on every trace
-        page.goto(f"{url}/?model=smollm2")
-        wait_complete(page, shows="All heads at a glance", timeout=300)
-        page.wait_for_timeout(1500)
-        page.evaluate(COUNT_DRAWS)  # a new page: count its draws again
-        submit(page, sentence_13(repeats))  # warm-up
-        rows.append(("sentence update, SmolLM2 (same texts)", [submit(page, sentence_13(i)) for i in range(repeats)]))
+        # every decoder, one after the other (the server keeps one beside the encoder): SmolLM2's 30 layers of 9
+        # heads, its MLP unpacked from 4 bits on every trace; Gemma 3's 18 layers of 4, its 262,144-token table
+        for name in decoders:
+            page.goto(f"{url}/?model={name}")
+            wait_complete(page, shows="All heads at a glance", timeout=300)
+            page.wait_for_timeout(1500)
+            page.evaluate(COUNT_DRAWS)  # a new page: count its draws again
+            submit(page, sentence_13(repeats))  # warm-up
+            runs = [submit(page, sentence_13(i)) for i in range(repeats)]
+            rows.append((f"sentence update, {name} (same texts)", runs))
         rss, peak = rss_mb(proc.pid)
+        held = json.loads(run_log.read_text().splitlines()[-1]).get("caches", {})
 
     calibration = statistics.median(r.whole for r in bare[10])
     print(f"median of {repeats} runs")
@@ -340,7 +350,10 @@ def warm_runs(browser, repeats: int) -> None:
         )
     columns = ("measure", "first (s)", "ratio", "target", "whole (s)", "ratio", "target", "whole min–max", "charts")
     print_table((*columns, "draws"), table)
-    print(f"\nserver resident memory after the runs: {rss:.0f} MB (peak {peak:.0f} MB)")
+    models = ", ".join(["the encoder", *decoders])
+    print(f"\nserver resident memory after the runs ({models}): {rss:.0f} MB (its peak, VmHWM, {peak:.0f} MB)")
+    for name, (entries, kept, budget) in held.items():
+        print(f"  {name}: {entries} entries, {kept / 2**20:.1f} MB of {budget / 2**20:.0f} MB")
 
 
 def main() -> int:

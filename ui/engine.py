@@ -1,12 +1,13 @@
 """The app's only door to the models: which ones this server offers (`choices`), their weights loaded on first
 use and kept for every session (the bundled encoder, MODEL, and at most one other beside it: choosing a third
-drops the second), the sentence accepted once per text and model (`accept`), every computation cached per input.
+lets go of the second, and of what was computed with it, before the third is loaded), the sentence accepted once
+per text and model (`accept`), every computation cached per input.
 
 Every cached function is keyed by plain values (the model's name, text, mask, layer, head…), never by a model or
 a trace object, and calls pass every argument, so that one input is one cache entry; `per_model` passes the
-chosen model's name. Traces are kept by their size in bytes (TraceCache, TRACE_BUDGET_BYTES), shared by every
-session; the other caches by a number of entries, each bounded by the tokens a page reads. A model that failed to
-load is remembered, with why, for the rest of the session.
+chosen model's name. Its results are kept by their size in bytes, shared by every session (ui/caches.py): the
+traces within TRACE_BUDGET_BYTES, every other result within RESULTS_BUDGET_BYTES. A model that failed to load is
+remembered, with why, for the rest of the session.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import os
 import subprocess
 import sys
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +46,7 @@ from attention.lessons import (
     scaling,
 )
 
-from . import i18n, state
+from . import caches, i18n, state
 from .i18n import _
 
 MODEL = attention.DEFAULT_MODEL
@@ -57,13 +57,14 @@ DECODER_TOKENS = 128
 CUT = "_cut"  # session key: what accept() cut from the text, for the page to say
 # Every token covers at least one byte of the text, and every page reads at least this many.
 FITS_ANY_MODEL = min(ENCODER_TOKENS, DECODER_TOKENS) - 2
-# Traces are kept by size, not by count: a 256-token trace of the encoder holds about 56 MB, a class
-# sentence under 2 MB. With the server's own ~300 MB and its sessions' state this keeps it under 600 MB
-# whatever is pasted (benchmarks/soak.py: 160 MB let the server reach 616 MB).
-TRACE_BUDGET_BYTES = 100 * 2**20
-PICTURE_CACHE_ENTRIES = 32  # small results (a few tokens' projected points), one per view
-# Every other cache below is bounded in bytes too: its keys hold a text already cut to what the model
-# reads (at most a few thousand characters) and its values grow with at most 256 tokens.
+# Traces are kept by size, not by count: a 256-token trace of the encoder holds 54 MB (73 MB once the head roles
+# have stacked its weights), a class sentence under 2 MB. With the server's own ~220 MB, the figures' and the other
+# results' budgets and its sessions' state, this keeps it under 600 MB whatever is pasted (benchmarks/soak.py).
+TRACE_BUDGET_BYTES = 100 * caches.MB
+# Everything else computed from a sentence (the pictures of a token's move, the head roles, the chapters'
+# experiments): a few kB for a class sentence, up to a few MB at 256 tokens (the position chapter's two traces,
+# 110 MB at 256 tokens, are kept alone).
+RESULTS_BUDGET_BYTES = 32 * caches.MB
 
 
 # One BLAS thread for the whole server: its sessions already run in threads of their own, and OpenBLAS's helper
@@ -115,10 +116,37 @@ def _bundled(name: str) -> attention.Model:
     return attention.load_model(name)
 
 
-@st.cache_resource(show_spinner=False, max_entries=1)
+@st.cache_resource(show_spinner=False)
+def _slot() -> dict[str, attention.Model]:
+    """The one model kept beside the bundled one, by name (an empty dict, or one entry)."""
+    return {}
+
+
+_loading = threading.Lock()
+
+
 def _chosen(name: str) -> attention.Model:
-    """At most one model beside the bundled one in memory: GPT-2 small alone is 500 MB of weights."""
-    return attention.load_model(name)
+    """At most one model beside the bundled one in memory: GPT-2 small alone is 500 MB of weights, Gemma 3 and its
+    tokenizer 370 MB. The one kept before is let go of, with every trace and result computed with it (a trace
+    points to its model's W_O), before the next is loaded: the server never holds both."""
+    slot = _slot()
+    kept = slot.get(name)
+    if kept is not None:
+        return kept
+    with _loading:  # one load at a time; a session asking for the model being loaded waits for it
+        if name not in slot:
+            for old in list(slot):
+                del slot[old]
+                forget(old)
+            slot[name] = attention.load_model(name)
+        return slot[name]
+
+
+def forget(name: str) -> None:
+    """Let go of every trace and result computed with a model (keyed by its name), and of the memory they held."""
+    TRACES.drop(lambda key: key[0] == name)
+    RESULTS.drop(lambda key: len(key) > 1 and key[1] == name)
+    caches.release(force=True)
 
 
 def model(name: str) -> attention.Model:
@@ -183,41 +211,18 @@ def current_or_stop() -> attention.Model:
 # --- traces ---------------------------------------------------------------------------------------------
 
 
-class TraceCache:
-    """The most recently used traces, as many as fit in a budget of bytes (shared by every session)."""
-
-    def __init__(self, budget: int) -> None:
-        self.budget = budget
-        self.items: OrderedDict[tuple, attention.Trace] = OrderedDict()
-        self.used = 0
-        self.lock = threading.Lock()
-
-    def get(self, key: tuple, make: Callable[[], attention.Trace]) -> attention.Trace:
-        with self.lock:
-            if key in self.items:
-                self.items.move_to_end(key)
-                return self.items[key]
-        tr = make()  # outside the lock: another session's trace need not wait for this one
-        with self.lock:
-            if key not in self.items:
-                self.items[key] = tr
-                self.used += tr.nbytes
-                while self.used > self.budget and len(self.items) > 1:
-                    _, old = self.items.popitem(last=False)
-                    self.used -= old.nbytes
-            return self.items[key]
-
-
-@st.cache_resource(show_spinner=False)
-def _traces() -> TraceCache:
-    return TraceCache(TRACE_BUDGET_BYTES)
+# Keyed (model, mask, text) or (model, mask, text, window). A trace grows when its layers' weights, scores or
+# hidden states are first stacked (Trace.weights…): it is measured again then.
+TRACES = caches.bounded("traces", TRACE_BUDGET_BYTES, size=lambda tr: tr.nbytes, grows=lambda tr: len(vars(tr)))
+# Keyed (function, model, its arguments…) for the functions with @per_model, (function, its arguments…) otherwise.
+RESULTS = caches.bounded("results", RESULTS_BUDGET_BYTES)
 
 
 def trace(text: str, mask: str | None, model_name: str) -> attention.Trace:
     """The trace of `text` (cut to what the page traces), cached by size across sessions."""
     m = model(model_name)
     mask = m.config.native_mask if mask is None else mask
-    return _traces().get(
+    return TRACES.get(
         (model_name, mask, text), lambda: attention.trace(m, text, mask=mask, max_tokens=max_tokens(m.config))
     )
 
@@ -227,7 +232,7 @@ def windowed(text: str, window: int) -> attention.Trace:
     with the other traces, by size."""
     name = model_name()
     m = model(name)
-    return _traces().get(
+    return TRACES.get(
         (name, "causal", text, window),
         lambda: attention.trace(m, text, mask="causal", max_tokens=max_tokens(m.config), window=window),
     )
@@ -318,7 +323,7 @@ def accept_where_needed() -> None:
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
+@caches.kept(RESULTS)
 def displacement_picture(name: str, text: str, mask: str, layer_i: int, token: int) -> geometry.DisplacementPicture:
     """The followed token's heads, in a picture fitted to them; the step after them (b_O, a norm) apart."""
     cfg = model(name).config
@@ -328,7 +333,7 @@ def displacement_picture(name: str, text: str, mask: str, layer_i: int, token: i
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
+@caches.kept(RESULTS)
 def before_after(
     name: str, text: str, mask: str, layer_i: int, which: str, keep: tuple[int, ...]
 ) -> geometry.BeforeAfter:
@@ -342,25 +347,25 @@ def before_after(
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=4)
+@caches.kept(RESULTS)
 def context_shift(
     name: str, word: str, sentences: tuple[str, ...], references: tuple[str, ...]
 ) -> context.ContextShift:
     return context.context_shift(model(name), word, list(sentences), list(references))
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@caches.kept(RESULTS)
 def scaling_experiment(d_k: int, n_keys: int) -> scaling.ScalingExperiment:
     return scaling.scaling_experiment(d_k, n_keys=n_keys)
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@caches.kept(RESULTS)
 def entropy_curve(widths: tuple[int, ...], n_keys: int) -> scaling.EntropyCurve:
     return scaling.entropy_curve(widths, n_keys=n_keys)
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
+@caches.kept(RESULTS)
 def value_chain(
     name: str, text: str, layer_i: int, head: int, token: int, uniform: bool
 ) -> tuple[geometry.Chain, float]:
@@ -371,44 +376,44 @@ def value_chain(
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
+@caches.kept(RESULTS)
 def value_map(name: str, layer_i: int, head: int) -> heads.ValueMap:
     return heads.value_map(model(name), layer_i, head)
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
+@caches.kept(RESULTS)
 def heads_move(name: str, text: str, layer_i: int, head: int | None) -> geometry.Moves:
     """Every token's displacement by one head (or by all, head=None), in the plane that keeps the most of them."""
     return geometry.displacement_directions(heads.proposed(layer(text, None, layer_i, name), head))
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
+@caches.kept(RESULTS)
 def shuffle(name: str, text: str, seed: int, positions: bool) -> position.Shuffle:
     return position.shuffle_experiment(model(name), text, seed=seed, positions=positions)
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
+@caches.kept(RESULTS)
 def shifted(name: str, text: str, shift: int) -> position.Shifted:
     return position.shift_experiment(model(name), text, shift, max_tokens(model(name).config))
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=8)
+@caches.kept(RESULTS)
 def position_similarity(name: str, n_positions: int) -> np.ndarray:
     return position.position_similarity(model(name), n_positions)
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
+@caches.kept(RESULTS)
 def cross_attention(name: str, target: str, source: str, layer_i: int, head: int) -> cross.CrossAttention:
     return cross.cross_attention(model(name), target, source, layer_i, head)
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
+@caches.kept(RESULTS)
 def unread_share(name: str, text: str) -> float | None:
     """The share of the text's words the model reads only as unknown or byte pieces (attention.tokens), computed
     once per model and text, not at every rerun; None for a text with nothing to read."""
@@ -421,47 +426,47 @@ def unread_share(name: str, text: str) -> float | None:
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=8)
+@caches.kept(RESULTS)
 def qk_norm_effect(name: str, text: str, layer_i: int, scale: float) -> qk_norm.QKNormEffect:
     """One layer's scaled scores with and without its QK-norm, its input made `scale` times larger."""
     return qk_norm.qk_norm_effect(model(name), layer(text, None, layer_i, name), scale)
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
+@caches.kept(RESULTS)
 def cached_run(name: str, text: str, layer_i: int, head: int) -> kv_cache.CachedRun:
     """One head replayed token by token with a key/value cache, on the causally masked trace."""
     return kv_cache.cached_attention(layer(text, "causal", layer_i, name), head)
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
+@caches.kept(RESULTS)
 def generate_with_cache(name: str, text: str) -> kv_cache.CachedGeneration:
     """The whole model run one token at a time with a key/value cache, against its full causal pass."""
     return kv_cache.generate_with_cache(model(name), trace(text, "causal", name))
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=4)
+@caches.kept(RESULTS)
 def architecture(name: str) -> budget.Architecture:
     return budget.architecture(model(name))
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
+@caches.kept(RESULTS)
 def every_next_token(name: str, text: str, top: int) -> prediction.EveryNextToken:
     """A decoder's best next-token guesses at every position of the sentence (ValueError for an encoder)."""
     return prediction.every_next_token(model(name), trace(text, None, name), top=top)
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=4)
+@caches.kept(RESULTS)
 def distance_experiment(name: str) -> motivation.DistanceExperiment:
     return motivation.distance_experiment(model(name), max_tokens(model(name).config))
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=4)
+@caches.kept(RESULTS)
 def tokens_apart(name: str, text: str, first: str, second: str) -> int:
     return motivation.tokens_apart(model(name), text, first, second)
 
@@ -470,14 +475,14 @@ def tokens_apart(name: str, text: str, first: str, second: str) -> int:
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=4)
+@caches.kept(RESULTS)
 def induction_scores(name: str) -> np.ndarray:
     """(n_layers, n_heads): each head's induction score, on the fixed repeated random tokens (once per model)."""
     return head_roles.induction_scores(model(name))
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
+@caches.kept(RESULTS)
 def roles(name: str, text: str, mask: str | None) -> head_roles.HeadRoles:
     """Every head's measures on this text and its role, the induction run included: once per sentence."""
     return head_roles.head_roles(trace(text, mask, name), induction_scores.cached(name))
@@ -497,7 +502,7 @@ class Removed:
 
 
 @per_model
-@st.cache_resource(show_spinner=False, max_entries=PICTURE_CACHE_ENTRIES)
+@caches.kept(RESULTS)
 def removed(name: str, text: str, layer_i: int, head: int, kind: str) -> Removed:
     """The model run again without one head (its Δe zeroed, or its pattern made uniform), beside its own run."""
     e = knockouts.knockout_effect(model(name), text, layer_i, head, kind, before=trace(text, None, name))

@@ -12,13 +12,12 @@ import attention
 import attention.sources
 import attention.tokens
 
-from . import access, chart_text, downloads, engine, head_switch, i18n, plot, state, theme
+from . import access, caches, chart_text, downloads, engine, head_switch, i18n, plot, state, theme
 from .figures import head_meta
 from .figures.base import Canvas, isolated, shortened, stand_alone
 from .figures.matrices import COLUMN_GAP
 from .i18n import _
 
-FIGURES_KEPT = 64  # figures as chart() shows them, kept for every session: the explorer's nine in seven views
 SHOWN = "_shown"  # session key: the figures that hold every head, as the page has them, by chart
 
 
@@ -110,7 +109,16 @@ class _Shown:
     file: str  # its camera button's file name, for the head it was drawn with
 
 
-@st.cache_resource(show_spinner=False, max_entries=FIGURES_KEPT)
+def _figure_bytes(fig: go.Figure) -> int:
+    """What a kept figure holds: plotly's data and layout, and the JSON it is sent as (kept beside it, ui/plot.py)."""
+    return len(plot.spec(fig)) + caches.nbytes(fig._data) + caches.nbytes(fig._layout)
+
+
+# Figures as chart() shows them, kept for every session by their size: the explorer's nine take 0.3 MB for a class
+# sentence, 20 MB at 256 tokens (its grid of every head's weights, 8.6 MB of JSON).
+FIGURES = caches.bounded("figures", 48 * caches.MB, size=_figure_bytes)
+
+
 def _kept(
     name: str,
     view: Hashable,
@@ -119,11 +127,14 @@ def _kept(
     switch: int | None,
     separators: str,
     width: int,
-    _figure: Callable[[], go.Figure],
+    figure: Callable[[], go.Figure],
 ) -> go.Figure:
     """The figure titled to stand alone, once per name, view (with the page's language), title, subtitle, head it
     opens on, number separators and column width (the builder is not a key)."""
-    return stand_alone(_figure(), names, subtitle, separators, width)
+    return FIGURES.get(
+        (name, view, names, subtitle, switch, separators, width),
+        lambda: stand_alone(figure(), names, subtitle, separators, width),
+    )
 
 
 ON_DECODER_HERE = "_on_decoder_here"  # this page opened on the decoder by itself (the user chose no model)

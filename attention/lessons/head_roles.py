@@ -96,7 +96,12 @@ def sep_position(tokens: tuple[Token, ...]) -> int | None:
 
 
 def row_entropy(weights: np.ndarray) -> np.ndarray:
-    """−Σ_j w_ij ln w_ij of every row, in nats (0 ln 0 = 0): (..., n, n) -> (..., n)."""
+    """−Σ_j w_ij ln w_ij of every row, in nats (0 ln 0 = 0): (..., n, n) -> (..., n).
+
+    One leading slice at a time (a layer of a trace's weights): in float64 the whole of a 256-token trace's would
+    take four copies of 38 MB at once."""
+    if weights.ndim > 3:
+        return np.stack([row_entropy(w) for w in weights])
     w = weights.astype(np.float64)
     return -(w * np.log(np.where(w > 0, w, 1.0))).sum(axis=-1)
 
