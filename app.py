@@ -13,7 +13,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from ui import preload
+from ui import preload, reconnect
 
 ROOT = Path(__file__).resolve().parent
 # The browser tab's icon comes with the page, as a data URL: Streamlit fetches a :material/…: page icon from a
@@ -27,6 +27,7 @@ started = time.time()
 # Plotly loads in the browser while the server imports the app and computes the page: asked for before anything
 # else (a new server's first page waited a tenth of a second longer for it behind these imports)
 preload.plotly()
+reconnect.watch()  # a page whose server was lost, drawn again by the one it reached
 
 from ui import caches, chapters, state  # noqa: E402
 from ui.i18n import _  # noqa: E402

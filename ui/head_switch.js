@@ -198,6 +198,7 @@ export default function (component) {
     const width = Math.round(host.getBoundingClientRect().width);
     const height = window.innerHeight;
     const off = (a, b) => Math.abs(a - b) > data.tolerance;
+    if (width > 0) window.__attentionCanvas = { width, height }; // for a run after a lost server (ui/reconnect.js)
     if (width > 0 && (off(width, data.width) || off(height, data.height))) setStateValue("canvas", { width, height });
   };
   if (data.measure) {
