@@ -1,4 +1,5 @@
-"""Drive the real app in Debian's Chromium: start `streamlit run app.py`, open pages, wait for complete redraws.
+"""Drive the real app in Debian's Chromium: start `streamlit run app.py` (or deploy/serve's several servers behind
+HAProxy), open pages, wait for complete redraws.
 
 Used by the browser tests (tests/e2e) and the benchmarks alike, so it sits beside app.py rather than inside
 either. Never downloads a browser.
@@ -7,12 +8,14 @@ either. Never downloads a browser.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -167,3 +170,75 @@ def wait_complete(
         if time.perf_counter() > deadline:
             raise TimeoutError(f"page not complete: {s}, url {page.url}")
         page.wait_for_timeout(10)
+
+
+@dataclass
+class Deployment:
+    """`bash deploy/serve` running: HAProxy's address, each app server's name, port and process id, and its files."""
+
+    url: str
+    launcher: subprocess.Popen
+    servers: dict[str, tuple[int, int]]  # name ("s1") → (port, process id)
+    haproxy_pid: int
+    haproxy_log: Path
+    socket: Path  # HAProxy's runtime API
+
+
+@contextmanager
+def deployment(replicas: int, timeout: float = 300.0, env: dict[str, str] | None = None):
+    """`bash deploy/serve --replicas N` on a free loopback port, as a class starts it; yields a Deployment once
+    HAProxy serves, and stops it all with SIGTERM (as Ctrl+C does) at the end."""
+    port = free_port()
+    LOGS.mkdir(parents=True, exist_ok=True)
+    out_path = LOGS / f"deploy-serve-{port}.log"
+    cmd = [
+        "bash",
+        str(ROOT / "deploy" / "serve"),
+        "--replicas",
+        str(replicas),
+        "--port",
+        str(port),
+        "--address",
+        "127.0.0.1",
+    ]
+    with open(out_path, "w") as out:
+        launcher = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=os.environ | (env or {}))
+        try:
+            t0 = time.perf_counter()
+            while "serving on" not in (said := out_path.read_text()):
+                if launcher.poll() is not None:
+                    raise RuntimeError(f"deploy/serve exited: {said}")
+                if time.perf_counter() - t0 > timeout:
+                    raise TimeoutError(f"deploy/serve did not start: {said}")
+                time.sleep(0.2)
+            servers = {
+                name: (int(p), int(pid))
+                for name, p, pid in re.findall(r"^server (s\d+): port (\d+), process (\d+)", said, re.M)
+            }
+            haproxy = re.search(r"^HAProxy: process (\d+), log (\S+)", said, re.M)
+            yield Deployment(
+                url=f"http://127.0.0.1:{port}",
+                launcher=launcher,
+                servers=servers,
+                haproxy_pid=int(haproxy.group(1)),
+                haproxy_log=Path(haproxy.group(2)),
+                socket=Path(re.search(r"socat stdio (\S+)", said).group(1)),
+            )
+        finally:
+            if launcher.poll() is None:
+                launcher.terminate()
+                try:
+                    launcher.wait(30)
+                except subprocess.TimeoutExpired:
+                    launcher.kill()
+
+
+def haproxy_command(socket_path: Path, command: str) -> str:
+    """One command to HAProxy's runtime API (what `echo COMMAND | socat stdio SOCKET` does); its answer."""
+    with socket.socket(socket.AF_UNIX) as s:
+        s.connect(str(socket_path))
+        s.sendall(command.encode() + b"\n")
+        answer = b""
+        while chunk := s.recv(65536):
+            answer += chunk
+    return answer.decode()

@@ -26,6 +26,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,9 +34,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from browser import print_table  # benchmarks/browser.py, beside this file
-
 from app_driver import CHROMIUM, CHROMIUM_ARGS, streamlit_server, url_mark
+from benchmarks.browser import print_table
 
 # Each is one token of the model's vocabulary, in lower case, so the token chips show it whole
 # and three of them in a row spell the sentence's mark.
@@ -271,8 +271,11 @@ def rss_mb(pid: int) -> float:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of the process itself (not its children)."""
+def cpu_seconds(pid: int | Sequence[int]) -> float:
+    """User + system CPU time of the process itself (not its children); of several processes (the servers behind a
+    load balancer, benchmarks/deploy.py), their sum."""
+    if not isinstance(pid, int):
+        return sum(cpu_seconds(one) for one in pid)
     stat = Path(f"/proc/{pid}/stat").read_text()
     fields = stat[stat.rindex(")") + 2 :].split()  # the name, in parentheses, may hold spaces
     utime, stime = int(fields[11]), int(fields[12])  # fields 14 and 15 of proc(5), counted from 1
@@ -362,7 +365,7 @@ async def timed(coro) -> float | Exception:
 async def run_round(
     browser,
     url: str,
-    pid: int,
+    pid: int | Sequence[int],
     rss: RssSampler,
     run_log: Path,
     n: int,
