@@ -7,7 +7,7 @@ explorer, type each its own sentence and press Ctrl+Enter together. Prints, per 
 - the lockstep burst: from the first key press until the servers finished the last of the thirty runs, timed at the
   servers (their run log, ATTENTION_RUN_LOG), and the browsers' own median and slowest;
 - the servers' CPU per sentence (utime + stime from /proc, summed over the servers, over the burst, divided by the
-  sentences drawn): on this two-core machine the servers share the cores, so this is the figure that carries to a
+  runs of the thirty sentences the servers logged): on this two-core machine the servers share the cores, so this is the figure that carries to a
   bigger machine, where each server has a core of its own;
 - each server's peak resident memory (VmRSS from /proc, sampled every 0.2 s over the whole run) and its own
   kernel-kept peak (VmHWM);
@@ -211,7 +211,9 @@ def main() -> int:
     rows = []
     for r in results:
         b = r.burst
-        cpu_update, per_core = per_page(b.cpu_updates, len(b.updates))
+        # per sentence the servers drew (their run log), not per page a browser saw drawn: browsers on two busy cores
+        # may time out on a page the servers have long finished
+        cpu_update, per_core = per_page(b.cpu_updates, b.server_runs)
         cpu_first, _ = per_page(b.cpu_first, len(b.first_pages))
         rows.append(
             (
