@@ -149,6 +149,8 @@ def share_by_layer(shares: np.ndarray, title: str, y_title: str) -> go.Figure:
         title,
         360 if upright else 330,
         xaxis=dict(title=dict(text=_("layer")), tickmode="array", tickvals=list(range(1, len(means) + 1))),
-        yaxis=dict(title=dict(text=y_title), range=[0, 1.2 if upright else 1.1]),
+        yaxis=dict(  # a share: ticks up to 1, the room above it for the values
+            title=dict(text=y_title), range=[0, 1.2 if upright else 1.1], tickvals=[0, 0.2, 0.4, 0.6, 0.8, 1]
+        ),
         showlegend=False,
     )
