@@ -64,6 +64,6 @@ def page_access() -> None:
             "content": _("Skip to the page"),
             "controls": _("Skip to the controls in the sidebar"),
             "sections": _("Sections of the page"),
-            "tools": _("Chart tools: the arrow keys move between them"),
+            "tools": _("Chart tools: ← and → move between them"),
         },
     )
