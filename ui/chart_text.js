@@ -57,8 +57,28 @@ function tablesOf(alt, lang) {
   });
 }
 
+// Streamlit's own chart (one whose clicks reach the app), drawn just above this disclosure: named and described as
+// ui/plot.js names the app's charts, its SVG (tick labels read one by one) hidden from a screen reader, again at
+// each of its redraws.
+function nameChart(parentElement, data) {
+  const here = parentElement.closest('[data-testid="stElementContainer"]');
+  const chart = here?.previousElementSibling?.querySelector('[data-testid="stPlotlyChart"]');
+  if (!chart) return;
+  chart.setAttribute("role", "figure");
+  chart.setAttribute("aria-label", data.names);
+  chart.setAttribute("aria-describedby", data.id);
+  const hide = () =>
+    chart.querySelectorAll("svg.main-svg:not([aria-hidden])").forEach((svg) => svg.setAttribute("aria-hidden", "true"));
+  hide();
+  if (!chart.__hiding) {
+    chart.__hiding = new MutationObserver(hide);
+    chart.__hiding.observe(chart, { childList: true, subtree: true });
+  }
+}
+
 export default function (component) {
   const { data, parentElement } = component;
+  if (data.names) nameChart(parentElement, data);
   let details = parentElement.querySelector("details.chart-text");
   if (!details) {
     details = document.createElement("details");
