@@ -23,7 +23,16 @@ CAPTION = "rgba(47, 45, 43, 0.8)"
 _CSS = f"""
 [data-testid="stElementContainer"]:has(.page-access) {{ display: none; }}
 [data-testid="stSkipToContent"] {{ display: none; }}  /* Streamlit's own skip link, in English: ours lead */
+/* a folded sidebar (a narrow or zoomed window folds it) out of the Tab order: its 30 controls were stops the focus
+   took out of sight; hidden once it has slid away */
+[data-testid="stSidebar"][data-collapsed="true"] :is([data-testid="stSidebarContent"], [data-testid="stSidebarContent"] *) {{
+  visibility: hidden !important; transition: visibility 0s linear 0.3s;
+}}
 [data-testid="stCaptionContainer"] {{ color: {CAPTION}; opacity: 1; }}
+/* a metric's label wraps in a narrow or zoomed column, where Streamlit cuts it with an ellipsis */
+[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * {{
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+}}
 /* a ring around whatever the keyboard reached; around a text box or select box, and a radio button's or a
    switch's label, where the focused input itself is hidden or framed */
 :focus-visible {{ outline: 2px solid {FOCUS} !important; outline-offset: 2px; }}
@@ -65,5 +74,8 @@ def page_access() -> None:
             "controls": _("Skip to the controls in the sidebar"),
             "sections": _("Sections of the page"),
             "tools": _("Chart tools: ← and → move between them"),
+            "equation": _("Equation wider than the page: ← and → scroll it"),
+            "code": _("Code wider than the page: ← and → scroll it"),
+            "table": _("Table wider than the page: ← and → scroll it"),
         },
     )
