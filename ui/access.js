@@ -146,8 +146,11 @@ function scrollers() {
   // Streamlit's table takes the focus in its frame when it scrolls sideways (a narrow or zoomed window): named
   // (Chromium makes a box that scrolls a stop of its own, with no name)
   for (const box of document.querySelectorAll('[data-testid="stDataFrameResizable"] div')) {
-    if (box.getAttribute("aria-label") || !["auto", "scroll"].includes(getComputedStyle(box).overflowX)) continue;
-    if (box.scrollWidth > box.clientWidth + 1) box.setAttribute("aria-label", labels.table);
+    if (box.getAttribute("aria-label")) continue;
+    const style = getComputedStyle(box);
+    const across = ["auto", "scroll"].includes(style.overflowX) && box.scrollWidth > box.clientWidth + 1;
+    const down = ["auto", "scroll"].includes(style.overflowY) && box.scrollHeight > box.clientHeight + 1;
+    if (across || down) box.setAttribute("aria-label", labels.table);
   }
 }
 

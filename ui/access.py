@@ -76,6 +76,6 @@ def page_access() -> None:
             "tools": _("Chart tools: ← and → move between them"),
             "equation": _("Equation wider than the page: ← and → scroll it"),
             "code": _("Code wider than the page: ← and → scroll it"),
-            "table": _("Table wider than the page: ← and → scroll it"),
+            "table": _("Table that scrolls: ↑, ↓, ← and → scroll it"),
         },
     )
