@@ -58,21 +58,24 @@ function tablesOf(alt, lang) {
 }
 
 // Streamlit's own chart (one whose clicks reach the app), drawn just above this disclosure: named and described as
-// ui/plot.js names the app's charts, its SVG (tick labels read one by one) hidden from a screen reader, again at
-// each of its redraws.
+// ui/plot.js names the app's charts, its SVG (tick labels read one by one) hidden from a screen reader. Streamlit
+// draws that chart after this runs, and anew at each redraw: its element is watched until it is there, and after.
 function nameChart(parentElement, data) {
-  const here = parentElement.closest('[data-testid="stElementContainer"]');
-  const chart = here?.previousElementSibling?.querySelector('[data-testid="stPlotlyChart"]');
-  if (!chart) return;
-  chart.setAttribute("role", "figure");
-  chart.setAttribute("aria-label", data.names);
-  chart.setAttribute("aria-describedby", data.id);
-  const hide = () =>
+  const box = parentElement.closest('[data-testid="stElementContainer"]')?.previousElementSibling;
+  if (!box) return;
+  box.__names = data;
+  const apply = () => {
+    const chart = box.querySelector('[data-testid="stPlotlyChart"]');
+    if (!chart) return;
+    chart.setAttribute("role", "figure");
+    chart.setAttribute("aria-label", box.__names.names);
+    chart.setAttribute("aria-describedby", box.__names.id);
     chart.querySelectorAll("svg.main-svg:not([aria-hidden])").forEach((svg) => svg.setAttribute("aria-hidden", "true"));
-  hide();
-  if (!chart.__hiding) {
-    chart.__hiding = new MutationObserver(hide);
-    chart.__hiding.observe(chart, { childList: true, subtree: true });
+  };
+  apply();
+  if (!box.__naming) {
+    box.__naming = new MutationObserver(apply);
+    box.__naming.observe(box, { childList: true, subtree: true });
   }
 }
 
