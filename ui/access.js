@@ -150,7 +150,10 @@ function scrollers() {
     const style = getComputedStyle(box);
     const across = ["auto", "scroll"].includes(style.overflowX) && box.scrollWidth > box.clientWidth + 1;
     const down = ["auto", "scroll"].includes(style.overflowY) && box.scrollHeight > box.clientHeight + 1;
-    if (across || down) box.setAttribute("aria-label", labels.table);
+    if (across || down) {
+      box.setAttribute("role", "group");
+      box.setAttribute("aria-label", labels.table);
+    }
   }
 }
 

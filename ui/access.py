@@ -43,7 +43,11 @@ label:has(> input:focus-visible),
 label:has(input[type="checkbox"]:focus-visible),
 label:has(input[type="radio"]:focus-visible) {{ outline: 2px solid {FOCUS}; outline-offset: 2px; }}
 :is(input, textarea):focus-visible:is([data-baseweb] *, label *) {{ outline: none !important; }}
-[data-testid="stMain"] :is(h1, h2, h3) {{ scroll-margin-top: 4.5rem; }}  /* clear of the bar at the top */
+/* clear of the bar at the top: a heading a skip link scrolls to, and any control the focus brings into view from
+   below it (Shift+Tab scrolls the page down only as far as the control's top) */
+[data-testid="stMain"] :is(h1, h2, h3, a, button, input, select, textarea, summary, [tabindex]) {{
+  scroll-margin-top: 4.5rem;
+}}
 /* KaTeX's glyphs stand a pixel or two out of its box: without this room every such equation scrolls sideways, and
    the browser makes each one a stop of the Tab order for nothing */
 .katex-display {{ padding-inline: 4px; }}
