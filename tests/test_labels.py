@@ -43,3 +43,23 @@ def test_a_leader_line_runs_through_no_other_point(model):
         away = np.hypot(*(line - point).T) > MARKER_CLEAR
         nearest = np.hypot(*(line[away, None, :] - others[None]).transpose(2, 0, 1)).min()
         assert nearest >= MARKER_CLEAR - 1, f"{text}'s leader line runs {nearest:.1f} px from another point"
+
+
+def test_a_vectors_coordinates_are_numbered_apart_however_many_they_are():
+    """The q/k/v panels number their coordinates every 4 or 8 as the lesson counts them, and, for Gemma's 256 in a
+    third of the page's column, far enough apart that no two numbers touch (they were 32 numbers on 230 px)."""
+    from ui.figures.base import Canvas
+    from ui.figures.head_view import qkv_figure
+    from ui.figures.text import text_px
+
+    rng = np.random.default_rng(0)
+    for d, most in ((32, 8), (64, 8), (256, None)):
+        q, k, v = (rng.normal(size=(1, 5, d)) for _ in range(3))
+        fig = qkv_figure(q, k, v, ["a", "b", "c", "d", "e"], 0, [0], "t")
+        axis = fig.layout.xaxis
+        width = (axis.domain[1] - axis.domain[0]) * Canvas().width  # the column the figure is laid out for
+        step_px = width / d * axis.dtick
+        widest = text_px(str(d - axis.dtick), axis.tickfont.size)
+        assert step_px >= widest + 4, (d, axis.dtick, step_px, widest)
+        if most:
+            assert axis.dtick <= most  # as the lesson counts: 0, 8, 16, 24 for MiniLM's 32
