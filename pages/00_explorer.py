@@ -33,7 +33,8 @@ def render() -> None:
     tr = engine.trace_or_stop(state.get("text"), state.get("mask"))
     layer = tr.layers[layer_i]
     keep = [t.position for t in tr.tokens if state.get("specials") or not t.is_special] or list(range(tr.n_tokens))
-    view = heads.HeadView(tr, layer, keep, presenter)
+    shown = heads.window(keep)  # a long text: the window of tokens sections 2 to 4 draw, every one named
+    view = heads.HeadView(tr, layer, shown, presenter)
 
     # The four steps are sent first, the picture a class waits for: what stands above them on the page is
     # filled in right after, into this container.
@@ -44,6 +45,7 @@ def render() -> None:
         widgets.explanation(fill(prose["intro"], model=cfg.name), hidden=presenter)
         controls.show_notices(tr)
         heads.tokens_section(tr, cfg, prose, view)
+        heads.window_control(keep, shown)
         view.qkv(prose)
         view.steps_words(prose)
     view.steps_note()

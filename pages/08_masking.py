@@ -70,6 +70,24 @@ c1, c2 = st.columns([3, 1])
 mask_on = c1.toggle(_("Mask the later keys (−∞ below the diagonal)"), **state.bound("mk_mask"))
 c2.button(_("Back to the notes' table"), on_click=reset_table)
 scores = masking.apply_notes_mask(typed) if mask_on else typed
+overruled = np.argwhere(np.isfinite(typed) & np.isneginf(scores))  # typed below the diagonal, masked
+if len(overruled):
+    st.info(
+        n_(
+            "The mask holds here: the softmax reads −∞ where the table shows {cells}. Whatever is typed below the "
+            "diagonal is masked; switch the mask off to use it.",
+            "The mask holds here: the softmax reads −∞ where the table shows {cells}. Whatever is typed below the "
+            "diagonal is masked; switch the mask off to use them.",
+            len(overruled),
+        ).format(
+            cells=i18n.series(
+                _("{key}, {query}: {value}").format(
+                    key=KEYS[r], query=QUERIES[c], value=masking.format_score(typed[r, c]).replace(".", decimal_mark())
+                )
+                for r, c in overruled
+            )
+        )
+    )
 weights = masking.column_softmax(scores)
 finite = np.abs(scores[np.isfinite(scores)])
 top = float(finite.max()) if finite.size else 1.0

@@ -147,6 +147,9 @@ shift = st.slider(_("Shift every position by"), 0, 256, **state.bound("pos_shift
 moved = engine.shifted(view.text, shift)
 shift_labels = figures.token_labels([t.display for t in moved.original.tokens])
 left, right = st.columns(2)
+# both on one colour scale, so that a colour means the same score in each
+shown_scores = [tr.layers[0].scores[head_i] for tr in (moved.original, moved.shifted)]
+shared_top = max(float(np.abs(s[np.isfinite(s)]).max(initial=0.0)) for s in shown_scores) or None
 for col, tr, start in ((left, moved.original, 0), (right, moved.shifted, moved.shift)):
     with col:
         chapter.half_chart(
@@ -156,6 +159,7 @@ for col, tr, start in ((left, moved.original, 0), (right, moved.shifted, moved.s
                 _("Scores q·k at positions {start}…").format(start=start),
                 kind="scores",
                 half_width=True,
+                scale_top=shared_top,
             ),
             f"scores_at_{start}",
             layer=0,

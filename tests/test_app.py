@@ -15,6 +15,7 @@ import attention
 from tests.apptest import array, figure, figures, messages, run_page
 from tests.sentences import FLUFFY
 from ui import plot, theme
+from ui.explorer import heads
 from ui.figures import cells, head_meta
 from ui.figures.base import SUBTITLE_PX, token_labels
 
@@ -290,7 +291,9 @@ def test_a_huge_paste_is_cut_with_a_notice():
     assert not at.exception
     assert "left out" in messages(at) and "256" in messages(at)
     assert figure(at, "256 tokens")
-    assert steps(at)["layout"]["meta"]["heads"] == [1]  # a long text: only the chosen head is sent
+    # a long text: sections 2 to 4 show a window of it, small enough that every head is sent for the head buttons
+    assert steps(at)["layout"]["meta"]["heads"] == list(range(1, 13))
+    assert array(step(steps(at), 3)["z"]).shape[-1] == heads.WINDOW
 
 
 @pytest.mark.parametrize(
@@ -304,12 +307,16 @@ def test_any_script_is_traced_without_error(text):
 
 def test_html_in_the_text_is_never_rendered_as_html(model):
     text = "<script>alert(1)</script> <b>bold</b> & more"
-    at = run_page(text=text)
+    at = run_page(text=text, win="8")  # its 23 tokens: the steps show 16, from the 8th (a "<") to "&" and beyond
     assert not at.exception
     tokens = [t.text for t in attention.trace(model, text).tokens]
-    for labels in (step(steps(at), 3)["x"], figure(at, f"{len(tokens)} tokens")["data"][-2]["text"]):
-        assert len(labels) == len(tokens)
-        for label, token in zip(labels, tokens, strict=True):
+    window = tokens[7 : 7 + heads.WINDOW]
+    for labels, shown in (
+        (step(steps(at), 3)["x"], window),
+        (figure(at, f"{len(tokens)} tokens")["data"][-2]["text"], tokens),
+    ):
+        assert len(labels) == len(shown)
+        for label, token in zip(labels, shown, strict=True):
             assert "<" not in label and ">" not in label  # nothing plotly could read as a tag…
             assert html.unescape(label).startswith(token)  # …and still the token's own characters
         assert any("&lt;" in label for label in labels) and any("&amp;" in label for label in labels)

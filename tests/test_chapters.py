@@ -359,6 +359,18 @@ def test_8_a_table_in_the_link_is_the_table_shown():
     assert "exactly 0.912" not in markdown(at)  # not the notes' table any more: their slips are not listed
 
 
+def test_8_a_number_typed_under_the_mask_is_said_to_be_masked():
+    typed = [3.5, 0.8, 1.9, 4.4, 2, -0.3, -0.2, 0.8, "-inf", "-inf", 0.99, 0.67, "-inf", "-inf", "-inf", 1.31]
+    at = run_page(page("masking"), mk_scores=",".join(map(str, typed)))
+    assert at.data_editor[0].value.iloc[1, 0] == "2"  # the table keeps what was typed
+    assert figure(at, "The notes' scores")["data"][0]["text"][1][0] == "−∞"  # the softmax reads −∞
+    said = [m.value for m in at.info]
+    assert any("the softmax reads −∞ where the table shows k2, q1: 2" in m for m in said), said
+    at.toggle(key="w:mk_mask").set_value(False).run()
+    assert not any("the softmax reads" in m.value for m in at.info)  # without the mask the 2 is read as typed
+    assert z(figure(at, "The notes' scores"))[1, 0] == 2
+
+
 def test_8_on_a_decoder_the_causal_mask_is_the_real_one(gpt2_in_cache):
     at = run_page(page("masking"), model="gpt2")
     real, illustration = figure(at, "Real"), figure(at, "Illustration")

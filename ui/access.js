@@ -134,11 +134,25 @@ function scrollers() {
     if (scrolls && !box.querySelector(FOCUSABLE)) {
       if (!box.hasAttribute("tabindex")) {
         box.setAttribute("tabindex", "0");
+        box.setAttribute("role", "group"); // a stop with a name: what it is and how it scrolls
+        box.setAttribute("aria-label", box.matches(".katex-display") ? labels.equation : labels.code);
         box.dataset.scrolls = "true";
       }
     } else if (box.dataset.scrolls) {
-      box.removeAttribute("tabindex");
+      for (const name of ["tabindex", "role", "aria-label"]) box.removeAttribute(name);
       delete box.dataset.scrolls;
+    }
+  }
+  // Streamlit's table takes the focus in its frame when it scrolls sideways (a narrow or zoomed window): named
+  // (Chromium makes a box that scrolls a stop of its own, with no name)
+  for (const box of document.querySelectorAll('[data-testid="stDataFrameResizable"] div')) {
+    if (box.getAttribute("aria-label")) continue;
+    const style = getComputedStyle(box);
+    const across = ["auto", "scroll"].includes(style.overflowX) && box.scrollWidth > box.clientWidth + 1;
+    const down = ["auto", "scroll"].includes(style.overflowY) && box.scrollHeight > box.clientHeight + 1;
+    if (across || down) {
+      box.setAttribute("role", "group");
+      box.setAttribute("aria-label", labels.table);
     }
   }
 }

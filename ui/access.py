@@ -23,7 +23,16 @@ CAPTION = "rgba(47, 45, 43, 0.8)"
 _CSS = f"""
 [data-testid="stElementContainer"]:has(.page-access) {{ display: none; }}
 [data-testid="stSkipToContent"] {{ display: none; }}  /* Streamlit's own skip link, in English: ours lead */
+/* a folded sidebar (a narrow or zoomed window folds it) out of the Tab order: its 30 controls were stops the focus
+   took out of sight; hidden once it has slid away */
+[data-testid="stSidebar"][data-collapsed="true"] :is([data-testid="stSidebarContent"], [data-testid="stSidebarContent"] *) {{
+  visibility: hidden !important; transition: visibility 0s linear 0.3s;
+}}
 [data-testid="stCaptionContainer"] {{ color: {CAPTION}; opacity: 1; }}
+/* a metric's label wraps in a narrow or zoomed column, where Streamlit cuts it with an ellipsis */
+[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * {{
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+}}
 /* a ring around whatever the keyboard reached; around a text box or select box, and a radio button's or a
    switch's label, where the focused input itself is hidden or framed */
 :focus-visible {{ outline: 2px solid {FOCUS} !important; outline-offset: 2px; }}
@@ -34,7 +43,11 @@ label:has(> input:focus-visible),
 label:has(input[type="checkbox"]:focus-visible),
 label:has(input[type="radio"]:focus-visible) {{ outline: 2px solid {FOCUS}; outline-offset: 2px; }}
 :is(input, textarea):focus-visible:is([data-baseweb] *, label *) {{ outline: none !important; }}
-[data-testid="stMain"] :is(h1, h2, h3) {{ scroll-margin-top: 4.5rem; }}  /* clear of the bar at the top */
+/* clear of the bar at the top: a heading a skip link scrolls to, and any control the focus brings into view from
+   below it (Shift+Tab scrolls the page down only as far as the control's top) */
+[data-testid="stMain"] :is(h1, h2, h3, a, button, input, select, textarea, summary, [tabindex]) {{
+  scroll-margin-top: 4.5rem;
+}}
 /* KaTeX's glyphs stand a pixel or two out of its box: without this room every such equation scrolls sideways, and
    the browser makes each one a stop of the Tab order for nothing */
 .katex-display {{ padding-inline: 4px; }}
@@ -64,6 +77,9 @@ def page_access() -> None:
             "content": _("Skip to the page"),
             "controls": _("Skip to the controls in the sidebar"),
             "sections": _("Sections of the page"),
-            "tools": _("Chart tools: the arrow keys move between them"),
+            "tools": _("Chart tools: ← and → move between them"),
+            "equation": _("Equation wider than the page: ← and → scroll it"),
+            "code": _("Code wider than the page: ← and → scroll it"),
+            "table": _("Table that scrolls: ↑, ↓, ← and → scroll it"),
         },
     )

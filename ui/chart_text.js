@@ -57,8 +57,31 @@ function tablesOf(alt, lang) {
   });
 }
 
+// Streamlit's own chart (one whose clicks reach the app), drawn just above this disclosure: named and described as
+// ui/plot.js names the app's charts, its SVG (tick labels read one by one) hidden from a screen reader. Streamlit
+// draws that chart after this runs, and anew at each redraw: its element is watched until it is there, and after.
+function nameChart(parentElement, data) {
+  const box = parentElement.closest('[data-testid="stElementContainer"]')?.previousElementSibling;
+  if (!box) return;
+  box.__names = data;
+  const apply = () => {
+    const chart = box.querySelector('[data-testid="stPlotlyChart"]');
+    if (!chart) return;
+    chart.setAttribute("role", "figure");
+    chart.setAttribute("aria-label", box.__names.names);
+    chart.setAttribute("aria-describedby", box.__names.id);
+    chart.querySelectorAll("svg.main-svg:not([aria-hidden])").forEach((svg) => svg.setAttribute("aria-hidden", "true"));
+  };
+  apply();
+  if (!box.__naming) {
+    box.__naming = new MutationObserver(apply);
+    box.__naming.observe(box, { childList: true, subtree: true });
+  }
+}
+
 export default function (component) {
   const { data, parentElement } = component;
+  if (data.names) nameChart(parentElement, data);
   let details = parentElement.querySelector("details.chart-text");
   if (!details) {
     details = document.createElement("details");

@@ -76,9 +76,13 @@ def name(fig: go.Figure, switch: int | None) -> str:
     return json.loads(text(fig, switch))["name"]
 
 
-def chart_text(fig: go.Figure, key: str, switch: int | None = None, compact: bool = False) -> None:
+def chart_text(
+    fig: go.Figure, key: str, switch: int | None = None, compact: bool = False, names: str | None = None
+) -> None:
     """The disclosure under the figure drawn with this key. compact: hidden until a keyboard reaches it (presenter
-    mode, where the figures fill the screen)."""
+    mode, where the figures fill the screen). names: the name to give the chart drawn just above it, where
+    Streamlit's own chart draws it (one whose clicks reach the app), which ui/plot.js does not name."""
     data = {"alt": text(fig, switch), "summary": _(SUMMARY), "id": element_id(key), "compact": compact}
+    data["names"] = names
     data["lang"] = i18n.language()
     _component(key=f"{key}-text", data=data)

@@ -21,6 +21,32 @@ function fullscreenButton(gd) {
   };
 }
 
+// What a screen reader meets inside a drawn figure: not plotly's texts (tick labels read one by one: the figure is
+// named and described instead), but a link the figure draws (chapter 1's boxes open their chapters), which the
+// keyboard reaches and which is said by its words.
+function readable(gd) {
+  for (const svg of gd.querySelectorAll(".main-svg")) {
+    const links = svg.querySelectorAll("a");
+    if (!links.length) {
+      svg.setAttribute("aria-hidden", "true");
+      continue;
+    }
+    svg.removeAttribute("aria-hidden");
+    svg.querySelectorAll("text").forEach((t) => {
+      if (!t.querySelector("a")) t.setAttribute("aria-hidden", "true");
+    });
+    for (const a of links) {
+      const words = a.textContent.trim();
+      a.setAttribute("aria-label", words);
+      // plotly draws a linked annotation's box as a second link, with no words: one stop per link is enough
+      if (!words) {
+        a.setAttribute("tabindex", "-1");
+        a.setAttribute("aria-hidden", "true");
+      }
+    }
+  }
+}
+
 export default function (component) {
   const { data, parentElement } = component;
   let gd = parentElement.querySelector(".attention-plot");
@@ -50,7 +76,8 @@ export default function (component) {
       const options = JSON.parse(config);
       options.modeBarButtonsToAdd = [fullscreenButton(gd)];
       return Plotly.newPlot(gd, fig.data, fig.layout, options).then(() => {
-        gd.querySelectorAll(".main-svg").forEach((svg) => svg.setAttribute("aria-hidden", "true"));
+        readable(gd);
+        gd.on("plotly_afterplot", () => readable(gd)); // a relayout draws its texts anew
       });
     })
     .catch((error) => {

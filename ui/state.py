@@ -183,6 +183,7 @@ PARAMS: dict[str, Param] = {
     "colours": Param("unit", _one_of("unit", "row")),
     "numbers": Param(False, _bool, lambda v: "1" if v else "0"),  # values in every cell, the cells grown to fit
     "token": Param(-1, _position),  # a position; -1: the example's token or the last word
+    "win": Param(1, int),  # the explorer: the first token of the window a long text's sections 2 to 4 show
     "layernorm": Param(True, _bool, lambda v: "1" if v else "0"),  # the displacement's step after the heads
     "after": Param("attention", _one_of(*geometry.AFTER)),  # before → after: which step
     "ba_specials": _flag_param(False),  # before → after: [CLS] and [SEP] shown there too

@@ -83,7 +83,7 @@ def chart(
         st.plotly_chart(fig, config=config, key=key, theme=None, on_select="rerun", selection_mode="points")
     else:
         plot.plot(fig, config, key or name, label, chart_text.element_id(key or name))
-    chart_text.chart_text(fig, key or name, switch, compact=bool(state.get("presenter")))
+    chart_text.chart_text(fig, key or name, switch, compact=bool(state.get("presenter")), names=label if pick else None)
     return fig
 
 

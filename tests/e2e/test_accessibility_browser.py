@@ -68,3 +68,26 @@ def test_no_serious_or_critical_wcag_violation(server, browser, group):
         page.close()
         write_report(group, found)
     assert failures == {}
+
+
+def test_equations_reach_a_screen_reader_as_mathml(server, browser):
+    """Every equation of a chapter (KaTeX, from st.latex and the prose's $…$) is in Chromium's accessibility tree
+    as MathML: a math node with its structure (a fraction, subscripts, a table of cases), which a screen reader
+    speaks as an equation ("w sub i j equals the fraction…"), while KaTeX's drawn letters are hidden from it."""
+    page = browser.new_page(viewport=PROJECTOR)
+    try:
+        page.goto(f"{server}/masking")
+        settled(page)
+        drawn = page.evaluate(
+            """() => Array.from(document.querySelectorAll('[data-testid="stMain"] .katex')).map(k => ({
+                math: !!k.querySelector('.katex-mathml math'),
+                hidden: k.querySelector('.katex-html')?.getAttribute('aria-hidden') === 'true' }))"""
+        )
+        assert len(drawn) >= 5 and all(k["math"] and k["hidden"] for k in drawn)
+        cdp = page.context.new_cdp_session(page)
+        nodes = [n for n in cdp.send("Accessibility.getFullAXTree")["nodes"] if not n.get("ignored")]
+        roles = [n.get("role", {}).get("value", "") for n in nodes]
+        assert roles.count("MathMLMath") == len(drawn)  # each equation one math node, none left out
+        assert {"MathMLFraction", "MathMLSub", "MathMLTable"} <= set(roles)  # the softmax, w_ij, M_ij's cases
+    finally:
+        page.close()

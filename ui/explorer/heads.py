@@ -33,6 +33,9 @@ WIDE_PX = 1200  # a page column at least this wide (a 1920 px screen) gets large
 NARROW_PX = 500  # a page column narrower than this (a phone) gets shorter figure titles
 
 
+WINDOW = 16  # tokens: a longer text's sections 2 to 4 show this many at a time, every one named at 1280×720
+
+
 STEP_BAR_PX = 56  # presenter mode's step bar, between the head buttons and the steps: on screen with them
 ALL_STEPS = (0, 1, 2, 3)
 
@@ -47,6 +50,35 @@ def mask_notes(tr: attention.Trace) -> tuple[str, str, str, str]:
     else:
         masked = _("causal: the model's own") if tr.mask_is_real else _("causal: an illustration")
     return ("", "", masked, "")
+
+
+def window(keep: Sequence[int]) -> list[int]:
+    """The tokens sections 2 to 4 draw: all of them, or, for a text longer than WINDOW, the WINDOW tokens from the
+    one the student picked (the link's "win"), so that every label stays readable."""
+    keep = list(keep)
+    if len(keep) <= WINDOW:
+        return keep
+    first = state.clamp("win", 1, len(keep) - WINDOW + 1)
+    return keep[first - 1 : first - 1 + WINDOW]
+
+
+def window_control(keep: Sequence[int], shown: Sequence[int]) -> None:
+    """For a long text, the slider that moves the window of tokens sections 2 to 4 show, and what it leaves out."""
+    if len(shown) == len(keep):
+        return
+    st.slider(
+        _("First token of the window (sections 2 to 4 show {n} tokens at a time)").format(n=WINDOW),
+        1,
+        len(keep) - WINDOW + 1,
+        **state.bound("win"),
+    )
+    first, last = keep.index(shown[0]) + 1, keep.index(shown[-1]) + 1
+    st.caption(
+        _(
+            "Tokens {first} to {last} of {n}, each named in the figures. A query's weights on the keys outside the "
+            "window are not drawn: a row sums to 1 only over all {n} keys."
+        ).format(first=first, last=last, n=len(keep))
+    )
 
 
 def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[str, str], view: HeadView) -> None:
@@ -197,7 +229,7 @@ class HeadView:
         """Section 3's heading, each step's words and equation, and the head buttons: above the steps' figure,
         which the page sends before them."""
         st.header("3 · " + _("From scores to weights"), anchor="3-from-scores-to-weights")
-        hidden = len(self.keep) < self.tr.n_tokens
+        hidden = any(t.is_special for t in self.tr.tokens) and not state.get("specials")  # [CLS] and [SEP] left out
         steps_text(self.tr, self.layer, prose, self.presenter, hidden=hidden, shown=self.shown())
         head_switch.head_switch(self.n_heads, key="heads_steps")
         if self.presenter:

@@ -31,6 +31,7 @@ VIEW = (
     "layout",
     "numbers",
     "token",
+    "win",
     "layernorm",
     "after",
     "ba_specials",

@@ -150,12 +150,16 @@ def bars(
             xaxis=dict(title=dict(text=y_title), range=[0, top * 1.18], **(_compact_ticks(top) if compact else {})),
             margin=dict(l=label_px(labels) + 15),
         )
+    # plotly turns the labels 30° when they crowd, and the last one then runs right of its bar, past the plot:
+    # the right margin holds it turned (or, upright, the half of it past its bar)
+    last = label_px(labels[-1:]) if labels else 0
     return figure(
         [dict(bar, x=labels, y=list(values))],
         title,
         400,
         xaxis=dict(type="category"),
         yaxis=dict(title=dict(text=y_title)),
+        margin=dict(r=max(theme.TEMPLATE.layout.margin.r, round(last * np.cos(np.radians(30))))),
     )
 
 

@@ -294,6 +294,13 @@ def _ticks(labels: Sequence[str], ticks: Sequence[str], length_px: float, size: 
     return dict(tickvals=list(labels)[::step], ticktext=list(ticks)[::step], tickfont=dict(size=size), ticks="")
 
 
+def _coordinate_step(d: int, panel_px: float, size: int) -> int:
+    """Every how many coordinates a q/k/v panel's axis is numbered: 4 or 8 as the lesson counts them, more where
+    the numbers would touch (Gemma's 256 coordinates in a third of a column: they were 32 numbers on 230 px)."""
+    apart = 0.65 * size * len(str(d - 1)) + 6  # the widest number's digits and 6 px between two
+    return next(s for s in (4, 8, 16, 32, 64, 128, 256, 512) if (s >= 8 or d <= 16) and panel_px / d * s >= apart)
+
+
 def qkv_figure(
     q: np.ndarray,
     k: np.ndarray,
@@ -340,7 +347,7 @@ def qkv_figure(
             tickfont=dict(size=ty.small),
             title=None,
             range=[-0.5, d - 0.5],
-            dtick=8 if d > 16 else 4,
+            dtick=_coordinate_step(d, panel_w, ty.small),
             matches=None if i == 0 else "x",
         )
         axes[f"yaxis{suffix}"] = dict(

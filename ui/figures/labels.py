@@ -27,6 +27,7 @@ MAX_LABELS = 40  # a longer sentence names the rest of its points on hover only
 
 
 LEADER_FROM = 12  # a label this many pixels or more from its point gets a leader line
+MARKER_CLEAR = 7  # pixels a leader line keeps from another point's marker: through one, it seems to name that point
 LEADER_BATCH = 8  # leader lines checked against the labels at once
 
 
@@ -173,11 +174,12 @@ class _Sheet:
     points: np.ndarray
     reach: np.ndarray
     boxes: list[tuple[np.ndarray, np.ndarray]]
+    markers: np.ndarray  # (m, 2) the points' markers, which a leader line must not run through
 
     @classmethod
-    def of(cls, k: float, points: np.ndarray, reach: np.ndarray) -> _Sheet:
+    def of(cls, k: float, points: np.ndarray, reach: np.ndarray, markers: np.ndarray) -> _Sheet:
         """A sheet of these obstacle points, in any order, and no label yet."""
-        return cls(k, *_by_x(points, reach), [])
+        return cls(k, *_by_x(points, reach), [], markers)
 
     def add(self, points: np.ndarray, reach: float) -> None:
         """More obstacle points (a leader line), kept in order."""
@@ -202,13 +204,21 @@ class _Sheet:
         return np.array([c for c, _ in self.boxes]), np.array([h for _, h in self.boxes])
 
     def crossed(self, start: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-        """(n,) bool: which of n leader lines, from `start` to start + each offset, cross a label (they may cross
-        an arrow). Each line is its points every 2 pixels, all of them checked at once."""
-        if not self.boxes:
+        """(n,) bool: which of n leader lines, from `start` to start + each offset, cross a label or run through
+        another point's marker (they may cross an arrow). Each line is its points every 2 pixels, all of them
+        checked at once."""
+        if not self.boxes and not len(self.markers):
             return np.zeros(len(offsets), dtype=bool)
         points, n = _lines(np.broadcast_to(start, offsets.shape), start + offsets)
-        centre, halves = self._boxes()
-        hit = (np.abs(points[None, :, :] - centre[:, None, :]) < halves[:, None, :]).all(axis=2).any(axis=0)
+        hit = np.zeros(len(points), dtype=bool)
+        if self.boxes:
+            centre, halves = self._boxes()
+            hit |= (np.abs(points[None, :, :] - centre[:, None, :]) < halves[:, None, :]).all(axis=2).any(axis=0)
+        others = self.markers[np.hypot(*(self.markers - start).T) > MARKER_CLEAR]  # not the label's own point
+        if len(others):
+            away = np.hypot(*(points - start).T) > MARKER_CLEAR  # the line's start sits on its own marker
+            near = (np.hypot(*(points[:, None, :] - others[None, :, :]).transpose(2, 0, 1)) < MARKER_CLEAR).any(axis=1)
+            hit |= away & near
         return np.logical_or.reduceat(hit, np.cumsum(n) - n)
 
     def around(self, at: np.ndarray, radius: float) -> _Sheet:
@@ -225,7 +235,8 @@ class _Sheet:
             centre, halves = self._boxes()
             inside = (np.abs(centre - at) < radius + halves).all(axis=1)
             boxes = [box for box, keep in zip(self.boxes, inside, strict=True) if keep]
-        return _Sheet(self.k, points[near], reach[near], boxes)
+        markers = self.markers[(np.abs(self.markers - at) < radius).all(axis=1)]
+        return _Sheet(self.k, points[near], reach[near], boxes, markers)
 
 
 def place_labels(
@@ -237,7 +248,13 @@ def place_labels(
     all of them gets one that holds at as many of the first as can be. A label that finds no room beside
     its point is put further out with a thin leader line to it; one with no room at all is left out, and
     its point still names itself on hover."""
-    sheets = [_Sheet.of(k, *_sampled(obstacles, frame, k)) for k in scales]
+    markers = [seg.start for seg in obstacles if seg.start == seg.end and seg.span is None]
+    sheets = [
+        _Sheet.of(
+            k, *_sampled(obstacles, frame, k), frame.px(markers).reshape(-1, 2) * k if markers else np.zeros((0, 2))
+        )
+        for k in scales
+    ]
     out = []
     for label in labels[:MAX_LABELS]:
         size = label_box(label.text, label.size)
@@ -252,7 +269,7 @@ def place_labels(
             if chosen:
                 break
         if chosen is None:  # last, where no place is clear of every arrow: one that covers arrows, but no label
-            bare = [_Sheet(s.k, np.zeros((0, 2)), np.zeros(0), s.boxes) for s in local[:1]]
+            bare = [_Sheet(s.k, np.zeros((0, 2)), np.zeros(0), s.boxes, s.markers) for s in local[:1]]
             near = _candidates(np.asarray(label.toward, dtype=float), size, label.gap)
             both = [np.concatenate(pair) for pair in zip(near, candidates, strict=True)]
             chosen = _first_free(both, anchor, half, frame, bare)

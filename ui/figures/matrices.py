@@ -54,6 +54,7 @@ def attention_heatmap(
     half_width: bool = False,
     key_labels: Sequence[str] | None = None,
     canvas: Canvas | None = None,
+    scale_top: float | None = None,
 ) -> go.Figure:
     """One (n_queries, n_keys) matrix from the trace, drawn in `layout` (paper: rows are queries;
     notes: columns are queries). −∞ cells are drawn grey and labelled −∞, never as 0.
@@ -63,6 +64,8 @@ def attention_heatmap(
     key_labels: when keys are other tokens than queries (cross-attention); `labels` then names the queries.
     canvas: the page column it is drawn in (by default a 1280×720 screen's); every token is labelled, the
     labels as large as the cells leave room for.
+    scale_top: scores coloured from −scale_top to scale_top instead of the matrix's own largest |score|, so that
+    matrices drawn side by side share one scale.
     """
     query_labels = list(labels)
     key_labels = query_labels if key_labels is None else list(key_labels)
@@ -80,7 +83,7 @@ def attention_heatmap(
         colorscale, zmin, zmax, zmid = theme.WEIGHTS_SCALE, 0.0, 1.0, None
     else:
         finite = np.abs(z[np.isfinite(z)])
-        top = float(finite.max()) if finite.size else 1.0
+        top = scale_top or (float(finite.max()) if finite.size else 1.0)
         colorscale, zmin, zmax, zmid = theme.SCORES_SCALE, -top, top, 0.0
     cells = _printed_values(m, fmt, 13 if n_cols <= 10 else 11) if numbers_fit(max(n_rows, n_cols), half_width) else {}
     cells = _legible(cells, z, colorscale, zmin, zmax)

@@ -7,7 +7,8 @@ import plotly.graph_objects as go
 
 from .. import i18n, theme
 from ..i18n import N_, _
-from .base import plain
+from .base import figure, plain
+from .text import label_px
 
 # one colour per role, from the palette every figure uses; "mixed" in grey: no single behaviour to name
 ROLE_COLOURS = {
@@ -44,7 +45,7 @@ def role_map(
     n_layers, n_heads = roles.shape
     code = i18n.language()
     which = _("layer {layer}, head {head}: {role}")
-    fig = go.Figure()
+    traces = []
     for role, colour in ROLE_COLOURS.items():
         layers, heads = np.nonzero(roles == role)
         if not len(layers):
@@ -60,8 +61,9 @@ def role_map(
             )
             for li, h in zip(layers, heads, strict=True)
         ]
-        fig.add_trace(
-            go.Scatter(
+        traces.append(
+            dict(
+                type="scatter",
                 x=heads + 1,
                 y=layers + 1,
                 mode="markers",
@@ -73,8 +75,9 @@ def role_map(
             )
         )
     if chosen is not None:
-        fig.add_trace(
-            go.Scatter(
+        traces.append(
+            dict(
+                type="scatter",
                 x=[chosen[1] + 1],
                 y=[chosen[0] + 1],
                 mode="markers",
@@ -88,28 +91,34 @@ def role_map(
         )
     gap = 4 if n_layers > 12 else 18  # room between rows, so that each head is a square of its own
     height = min(760, 140 + n_layers * (_square(n_layers, n_heads) + gap))
-    fig.update_layout(
-        title=title,
-        height=height,
+    legend_title = _("role (heads)")
+    # the legend right of the map, in the page's type like every figure: its widest entry after its swatch
+    legend_px = max(label_px([t["name"] for t in traces if t.get("showlegend", True)]) + 40, label_px([legend_title]))
+    return figure(
+        traces,
+        title,
+        height,
         xaxis=dict(
-            title=_("head"),
+            title=dict(text=_("head")),
             tickmode="array",
             tickvals=list(range(1, n_heads + 1)),
             range=[0.3, n_heads + 0.7],
-            showgrid=False,
         ),
         yaxis=dict(
-            title=_("layer"),
+            title=dict(text=_("layer")),
             tickmode="array",
             tickvals=list(range(1, n_layers + 1)) if n_layers <= 12 else list(range(1, n_layers + 1, 2)),
             range=[n_layers + 0.7, 0.3],
-            showgrid=False,
         ),
-        legend=dict(orientation="v", x=1.02, y=1, title=_("role (heads)")),
+        legend=dict(orientation="v", x=1.02, xanchor="left", y=1, title=dict(text=legend_title)),
+        margin=dict(r=legend_px + 20),
         clickmode="event+select",
         dragmode=False,
     )
-    return fig
+
+
+UPRIGHT_FROM = 12  # layers: more than this, and the bars' values are written upright
+BAR_VALUE_PX = 13
 
 
 def _square(n_layers: int, n_heads: int) -> int:
@@ -120,20 +129,28 @@ def _square(n_layers: int, n_heads: int) -> int:
 def share_by_layer(shares: np.ndarray, title: str, y_title: str) -> go.Figure:
     """Each layer's mean share (over its heads), as bars, on a 0–1 axis."""
     means = np.nanmean(shares, axis=1)
-    fig = go.Figure(
-        go.Bar(
-            x=np.arange(1, len(means) + 1),
-            y=means,
-            text=[i18n.fmt(m, ".2f") for m in means],
-            textposition="outside",
-            marker_color=theme.OKABE_ITO[0],
-        )
+    # a model of many layers has narrow bars: its values stand upright above them, at the size of the figures'
+    # other small type, where plotly would shrink them to a bar's width (8 px on SmolLM2's 30 layers)
+    upright = len(means) > UPRIGHT_FROM
+    bar = dict(
+        type="bar",
+        x=np.arange(1, len(means) + 1),
+        y=means,
+        text=[i18n.fmt(m, ".2f") for m in means],
+        textposition="outside",
+        textfont=dict(size=BAR_VALUE_PX),
+        textangle=-90 if upright else 0,
+        constraintext="none",
+        cliponaxis=False,
+        marker_color=theme.OKABE_ITO[0],
     )
-    fig.update_layout(
-        title=title,
-        xaxis=dict(title=_("layer"), tickmode="array", tickvals=list(range(1, len(means) + 1))),
-        yaxis=dict(title=y_title, range=[0, 1.08]),
-        height=330,
+    return figure(
+        [bar],
+        title,
+        360 if upright else 330,
+        xaxis=dict(title=dict(text=_("layer")), tickmode="array", tickvals=list(range(1, len(means) + 1))),
+        yaxis=dict(  # a share: ticks up to 1, the room above it for the values
+            title=dict(text=y_title), range=[0, 1.2 if upright else 1.1], tickvals=[0, 0.2, 0.4, 0.6, 0.8, 1]
+        ),
         showlegend=False,
     )
-    return fig

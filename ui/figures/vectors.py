@@ -75,7 +75,7 @@ WIDE_PHONE_SCALE = 0.38
 # Margins around those plot areas, in pixels: tick labels and axis title at the left and bottom, and a line
 # for a note or the legend under the axis title. The top is base.title_room: the title's lines and chart()'s
 # subtitle, which each figure adds to its height so that its plot keeps the size above.
-PLOT_LEFT, PLOT_RIGHT = 62, 16
+PLOT_LEFT, PLOT_RIGHT = 78, 16  # the left: "−0.05" at 15 px, its tick and the axis title beside it
 AXIS_BOTTOM = 52
 NOTE_LINE = 22
 LEGEND_LINE = 40
