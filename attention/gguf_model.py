@@ -347,6 +347,8 @@ def read_gguf_model(path: Path, name: str) -> Model:
     except KeyError as exc:
         raise UnsupportedModelError(f"{path} lacks {exc}; this explainer reads {SUPPORTED}.") from exc
     try:
-        return decoder_model(config, w, tokenizer)
+        model = decoder_model(config, w, tokenizer)
     except KeyError as exc:
         raise UnsupportedModelError(f"{path} lacks the tensor {exc}; this explainer reads {SUPPORTED}.") from exc
+    g.let_go_of_pages()
+    return model
