@@ -363,6 +363,52 @@ def _use_example() -> None:
     st.session_state["w:example"] = "—"
 
 
+UNREAD_COUNTS = "_unread_counts"  # session key: {choice: the text its count box holds that is not a count it takes}
+
+
+def count_input(label: str, name: str, low: int, high: int, on_change: Callable[[str], None] | None = None) -> int:
+    """A box for a whole number from low to high, written as the page's language writes it (50 257 in French,
+    50,257 in English), bound to the choice `name` (the link keeps the plain number). Text that is not such a
+    number stays in the box, with a message under it that says what the box takes, and the choice keeps its value.
+    on_change(name): called once a new value is kept. Returns the value."""
+    key = f"w:{name}"
+    unread = st.session_state.setdefault(UNREAD_COUNTS, {})
+    st.session_state[key] = unread.get(name, i18n.whole(state.get(name)))
+    st.text_input(label, key=key, on_change=_count_typed, args=(name, low, high, on_change))
+    if name in unread:
+        st.error(
+            _("“{text}” is not a whole number from {low} to {high}; {label} stays {value}.").format(
+                text=unread[name],
+                low=i18n.whole(low),
+                high=i18n.whole(high),
+                label=label,
+                value=i18n.whole(state.get(name)),
+            )
+        )
+    return state.get(name)
+
+
+def _count_typed(name: str, low: int, high: int, on_change: Callable[[str], None] | None) -> None:
+    text = st.session_state[f"w:{name}"]
+    value = i18n.read_integer(i18n.language(), text)
+    unread = st.session_state.setdefault(UNREAD_COUNTS, {})
+    if value is None or not low <= value <= high:
+        unread[name] = text
+        return
+    unread.pop(name, None)
+    state.put(name, value)
+    st.session_state.setdefault(state.LINK_CHOSE, set()).add(name)
+    if on_change is not None:
+        on_change(name)
+
+
+def decimal_slider(label: str, low: float, high: float, step: float, digits: int, **bound) -> float:
+    """A slider over decimals that writes them as the page's language does (0,90 in French): st.slider formats its
+    numbers printf's way, in English, whatever the page's language. bound: state.bound(...) for its choice."""
+    options = [round(low + i * step, 6) for i in range(round((high - low) / step) + 1)]
+    return st.select_slider(label, options, format_func=lambda v: i18n.fmt(v, f".{digits}f"), **bound)
+
+
 def layer_head(n_layers: int, n_heads: int) -> tuple[int, int]:
     """Layer and head pickers in the sidebar, bound to the shared choice; returns them 0-based."""
     # within this model's sizes before the boxes are drawn, so that each shows a value it offers
