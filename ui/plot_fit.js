@@ -14,8 +14,7 @@ const LABELS_CUT = 0.4; // …and its labels are cut into lines this share of th
 const TICK_ROOM = 14; // px beside the widest label: the tick and its gap
 const ROW_GAP = 6; // px between two bars' names of several lines
 const FEW_TICKS_PX = 80; // px of a narrow plot's width for each number along its x axis
-const LEGEND_MARK = 45; // px of a horizontal legend's width that an entry's line and gaps take beside its name
-const LEGEND_ROOM = 60; // px of the figure's width a legend's name leaves free
+const LEGEND_MARK = 50; // px of a horizontal legend's width that an entry's line and gaps take beside its name
 const NO_SPACE = "\ue000"; // a space inside a head's name while a line is cut into words
 
 let ruler = null;
@@ -82,115 +81,163 @@ function font(template, ...settings) {
   };
 }
 
-// The layout changes that fit a figure's titles to `width` px, from the layout as the server sent it (`sent`) and
-// its title's text now (`title`, null for the sent one), its traces as sent (`data`), for their legend's names and a
-// bar chart's, and the width the server laid it out for (`laidOut`).
-// Returns { changes, counts, names }: plotly's relayout keys (an empty object where nothing needs cutting), the
-// title's line counts, for uncut, and {trace index: name} for the names cut.
-function fitted(sent, width, headName, title = null, data = null, laidOut = null) {
-  const template = (sent.template && sent.template.layout) || {};
-  const margin = { ...(template.margin || {}), ...(sent.margin || {}) };
-  const changes = {};
-  let height = sent.height || 450;
-  let top = margin.t ?? 50;
-  let bottom = margin.b ?? 60;
-  let counts = null;
-  const titleSet = typeof sent.title === "string" ? { text: sent.title } : sent.title || {};
-  const text = title ?? titleSet.text;
-  const subtitle = titleSet.subtitle && titleSet.subtitle.text;
-  if (text) {
+const lineHeight = (f) => Math.round(LINE_HEIGHT * f.size);
+const added = (cut) => cut.counts.reduce((a, b) => a + b, 0) - cut.counts.length; // lines cutting made
+
+// A figure's layout as the server sent it (`sent`), fitted to `width` px one part at a time: the relayout keys each
+// part needs, and the room it takes from the figure's height and margins.
+class Fit {
+  constructor(sent, width, headName, data, laidOut) {
+    Object.assign(this, { sent, width, headName, data: data || [] });
+    this.template = (sent.template && sent.template.layout) || {};
+    this.margin = { ...(this.template.margin || {}), ...(sent.margin || {}) };
+    this.narrower = Boolean(laidOut) && width < laidOut; // than the server laid it out for: a phone's
+    this.laidOut = laidOut || width;
+    this.changes = {};
+    this.names = {};
+    this.counts = null;
+    this.height = sent.height || 450;
+    this.top = this.margin.t ?? 50;
+    this.left = this.margin.l ?? 85;
+    this.below = 0;
+    const title = sent.title;
+    this.titleSet = typeof title === "string" ? { text: title } : title || {};
+  }
+
+  cut(text, room, f) {
+    return cutText(text, room, f, this.headName);
+  }
+
+  // the title (its text now: the head switch renames its head), a line more each that the figure and its top margin
+  // grow by; under a subtitle, the margin and the title's pad by one more
+  title(text) {
+    const { titleSet, template } = this;
+    if (!text) return;
     const f = font(template, titleSet.font, template.title && template.title.font);
-    const cut = cutText(text, width - TITLE_INSET, f, headName);
-    counts = cut.counts;
-    const added = cut.counts.reduce((a, b) => a + b, 0) - cut.counts.length;
-    if (cut.text !== text) changes["title.text"] = cut.text;
-    if (added) {
-      const line = Math.round(LINE_HEIGHT * f.size) * added;
-      height += line;
-      top += subtitle ? 2 * line : line;
-      const pad = titleSet.pad && titleSet.pad.t;
-      if (pad !== undefined && (subtitle || titleSet.yanchor === "top")) changes["title.pad.t"] = pad + line;
+    const cut = this.cut(text, this.width - TITLE_INSET, f);
+    this.counts = cut.counts;
+    if (cut.text !== text) this.changes["title.text"] = cut.text;
+    if (!added(cut)) return;
+    const line = lineHeight(f) * added(cut);
+    const subtitle = titleSet.subtitle && titleSet.subtitle.text;
+    this.height += line;
+    this.top += subtitle ? 2 * line : line;
+    const pad = titleSet.pad && titleSet.pad.t;
+    if (pad !== undefined && (subtitle || titleSet.yanchor === "top")) this.changes["title.pad.t"] = pad + line;
+  }
+
+  subtitle() {
+    const { titleSet, template } = this;
+    const text = titleSet.subtitle && titleSet.subtitle.text;
+    if (!text) return;
+    const below = template.title && template.title.subtitle && template.title.subtitle.font;
+    const f = font(template, titleSet.subtitle.font, below);
+    const cut = this.cut(text, this.width - TITLE_INSET, f);
+    if (!added(cut)) return;
+    this.changes["title.subtitle.text"] = cut.text;
+    this.height += lineHeight(f) * added(cut);
+    this.top += lineHeight(f) * added(cut);
+  }
+
+  // a bar chart's long names beside its bars (its left margin over LABELS_MOST of the width) cut into lines, each
+  // bar's row as tall as its name's lines
+  barNames() {
+    const { sent, template, width } = this;
+    for (const [name, axis] of Object.entries(sent)) {
+      if (!this.narrower || !/^yaxis\d*$/.test(name) || !axis || this.left <= LABELS_MOST * width) continue;
+      const names = axis.ticktext || categories(this.data, name.replace("axis", ""));
+      if (!names || !names.length) continue;
+      const f = font(template, axis.tickfont, template.yaxis && template.yaxis.tickfont);
+      const cut = names.map((label) => this.cut(String(label), LABELS_CUT * width, f).text);
+      const lines = cut.map((label) => label.split("<br>"));
+      const widest = Math.max(...lines.flat().map((line) => textWidth(line, f)));
+      Object.assign(this.changes, {
+        [`${name}.tickmode`]: "array",
+        [`${name}.tickvals`]: axis.tickvals || names,
+        [`${name}.ticktext`]: cut,
+      });
+      this.left = this.changes["margin.l"] = Math.ceil(widest) + TICK_ROOM;
+      const row = Math.max(...lines.map((l) => l.length)) * lineHeight(f) + ROW_GAP;
+      const plot = (sent.height || 450) - (this.margin.t ?? 50) - (this.margin.b ?? 60);
+      if (row * names.length > plot) this.height += row * names.length - plot;
     }
   }
-  if (subtitle) {
-    const f = font(template, titleSet.subtitle.font, template.title && template.title.subtitle && template.title.subtitle.font);
-    const cut = cutText(subtitle, width - TITLE_INSET, f, headName);
-    const added = cut.counts.reduce((a, b) => a + b, 0) - cut.counts.length;
-    if (added) {
-      changes["title.subtitle.text"] = cut.text;
-      height += Math.round(LINE_HEIGHT * f.size) * added;
-      top += Math.round(LINE_HEIGHT * f.size) * added;
+
+  // an x axis's title cut to its plot's width, into the bottom margin; on a narrow plot, fewer numbers along it, not
+  // slanted over the title (plotly's own, or every k-th a bar chart gives)
+  xAxes() {
+    const { sent, template } = this;
+    const plotWidth = this.width - this.left - (this.margin.r ?? 20);
+    const values = this.data.some((t) => t.type === "bar" && t.orientation === "h"); // x: a bar chart's values
+    for (const [name, axis] of Object.entries(sent)) {
+      if (!/^xaxis\d*$/.test(name) || !axis) continue;
+      const domain = axis.domain || [0, 1];
+      const room = plotWidth * (domain[1] - domain[0]);
+      const given = values && Array.isArray(axis.tickvals) && Array.isArray(axis.ticktext) && axis.tickvals.length > 2;
+      if (this.narrower && given && room / axis.tickvals.length < FEW_TICKS_PX) {
+        const step = Math.ceil((axis.tickvals.length * FEW_TICKS_PX) / room);
+        this.changes[`${name}.tickvals`] = axis.tickvals.filter((_, i) => i % step === 0);
+        this.changes[`${name}.ticktext`] = axis.ticktext.filter((_, i) => i % step === 0);
+      } else if (this.narrower && room < FEW_TICKS_PX * 4 && !axis.tickmode && !axis.tickvals && axis.type !== "category")
+        this.changes[`${name}.nticks`] = Math.max(2, Math.floor(room / FEW_TICKS_PX));
+      const title = axis.title;
+      const text = title && (typeof title === "string" ? title : title.text);
+      if (!text) continue;
+      const f = font(template, title.font, template.xaxis && template.xaxis.title && template.xaxis.title.font);
+      const cut = this.cut(text, room, f);
+      if (cut.text === text) continue;
+      this.changes[`${name}.title.text`] = cut.text;
+      this.below = Math.max(this.below, lineHeight(f) * added(cut));
     }
   }
-  let left = margin.l ?? 85;
-  const narrower = Boolean(laidOut) && width < laidOut; // than the server laid it out for: a phone's
-  for (const [name, axis] of Object.entries(sent)) {
-    // a bar chart's long names beside its bars (its left margin over LABELS_MOST of the width): cut into lines
-    if (!narrower || !/^yaxis\d*$/.test(name) || !axis || left <= LABELS_MOST * width) continue;
-    const ref = name.replace("axis", "");
-    const names = axis.ticktext || categories(data, ref);
-    if (!names || !names.length) continue;
-    const f = font(template, axis.tickfont, template.yaxis && template.yaxis.tickfont);
-    const cut = names.map((label) => cutText(String(label), LABELS_CUT * width, f, headName).text);
-    const widest = Math.max(...cut.flatMap((label) => label.split("<br>").map((line) => textWidth(line, f))));
-    changes[`${name}.tickmode`] = "array";
-    changes[`${name}.tickvals`] = axis.tickvals || names;
-    changes[`${name}.ticktext`] = cut;
-    left = Math.ceil(widest) + TICK_ROOM;
-    changes["margin.l"] = left;
-    // each bar's row as tall as its name's lines: the plot grows by what they lack
-    const lines = Math.max(...cut.map((label) => label.split("<br>").length));
-    const row = lines * Math.round(LINE_HEIGHT * f.size) + ROW_GAP;
-    const plotHeight = (sent.height || 450) - (margin.t ?? 50) - (margin.b ?? 60);
-    if (row * names.length > plotHeight) height += row * names.length - plotHeight;
-  }
-  const plotWidth = width - left - (margin.r ?? 20);
-  let below = 0;
-  for (const [name, axis] of Object.entries(sent)) {
-    const axisTitle = /^xaxis\d*$/.test(name) && axis && axis.title;
-    const axisText = axisTitle && (typeof axisTitle === "string" ? axisTitle : axisTitle.text);
-    if (!axisText) continue;
-    const domain = axis.domain || [0, 1];
-    const f = font(template, axisTitle.font, template.xaxis && template.xaxis.title && template.xaxis.title.font);
-    const room = plotWidth * (domain[1] - domain[0]);
-    // fewer numbers along a narrow plot's axis, not slanted over its title: plotly's own, or every k-th given
-    const values = (data || []).some((t) => t.type === "bar" && t.orientation === "h"); // x: a bar chart's values
-    const given = values && Array.isArray(axis.tickvals) && Array.isArray(axis.ticktext) && axis.tickvals.length > 2;
-    if (narrower && given && room / axis.tickvals.length < FEW_TICKS_PX) {
-      const step = Math.ceil((axis.tickvals.length * FEW_TICKS_PX) / room);
-      changes[`${name}.tickvals`] = axis.tickvals.filter((_, i) => i % step === 0);
-      changes[`${name}.ticktext`] = axis.ticktext.filter((_, i) => i % step === 0);
-    } else if (narrower && room < FEW_TICKS_PX * 4 && !axis.tickmode && !axis.tickvals && axis.type !== "category")
-      changes[`${name}.nticks`] = Math.max(2, Math.floor(room / FEW_TICKS_PX));
-    const cut = cutText(axisText, room, f, headName);
-    if (cut.text === axisText) continue;
-    changes[`${name}.title.text`] = cut.text;
-    const added = cut.counts.reduce((a, b) => a + b, 0) - cut.counts.length;
-    below = Math.max(below, Math.round(LINE_HEIGHT * f.size) * added);
-  }
-  // a horizontal legend's entries, in rows as wide as the figure: a long name cut into lines, and the rows and lines
-  // it takes beyond those it took at the width the server laid the figure out for, added to the bottom margin
-  const legend = { ...(template.legend || {}), ...(sent.legend || {}) };
-  const names = {};
-  if (legend.orientation === "h" && sent.showlegend !== false) {
+
+  // a horizontal legend's entries, wrapped by plotly at its plot's width: a long name cut into lines, and the lines
+  // it takes beyond those it took at the width the server laid the figure out for, into the bottom margin
+  legend() {
+    const { sent, template, margin } = this;
+    const legend = { ...(template.legend || {}), ...(sent.legend || {}) };
+    if (legend.orientation !== "h" || sent.showlegend === false) return;
     const f = font(template, legend.font);
+    const sides = (margin.l ?? 85) + (margin.r ?? 20);
+    const plot = (sent.height || 450) - (margin.t ?? 50) - (margin.b ?? 60);
+    if (this.below && legend.y < 0 && legend.yref !== "container") // under an axis title that took more lines
+      this.changes["legend.y"] = legend.y - this.below / plot;
     const entries = [];
-    (data || []).forEach((trace, i) => {
+    this.data.forEach((trace, i) => {
       if (typeof trace.name !== "string" || !trace.name || trace.showlegend === false) return;
-      const cut = cutText(trace.name, width - LEGEND_ROOM, f, headName);
-      if (cut.text !== trace.name) names[i] = cut.text;
+      const cut = this.cut(trace.name, this.width - sides - LEGEND_MARK, f);
+      if (cut.text !== trace.name) this.names[i] = cut.text;
       entries.push({ sent: trace.name, cut: cut.text });
     });
-    const lines = (texts, room) => legendLines(texts, room, f);
-    const more = lines(entries.map((e) => e.cut), width) - lines(entries.map((e) => e.sent), laidOut || width);
-    below += Math.max(0, Math.round(LINE_HEIGHT * f.size) * more);
+    const lines = (texts, w) => legendLines(texts, w - sides, f);
+    const more = lines(entries.map((e) => e.cut), this.width) - lines(entries.map((e) => e.sent), this.laidOut);
+    this.below += Math.max(0, lineHeight(f) * more);
   }
-  height += below;
-  bottom += below;
-  if (height !== (sent.height || 450)) changes.height = height;
-  if (top !== (margin.t ?? 50)) changes["margin.t"] = top;
-  if (bottom !== (margin.b ?? 60)) changes["margin.b"] = bottom;
-  return { changes, counts, names };
+
+  result() {
+    const { sent, margin, changes } = this;
+    const height = this.height + this.below;
+    const bottom = (margin.b ?? 60) + this.below;
+    if (height !== (sent.height || 450)) changes.height = height;
+    if (this.top !== (margin.t ?? 50)) changes["margin.t"] = this.top;
+    if (bottom !== (margin.b ?? 60)) changes["margin.b"] = bottom;
+    return { changes, counts: this.counts, names: this.names };
+  }
+}
+
+// The layout changes that fit a figure to `width` px, from the layout as the server sent it (`sent`), its title's
+// text now (`title`, null for the sent one), its traces as sent (`data`: their legend's names and a bar chart's) and
+// the width the server laid it out for (`laidOut`). Returns { changes, counts, names }: plotly's relayout keys (an
+// empty object where nothing needs fitting), the title's line counts, for uncut, and {trace index: name} for the
+// names cut.
+function fitted(sent, width, headName, title = null, data = null, laidOut = null) {
+  const fit = new Fit(sent, width, headName, data, laidOut);
+  fit.title(title ?? fit.titleSet.text);
+  fit.subtitle();
+  fit.barNames();
+  fit.xAxes();
+  fit.legend();
+  return fit.result();
 }
 
 // How many lines a horizontal legend's entries take, packed in rows `width` px wide (a row as tall as its most lines).
@@ -201,7 +248,7 @@ function legendLines(texts, width, f) {
   for (const text of texts) {
     const parts = text.split("<br>");
     const wide = Math.max(...parts.map((part) => textWidth(part, f))) + LEGEND_MARK;
-    if (row && row + wide > width - TITLE_INSET) {
+    if (row && row + wide > width) {
       lines += tall;
       row = 0;
       tall = 0;
@@ -239,8 +286,9 @@ function withChanges(layout, changes) {
 
 // Where a chart is narrower than the server laid it out for, a label it placed beside a point in pixels of that width
 // (labels.py), or a note it wrapped by an estimate of its letters' widths, can run past the figure's edge: each such
-// annotation drawn past it, and narrower than the figure, is shifted back inside, and a margin grows by what an x
-// axis's end label reaches past it, after the figure is drawn (the one case measured on the page, and only on a
+// annotation drawn past it, and narrower than the figure, is shifted back inside, a margin grows by what an x
+// axis's end label reaches past it, and the top one by what slanted labels along the top reach into the title,
+// after the figure is drawn (the one case measured on the page, and only on a
 // narrow screen). Returns plotly's relayout keys.
 function nudged(gd) {
   const frame = gd.getBoundingClientRect();
@@ -265,5 +313,18 @@ function nudged(gd) {
   const margin = gd._fullLayout.margin;
   if (right >= 1) changes["margin.r"] = margin.r + Math.ceil(right);
   if (left >= 1) changes["margin.l"] = margin.l + Math.ceil(left);
+  // the title's lines (taller than counted where they hold a superscript) reaching down into the plot, or tick
+  // labels along the top, slanted to fit a narrow plot, reaching up into them; a legend's rows below the figure:
+  // the margin and the figure grow by what they overlap
+  const bottomOf = (selector) => Math.max(...[...gd.querySelectorAll(selector)].map((t) => t.getBoundingClientRect().bottom));
+  const titleBottom = bottomOf(".g-gtitle text");
+  const ticksTop = Math.min(...[...gd.querySelectorAll(".xtick text")].map((t) => t.getBoundingClientRect().top));
+  const plotTop = frame.top + gd._fullLayout._size.t;
+  const over = Math.ceil(Math.max(titleBottom - Math.min(ticksTop, plotTop), 0));
+  const legendOver = Math.ceil(Math.max(bottomOf(".legend") - frame.bottom, 0));
+  if (Number.isFinite(over) && over > 0) changes["margin.t"] = margin.t + over + 4;
+  if (Number.isFinite(legendOver) && legendOver > 0) changes["margin.b"] = margin.b + legendOver + 4;
+  const grown = (changes["margin.t"] || margin.t) - margin.t + (changes["margin.b"] || margin.b) - margin.b;
+  if (grown) changes.height = gd.__height = gd._fullLayout.height + grown;
   return changes;
 }

@@ -16,6 +16,8 @@ CUT = """() => {
       if (r.width === 0 || getComputedStyle(t).opacity === '0') continue;
       if (r.left < frame.left - 2 || r.right > frame.right + 2)
         out.push(`figure "${title.slice(0, 50)}": "${t.textContent.slice(0, 40)}" past its edge`);
+      else if (t.matches('.legendtext') && r.bottom > frame.bottom + 2)  // a legend's row below the figure
+        out.push(`figure "${title.slice(0, 50)}": "${t.textContent.slice(0, 40)}" below its edge`);
     }
   }
   // buttons, the menu, tabs, labels and a metric's label and value, and anything else that ends in an ellipsis
