@@ -60,7 +60,7 @@ m3.metric(_("heads per layer"), f"{cfg.n_heads} × {cfg.d_head}")
 m4.metric(_("parameters"), i18n.whole(arch.total))
 widgets.chart(
     diagrams.architecture_diagram(
-        boxes, cfg.n_layers, _("{model}, box by box").format(model=cfg.name), width=widgets.column_px(1)
+        boxes, cfg.n_layers, _("{model}, box by box").format(model=cfg.name), width=widgets.page_px()
     ),
     "architecture",
     text="",

@@ -34,12 +34,8 @@ st.markdown(prose["example"])
 st.info(motivation.NOTES_SENTENCE)  # the sentence the model reads, in the notes' words
 apart = engine.tokens_apart(motivation.NOTES_SENTENCE, FIRST, LATER)
 st.markdown(prose["recurrent"])
-keep = st.slider(
-    _("λ, the share of the state a recurrent step keeps"),
-    0.5,
-    0.99,
-    step=0.01,
-    **state.bound("why_keep"),
+keep = widgets.decimal_slider(
+    _("λ, the share of the state a recurrent step keeps"), 0.5, 0.99, 0.01, 2, **state.bound("why_keep")
 )
 share_at_kill = float(motivation.recurrent_share(apart, keep))
 c1, c2 = st.columns(2)

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from attention.lessons import similarity
-from ui import chapter, figures, i18n, state, theme, widgets
+from ui import chapter, figures, i18n, state, table, theme, widgets
 from ui.i18n import N_, _
 
 # The toy embedding's features (similarity.FEATURES), in words.
@@ -18,8 +18,11 @@ st.latex(
 
 controls, picture = st.columns([1, 2])
 with controls:
-    a1, a2 = (st.slider(f"a{i}", -5.0, 5.0, step=0.5, **state.bound(f"sim_a{n}")) for i, n in (("₁", 1), ("₂", 2)))
-    b1, b2 = (st.slider(f"b{i}", -5.0, 5.0, step=0.5, **state.bound(f"sim_b{n}")) for i, n in (("₁", 1), ("₂", 2)))
+    a1, a2, b1, b2 = (
+        widgets.decimal_slider(f"{v}{i}", -5.0, 5.0, 0.5, 1, **state.bound(f"sim_{v}{n}"))
+        for v in "ab"
+        for i, n in (("₁", 1), ("₂", 2))
+    )
     a, b = np.array([a1, a2]), np.array([b1, b2])
     if st.toggle(
         _("Double b's length"), help=_("A counterfactual: same direction, twice as long."), **state.bound("sim_double")
@@ -34,30 +37,34 @@ with picture:
     widgets.chart(figures.two_vectors(a, b), "two_vectors", share=2 / 3)
 st.markdown(prose["measures"])
 st.markdown(prose["angles"])
-st.dataframe(
+table.table(
     {
-        _("angle"): [f"{a}°" for a in similarity.NOTES_ANGLES],
-        _("the slides write"): [i18n.fmt(v, "g") for v in similarity.NOTES_ANGLES.values()],
-        _("cosine, exactly"): [i18n.num(similarity.cosine_of_angle(a), 4) for a in similarity.NOTES_ANGLES],
+        _("angle"): [(f"{a}°", a) for a in similarity.NOTES_ANGLES],
+        _("the slides write"): [(i18n.fmt(v, "g"), v) for v in similarity.NOTES_ANGLES.values()],
+        _("cosine, exactly"): [similarity.cosine_of_angle(a) for a in similarity.NOTES_ANGLES],
     },
-    hide_index=True,
+    key="similarity_angles",
+    label=_("The slides' cosines of three angles, and the exact ones"),
+    digits=4,
 )
 
 st.header(_("A hand-made embedding"), anchor="a-hand-made-embedding")
 words = list(similarity.TOY_EMBEDDING)
-table = similarity.cosine_table(words)
-st.markdown(chapter.fill(prose["toy"], cos_apple=i18n.num(table[words.index("apple"), words.index("orange")], 4)))
+cosines = similarity.cosine_table(words)
+st.markdown(chapter.fill(prose["toy"], cos_apple=i18n.num(cosines[words.index("apple"), words.index("orange")], 4)))
 left, right = st.columns([1, 2])
 with left:
-    st.dataframe(
+    table.table(
         {_("word"): words}
         | {_(FEATURES[f]): [similarity.TOY_EMBEDDING[w][i] for w in words] for i, f in enumerate(similarity.FEATURES)},
-        hide_index=True,
+        key="similarity_toy_embedding",
+        label=_("The toy words' vectors, one feature a column"),
+        digits=1,
     )
 with right:
     widgets.chart(
         figures.table_heatmap(
-            table,
+            cosines,
             words,
             words,
             _("Cosine similarity of the toy words"),

@@ -74,21 +74,22 @@ with right:
         label=new_vectors.replace("*", ""),
     )
 notes_orange, notes_apple = (i18n.num(w, 2) for w in similarity.NOTES_RELATED_WEIGHTS)
-st.markdown(
-    _("**Orange's row of “{sentence}”, three ways, beside the notes' {orange} and {apple}**").format(
-        sentence=SENTENCES[0], orange=notes_orange, apple=notes_apple
-    )
+three_ways = _("**Orange's row of “{sentence}”, three ways, beside the notes' {orange} and {apple}**").format(
+    sentence=SENTENCES[0], orange=notes_orange, apple=notes_apple
 )
-st.dataframe(
+st.markdown(three_ways)
+table.table(
     {
         _("weights"): [weighting(c.how) for c in checks.values()],
-        "orange → orange": [i18n.num(c.orange, 4) for c in checks.values()],
-        "orange → apple": [i18n.num(c.apple, 4) for c in checks.values()],
+        "orange → orange": [c.orange for c in checks.values()],
+        "orange → apple": [c.apple for c in checks.values()],
         _("rounds to the notes' {orange} / {apple}").format(orange=notes_orange, apple=notes_apple): [
             _("yes") if c.matches_notes else _("no") for c in checks.values()
         ],
     },
-    hide_index=True,
+    key="context_orange_row",
+    label=three_ways.replace("*", ""),
+    digits=4,
 )
 softmax_rows = similarity.mix(SENTENCES[0].split(), "softmax")
 and_row = softmax_rows.weights[softmax_rows.words.index("and")]

@@ -6,7 +6,7 @@ import streamlit as st
 import attention
 import attention.tokens
 from attention.lessons import masking, prediction
-from ui import chapter, engine, figures, i18n, widgets
+from ui import chapter, engine, figures, i18n, table, widgets
 from ui.i18n import _
 
 TOP = 5  # guesses kept at every position
@@ -83,17 +83,17 @@ if cfg.is_decoder:
         i18n.num(guesses.loss, 2),
         help=_("the mean of −ln p(the real next token)"),
     )
-    st.dataframe(
+    table.table(
         {
             _("reads"): [reads(i) for i in range(tr.n_tokens - 1)],
             _("next token (the answer)"): texts[1:],
             _("model's best guess"): [shown(g[0]) for g in guesses.guesses[:-1]],
-            _("p(best guess)"): [round(g[0].probability, 3) for g in guesses.guesses[:-1]],
-            _("p(answer)"): np.round(guesses.actual_probability, 3),
+            _("p(best guess)"): [g[0].probability for g in guesses.guesses[:-1]],
+            _("p(answer)"): list(guesses.actual_probability),
             _("right"): ["✓" if h else "" for h in hits],
         },
-        hide_index=True,
-        width="stretch",
+        key="next_word_lessons",
+        label=_("Each position's lesson: what it reads, the answer, and the model's best guess"),
     )
     at = widgets.token_picker(tr, _("Guesses at position"), name="nw_at", key="w:nw_at", default=tr.n_tokens - 1)
     left, right = st.columns(2)
@@ -126,13 +126,13 @@ if cfg.is_decoder:
     example = dict(n_lessons=tr.n_tokens - 1, first=texts[0], second=texts[1] if tr.n_tokens > 1 else "")
 else:
     st.info(chapter.fill(prose["encoder"], model=cfg.name, decoders=widgets.decoders_here()))
-    st.dataframe(
+    table.table(
         {
             _("reads"): [reads(i) for i in words[:-1]],
             _("must predict"): [texts[j] for j in words[1:]],
         },
-        hide_index=True,
-        width="stretch",
+        key="next_word_lessons",
+        label=_("Each position's lesson: what it reads and what it must predict"),
     )
     word_labels = figures.token_labels([texts[j] for j in words])
     widgets.chart(

@@ -7,7 +7,7 @@ from babel.numbers import get_decimal_symbol
 
 import attention
 from attention.lessons import masking, window
-from ui import chapter, engine, figures, i18n, state, theme, widgets
+from ui import chapter, engine, figures, i18n, state, table, theme, widgets
 from ui.i18n import _, n_
 
 KEYS = [f"k{i + 1}" for i in range(4)]
@@ -161,15 +161,14 @@ if mask_on and masking.is_worked_example(typed):
         )
         + "."
     )
-    st.dataframe(
-        pd.DataFrame(
-            {
-                _("query"): QUERIES,
-                _("notes (rounded by hand)"): [i18n.series(i18n.num(v, 2) for v in c) for c in masking.NOTES_ROUNDED.T],
-                _("exact"): [i18n.series(i18n.num(v, 3) for v in c) for c in weights.T],
-            }
-        ),
-        hide_index=True,
+    table.table(
+        {
+            _("query"): QUERIES,
+            _("notes (rounded by hand)"): [i18n.series(i18n.num(v, 2) for v in c) for c in masking.NOTES_ROUNDED.T],
+            _("exact"): [i18n.series(i18n.num(v, 3) for v in c) for c in weights.T],
+        },
+        key="masking_notes_weights",
+        label=_("Each query's weights: the notes' and the exact ones"),
     )
 small = masking.small_example_softmax()
 st.markdown(

@@ -6,7 +6,7 @@ import streamlit as st
 import attention
 import attention.tokens
 from attention.lessons import budget, heads
-from ui import architecture, chapter, engine, figures, i18n, state, widgets
+from ui import architecture, chapter, engine, figures, i18n, state, table, widgets
 from ui.i18n import _, n_
 
 prose = chapter.begin("10_heads.py")
@@ -37,7 +37,7 @@ else:
         rf"d_\text{{model}} = {cfg.d_model} \qquad {slice_h}"
     )
 per_token = n_("{n} number each", "{n} numbers each", cfg.d_head).format(n=cfg.d_head)
-st.dataframe(
+table.table(
     {
         _("head"): [h + 1 for h in range(cfg.n_heads)],
         _("its columns of Q"): [f"{h * cfg.d_head + 1}–{(h + 1) * cfg.d_head}" for h in range(cfg.n_heads)],
@@ -47,8 +47,9 @@ st.dataframe(
         ],
         _("its q, k, v per token"): [per_token] * cfg.n_heads,
     },
-    hide_index=True,
-    height=min(36 * (cfg.n_heads + 1) + 2, 260),
+    key="heads_columns",
+    label=_("Each head's columns of Q, K and V"),
+    digits=0,
 )
 st.markdown(prose["sum"])
 gap = heads.concat_gap(layer)
@@ -279,15 +280,16 @@ def shown(p: attention.Prediction) -> str:
 
 if gone.kl_divergence is not None:
     st.markdown(chapter.fill(prose["removed_decoder"], kl=i18n.num(gone.kl_divergence, 4)))
-    st.dataframe(
+    table.table(
         {
             _("next token, with every head"): [shown(p) for p in gone.top_before],
-            _("probability"): [i18n.num(p.probability, 3) for p in gone.top_before],
-            _("without the head"): [i18n.num(q, 3) for q in gone.top_before_after],
+            _("probability"): [p.probability for p in gone.top_before],
+            _("without the head"): list(gone.top_before_after),
             _("next token, without the head"): [shown(p) for p in gone.top_after],
-            _("its probability"): [i18n.num(p.probability, 3) for p in gone.top_after],
+            _("its probability"): [p.probability for p in gone.top_after],
         },
-        hide_index=True,
+        key="heads_removed",
+        label=_("The likeliest next tokens with every head, and without this one"),
     )
 else:
     st.markdown(

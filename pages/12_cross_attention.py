@@ -19,7 +19,9 @@ st.markdown(
     )
 )
 widgets.chart(
-    diagrams.encoder_decoder_diagram(_("Encoder and decoder: where cross-attention reads the source")),
+    diagrams.encoder_decoder_diagram(
+        _("Encoder and decoder: where cross-attention reads the source"), width=widgets.page_px()
+    ),
     "encoder_decoder",
     key="fig_cross_stacks",
     text="",  # a diagram of the architecture, no sentence in it

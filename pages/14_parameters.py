@@ -5,7 +5,7 @@ from dataclasses import replace
 import streamlit as st
 
 from attention.lessons import budget
-from ui import architecture, chapter, figures, i18n, state, widgets
+from ui import architecture, chapter, figures, i18n, state, table, widgets
 from ui.i18n import N_, _, n_
 
 FIELDS = {  # the calculator's inputs: the link's name, the label (d_head a symbol), the DecoderSizes field, the range
@@ -40,33 +40,30 @@ def preset_name(key: str) -> str:
 def use_preset() -> None:
     chosen = st.session_state["w:bp_preset"]
     state.put("bp_preset", chosen)
+    st.session_state.pop(widgets.UNREAD_COUNTS, None)  # the boxes show the preset's sizes
     if chosen in budget.PRESETS:
         for name, (_label, field, *_range) in FIELDS.items():
             state.put(name, getattr(budget.PRESETS[chosen], field))
 
 
 def field_changed(name: str) -> None:
-    state.put(name, int(st.session_state[f"w:{name}"]))
     sizes = {field: state.get(n) for n, (_label, field, *_range) in FIELDS.items()}
     match = [k for k, p in budget.PRESETS.items() if all(getattr(p, f) == v for f, v in sizes.items())]
     state.put("bp_preset", match[0] if match else "custom")
 
 
-ROW_PX = 35  # a table row's height in Streamlit's dataframe (the header's too)
-
-
 def show_budget(b: budget.Budget, name: str, key: str, row_names=lambda key: _(COMPONENTS[key])) -> None:
     names = [row_names(r[0]) for r in b.rows]
-    st.dataframe(
+    table.table(
         {
             _("component"): names,
             _("part"): [_(PARTS[r[1]]) for r in b.rows],
-            _("parameters"): [i18n.whole(r[2]) for r in b.rows],
-            _("share"): [i18n.share(r[2] / b.total, 2) for r in b.rows],
+            _("parameters"): [r[2] for r in b.rows],
+            _("share"): [(i18n.share(r[2] / b.total, 2), r[2] / b.total) for r in b.rows],
         },
-        hide_index=True,
-        width="stretch",
-        height=ROW_PX * (len(b.rows) + 1) + 3,  # every row in sight, no scrolling, no empty row after the last
+        key=f"budget_table_{key}",
+        label=_("{model}: parameters by component").format(model=name),
+        digits=0,
     )
     widgets.chart(
         figures.bars(
@@ -97,7 +94,8 @@ st.selectbox(
 )
 cols = st.columns(len(FIELDS))
 for col, (name, (label, _field, low, high)) in zip(cols, FIELDS.items(), strict=True):  # `_` is the translation
-    col.number_input(_(label), low, high, step=1, **state.bound(name, on_change=field_changed), args=(name,))
+    with col:
+        widgets.count_input(_(label), name, low, high, on_change=field_changed)
 preset = state.get("bp_preset")
 sizes = replace(
     budget.PRESETS.get(preset, budget.GPT3),
@@ -146,17 +144,17 @@ model = chapter.model_view()
 st.markdown(prose["loaded"])
 loaded = budget.model_budget(model)
 show_budget(loaded, model.config.name, "loaded", lambda key: architecture.budget_row(model.config, key))
-table = dict((r[0], r[2]) for r in loaded.rows)["word"]
+token_table = dict((r[0], r[2]) for r in loaded.rows)["word"]
 st.markdown(
     chapter.fill(
         prose["vocabulary"],
         model=model.config.name,
         d_model=model.config.d_model,
         vocab=i18n.whole(model.config.vocab_size),
-        table=i18n.whole(table),
+        table=i18n.whole(token_table),
         total=i18n.whole(loaded.total),
-        share=i18n.share(table / loaded.total, 1),
-        judgement=prose["vocabulary_most" if table > loaded.total / 2 else "vocabulary_some"].strip(),
+        share=i18n.share(token_table / loaded.total, 1),
+        judgement=prose["vocabulary_most" if token_table > loaded.total / 2 else "vocabulary_some"].strip(),
         scale=architecture.scale_sentence(model.config),
     )
 )

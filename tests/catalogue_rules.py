@@ -5,7 +5,8 @@ draft.json`) before it becomes a catalogue.
 - Kept as they are: the places a page fills ({{name}}, {name}, %(name)s), equations ($…$), code (`…`), link
   targets ](…) and the quiz's markers.
 - The glossary (locales/<code>/glossary.tsv): a message that says a term in English says the glossary's term in
-  the translation, so that every page calls a query the same thing.
+  the translation, so that every page calls a query the same thing. Its patterns read each equation as one mark,
+  §, so that the values of a variable ("$d + 1$ values of $i$") are not taken for attention's values.
 - The English term beside it at first use: in each chapter's prose, the first time a glossed term is said, the
   English term follows it in brackets ("requête (query)", "쿼리(query)").
 """
@@ -28,7 +29,8 @@ PLACES = re.compile(r"\{\{\w+\}\}|\{\w*(?:![rsa])?(?::[^{}]*)?\}|%\(\w+\)[sd]")
 EQUATION = re.compile(r"\$[^$]+\$")
 CODE = re.compile(r"`[^`]+`")
 TARGET = re.compile(r"\]\(([^)]*)\)")
-NOT_WORDS = re.compile(r"\$[^$]+\$|`[^`]+`|\{\{?\w+\}?\}|\]\([^)]*\)|<[^>]+>")
+NOT_WORDS = re.compile(r"`[^`]+`|\{\{?\w+\}?\}|\]\([^)]*\)|<[^>]+>")
+MATH = "§"  # where a message has an equation: a glossary pattern can tell "values of $i$" (a variable's) from values
 
 
 @dataclass(frozen=True)
@@ -64,8 +66,9 @@ def kept(message: str) -> Counter:
 
 
 def words(message: str) -> str:
-    """The message's own words: its equations, code, places and link targets taken out."""
-    return NOT_WORDS.sub(" ", message)
+    """The message's own words: its code, places and link targets taken out, each equation left as one mark (MATH)
+    between spaces."""
+    return NOT_WORDS.sub(" ", EQUATION.sub(f" {MATH} ", message))
 
 
 def problems(code: str, english: str, translation: str, terms: list[Term]) -> list[str]:

@@ -161,7 +161,7 @@ def test_the_next_word_on_a_decoder_is_softmax_of_its_logits_over_the_temperatur
     assert names == [readable(gpt2.tokenizer, gpt2.vocabulary[i], int(i)) for i in ids]
     assert not any("Ġ" in n for n in names)  # GPT-2's space mark is shown as a space, not as Ġ
 
-    at.slider(key="w:temperature").set_value(0.5).run()
+    at.select_slider(key="w:temperature").set_value(0.5).run()
     names, shown = bars(at)
     ids, expected = top_ten(logits, 0.5)
     assert np.allclose(shown, expected, atol=1e-6) and shown[0] > top_ten(logits, 1.0)[1][0]  # sharper

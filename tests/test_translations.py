@@ -134,7 +134,16 @@ def figure_texts(spec: dict) -> list[str]:
 def page_words(at) -> list[str]:
     """Every text a page shows: its prose, notices, titles, controls' labels and options, figures' texts."""
     texts = page_text(at) + [e.value for e in at.get("success")] + [e.value for e in at.get("error")]
-    for box in (*at.selectbox, *at.text_area, *at.slider, *at.number_input, *at.button, *at.metric):
+    for box in (
+        *at.selectbox,
+        *at.text_area,
+        *at.slider,
+        *at.select_slider,
+        *at.number_input,
+        *at.text_input,
+        *at.button,
+        *at.metric,
+    ):
         texts.append(box.label)
     texts += [str(o) for box in at.selectbox for o in box.options if not re.match(r"^\d+ · ", str(o))]
     texts += [str(o) for r in at.radio for o in r.options]

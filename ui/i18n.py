@@ -95,6 +95,17 @@ def integer(code: str, value: int) -> str:
     return decimal(code, value, 0)
 
 
+def read_integer(code: str, text: str) -> int | None:
+    """The whole number a student typed, as the language writes it (50 257 or 50257 in French, 50,257 in English
+    and Korean), or None for text that is not one (a decimal, a letter, nothing)."""
+    from babel.numbers import NumberFormatError, parse_number
+
+    try:
+        return int(parse_number(text.strip(), locale=code))
+    except (NumberFormatError, ValueError):
+        return None
+
+
 EXACT = 1e-9  # a share this close to 0 or 1 is 0 % or 100 % (a sum of floats that should be whole)
 
 

@@ -1,6 +1,7 @@
 // A plotly figure drawn in place (ui/plot.py): the element keeps its place on the page, a changed figure is
 // drawn into it once (Plotly.newPlot), and a figure that did not change is not drawn at all. While a figure is
-// on its way the element holds its height, and says so in data-drawing. plotly(url) is plotly_loader.js's.
+// on its way the element holds its height, and says so in data-drawing. plotly(url) is plotly_loader.js's;
+// fitted(), its titles cut to the chart's width before it is drawn and when the width changes, plot_fit.js's.
 
 const FULLSCREEN_ICON = {
   width: 512,
@@ -47,6 +48,27 @@ function readable(gd) {
   }
 }
 
+// What an earlier fit changed and this one does not, back as the server sent it (the title as it reads now, uncut);
+// null gives plotly's default, where the server set none.
+function restored(sent, before, changes, title) {
+  const out = { ...changes };
+  for (const key of before || []) {
+    if (key in out) continue;
+    if (key === "title.text") out[key] = title;
+    else out[key] = key.split(/[.[\]]+/).filter(Boolean).reduce((at, k) => (at && typeof at === "object" ? at[k] : undefined), sent) ?? null;
+  }
+  return out;
+}
+
+// A narrow chart's labels drawn past its edge shifted back inside (plot_fit.js, nudged), once it is drawn.
+function inside(gd, width) {
+  if (!(gd.__laidOut && width < gd.__laidOut)) return undefined;
+  const changes = nudged(gd);
+  if (!Object.keys(changes).length) return undefined;
+  gd.__changed = [...new Set([...(gd.__changed || []), ...Object.keys(changes)])];
+  return window.Plotly.relayout(gd, changes);
+}
+
 export default function (component) {
   const { data, parentElement } = component;
   let gd = parentElement.querySelector(".attention-plot");
@@ -71,13 +93,28 @@ export default function (component) {
   plotly(data.plotly)
     .then((Plotly) => {
       if (gd.__spec !== data.spec || gd.__config !== config) return undefined; // a newer one is on its way
-      fig.layout.width = width();
-      fig.layout.height = height;
+      const w = width();
+      const fit = fitted(fig.layout, w, data.headName || "", null, fig.data, data.laidOut);
+      const layout = withChanges(fig.layout, fit.changes);
+      layout.width = w;
+      gd.__sent = fig.layout;
+      // as sent, what a new width fits again: legend names, and the names along a bar chart's axis
+      gd.__traces = fig.data.map(({ name, showlegend, y, yaxis, type, orientation }) => {
+        const names = Array.isArray(y) && typeof y[0] === "string" ? y : undefined;
+        return { name, showlegend, yaxis, y: names, type, orientation };
+      });
+      for (const [i, name] of Object.entries(fit.names)) fig.data[i].name = name;
+      gd.__counts = fit.counts;
+      gd.__changed = Object.keys(fit.changes);
+      gd.__laidOut = data.laidOut;
+      gd.__height = layout.height || height;
+      gd.style.minHeight = `${gd.__height}px`;
       const options = JSON.parse(config);
       options.modeBarButtonsToAdd = [fullscreenButton(gd)];
-      return Plotly.newPlot(gd, fig.data, fig.layout, options).then(() => {
+      return Plotly.newPlot(gd, fig.data, layout, options).then(() => {
         readable(gd);
         gd.on("plotly_afterplot", () => readable(gd)); // a relayout draws its texts anew
+        return inside(gd, w);
       });
     })
     .catch((error) => {
@@ -94,16 +131,28 @@ export default function (component) {
       if (!gd._fullLayout || !window.Plotly) return;
       const full = document.fullscreenElement === parentElement;
       const w = full ? window.innerWidth : width();
-      const h = full ? window.innerHeight : gd.__height;
-      if (Math.abs(w - last) >= 2 || h !== gd._fullLayout.height) {
-        last = w;
-        window.Plotly.relayout(gd, { width: w, height: h });
-      }
+      if (Math.abs(w - last) < 2 && (full ? window.innerHeight : gd.__height) === gd._fullLayout.height) return;
+      last = w;
+      // the titles cut again for the new width, from the title as the page has it now (the head switch renames it)
+      const title = gd.layout.title && typeof gd.layout.title.text === "string" ? gd.layout.title.text : null;
+      const before = title === null ? null : uncut(title, gd.__counts);
+      const cut = fitted(gd.__sent, w, data.headName || "", before, gd.__traces, data.laidOut);
+      const changes = restored(gd.__sent, gd.__changed, cut.changes, before);
+      changes.width = w;
+      gd.__counts = cut.counts;
+      gd.__changed = Object.keys(cut.changes);
+      gd.__height = cut.changes.height || gd.__sent.height || 450;
+      gd.style.minHeight = `${gd.__height}px`;
+      changes.height = full ? window.innerHeight : gd.__height;
+      const names = gd.__traces.map((trace, i) => cut.names[i] ?? trace.name);
+      if (names.some((name, i) => name !== gd.data[i].name)) {
+        const changed = names.map((_, i) => i).filter((i) => names[i] !== gd.data[i].name);
+        window.Plotly.update(gd, { name: changed.map((i) => names[i]) }, changes, changed).then(() => inside(gd, w));
+      } else window.Plotly.relayout(gd, changes).then(() => inside(gd, w));
     };
     gd.__sized = new ResizeObserver(fit);
     gd.__sized.observe(parentElement);
     parentElement.addEventListener("fullscreenchange", fit);
   }
-  gd.__height = height;
   return undefined;
 }

@@ -6,6 +6,10 @@ that all change with a new sentence cost eighteen draws on the browser's one mai
 its place, draws a changed figure once, and leaves a figure that did not change alone. Its Plotly is
 Streamlit's: the chart code Streamlit ships defines window.Plotly, and the first figure loads it.
 
+A title the server wrapped for a 1280×720 screen's column (figures/base.py) is cut again in the browser where the
+chart is narrower, a phone's (plot_fit.js): the server's figure is the same for every screen, built once per view
+for all of them, and a phone's width costs no run of the page.
+
 Streamlit's chart stays where a click on a point must reach the app (its selection events).
 """
 
@@ -23,9 +27,10 @@ import plotly.io
 import streamlit as st
 from _plotly_utils.utils import to_typed_array_spec
 
+from .i18n import _
 from .preload import LOADER, PLOTLY_JS
 
-_JS = LOADER + Path(__file__).with_name("plot.js").read_text(encoding="utf-8")
+_JS = LOADER + "".join(Path(__file__).with_name(f).read_text(encoding="utf-8") for f in ("plot_fit.js", "plot.js"))
 _component = st.components.v2.component("attention_plot", js=_JS, isolate_styles=False)
 NAME = "attention_plot"
 
@@ -33,12 +38,15 @@ _specs: dict[int, tuple[weakref.ref, str]] = {}  # a figure's JSON, once per fig
 _lock = threading.Lock()
 
 
-def plot(fig: go.Figure, config: dict, key: str, label: str = "", described_by: str = "") -> None:
+def plot(
+    fig: go.Figure, config: dict, key: str, label: str = "", described_by: str = "", laid_out: int | None = None
+) -> None:
     """Draw the figure (read only from here on: its JSON is kept) with plotly's config. label: its name for screen
-    readers; described_by: the id of the element that says what it shows (ui/chart_text.py)."""
+    readers; described_by: the id of the element that says what it shows (ui/chart_text.py); laid_out: the px
+    width the figure was laid out for (its legend's rows there), where the browser fits it to another."""
     # every value text: Streamlit looks for data frames in any other (and imports pandas to do it)
     data = {"spec": spec(fig), "config": json.dumps(config), "plotly": PLOTLY_JS}
-    data |= {"label": label, "describedBy": described_by}
+    data |= {"label": label, "describedBy": described_by, "headName": _("head {n}"), "laidOut": laid_out}
     _component(key=key, data=data, height="content")
 
 

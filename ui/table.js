@@ -2,16 +2,23 @@
 // a column's name sorts by it (numbers largest first, text A to Z with the numbers in it in order: "2 · a" before
 // "10 · b"); another click reverses the order.
 
+// a cell given as [text, value]: a number the page wrote itself, shown as written and sorted by its value
+const written = (value) => Array.isArray(value);
+const sortValue = (value) => (written(value) ? value[1] : value);
+
 function cellText(value, digits, lang) {
+  if (written(value)) return value[0];
   if (typeof value !== "number" || !Number.isFinite(value)) return String(value);
-  // written as the page's language writes numbers (0,573 in French), with no grouping: as the figures print them
-  return value.toLocaleString(lang, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false });
+  // written as the page's language writes numbers (0,573 in French); decimals ungrouped, as the figures print them,
+  // whole numbers grouped (174 604 in French)
+  const grouping = digits === 0;
+  return value.toLocaleString(lang, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: grouping });
 }
 
 export default function (component) {
   const { data, parentElement } = component;
   const { columns, rows, digits, label, lang, sortBy } = data;
-  const numeric = columns.map((_, c) => rows.length > 0 && rows.every((row) => typeof row[c] === "number"));
+  const numeric = columns.map((_, c) => rows.length > 0 && rows.every((row) => typeof sortValue(row[c]) === "number"));
   let order = rows.map((_, i) => i);
   let sortedBy = null; // [column, direction]
 
@@ -57,8 +64,8 @@ export default function (component) {
       order = rows
         .map((_, i) => i)
         .sort((a, b) => {
-          const x = rows[a][c];
-          const y = rows[b][c];
+          const x = sortValue(rows[a][c]);
+          const y = sortValue(rows[b][c]);
           const d = numeric[c] ? x - y : String(x).localeCompare(String(y), undefined, { numeric: true });
           return direction * d || a - b;
         });

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from pathlib import Path
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -82,7 +83,7 @@ def chart(
     if pick:  # Streamlit's chart, whose selection events reach the app
         st.plotly_chart(fig, config=config, key=key, theme=None, on_select="rerun", selection_mode="points")
     else:
-        plot.plot(fig, config, key or name, label, chart_text.element_id(key or name))
+        plot.plot(fig, config, key or name, label, chart_text.element_id(key or name), width)
     chart_text.chart_text(fig, key or name, switch, compact=bool(state.get("presenter")), names=label if pick else None)
     return fig
 
@@ -92,12 +93,37 @@ STACKED_PX = 640  # a page column narrower than this (a phone) stacks st.columns
 
 def column_px(share: float) -> int:
     """The width of a column that takes `share` of the page's, at a 1280×720 screen's: the narrowest a desktop
-    draws it, and the same on every run, so that the page's first size report redraws no figure for it. On a
-    phone (as the explorer's head switch measured it), columns stack and each takes the page."""
-    page = int(head_switch.page_size()["width"])
-    if page < STACKED_PX:
-        return page
+    draws it, and the same on every run and every screen, so that a figure is built once for all of them. Where
+    the chart is narrower (a phone's), the browser cuts its titles again to the width it has (ui/plot_fit.js)."""
     return round(Canvas.width * share) - (0 if share == 1 else COLUMN_GAP)
+
+
+_page_width = st.components.v2.component(
+    "attention_page_width",
+    html='<div class="page-width"></div>',
+    css='[data-testid="stElementContainer"]:has(.page-width) {\n  display: none;\n}\n',
+    js=Path(__file__).with_name("page_width.js").read_text(encoding="utf-8"),
+    isolate_styles=False,
+)
+
+
+def page_px() -> int:
+    """The page column's width for a figure laid out in pixels to fill it (chapter 1's diagram, whose notes beside
+    its boxes cannot be cut again in the browser): a phone's, as the browser reports it here (once a session, on
+    the first page that asks: a run of that page), else a 1280×720 screen's."""
+    size = head_switch.page_size()
+    _page_width(
+        key="page_width",
+        data={"width": size["width"], "narrow": STACKED_PX, "tolerance": head_switch.TOLERANCE},
+        on_width_change=_width_reported,
+    )
+    return size["width"] if size["width"] < STACKED_PX else column_px(1)
+
+
+def _width_reported() -> None:
+    width = st.session_state["page_width"].get("width")
+    if isinstance(width, int | float) and width > 0:
+        st.session_state[head_switch.CANVAS] = head_switch.page_size() | {"width": int(width)}
 
 
 @dataclass(frozen=True)
@@ -361,6 +387,52 @@ def _use_example() -> None:
         state.put("text", chosen)
         state.put("token", -1)
     st.session_state["w:example"] = "—"
+
+
+UNREAD_COUNTS = "_unread_counts"  # session key: {choice: the text its count box holds that is not a count it takes}
+
+
+def count_input(label: str, name: str, low: int, high: int, on_change: Callable[[str], None] | None = None) -> int:
+    """A box for a whole number from low to high, written as the page's language writes it (50 257 in French,
+    50,257 in English), bound to the choice `name` (the link keeps the plain number). Text that is not such a
+    number stays in the box, with a message under it that says what the box takes, and the choice keeps its value.
+    on_change(name): called once a new value is kept. Returns the value."""
+    key = f"w:{name}"
+    unread = st.session_state.setdefault(UNREAD_COUNTS, {})
+    st.session_state[key] = unread.get(name, i18n.whole(state.get(name)))
+    st.text_input(label, key=key, on_change=_count_typed, args=(name, low, high, on_change))
+    if name in unread:
+        st.error(
+            _("“{text}” is not a whole number from {low} to {high}; {label} stays {value}.").format(
+                text=unread[name],
+                low=i18n.whole(low),
+                high=i18n.whole(high),
+                label=label,
+                value=i18n.whole(state.get(name)),
+            )
+        )
+    return state.get(name)
+
+
+def _count_typed(name: str, low: int, high: int, on_change: Callable[[str], None] | None) -> None:
+    text = st.session_state[f"w:{name}"]
+    value = i18n.read_integer(i18n.language(), text)
+    unread = st.session_state.setdefault(UNREAD_COUNTS, {})
+    if value is None or not low <= value <= high:
+        unread[name] = text
+        return
+    unread.pop(name, None)
+    state.put(name, value)
+    st.session_state.setdefault(state.LINK_CHOSE, set()).add(name)
+    if on_change is not None:
+        on_change(name)
+
+
+def decimal_slider(label: str, low: float, high: float, step: float, digits: int, **bound) -> float:
+    """A slider over decimals that writes them as the page's language does (0,90 in French): st.slider formats its
+    numbers printf's way, in English, whatever the page's language. bound: state.bound(...) for its choice."""
+    options = [round(low + i * step, 6) for i in range(round((high - low) / step) + 1)]
+    return st.select_slider(label, options, format_func=lambda v: i18n.fmt(v, f".{digits}f"), **bound)
 
 
 def layer_head(n_layers: int, n_heads: int) -> tuple[int, int]:

@@ -1,6 +1,6 @@
 """What the browser tests measure on a laid-out page: texts cut short or drawn past their figure, a page wider
-than its window, and controls the keyboard cannot bring into view. Shared by the languages test (1280×720) and the
-reflow test (200 % zoom)."""
+than its window, and controls the keyboard cannot bring into view. Shared by the languages test (a phone's 390×844
+and 1280×720) and the reflow test (200 % zoom)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ CUT = """() => {
       if (r.width === 0 || getComputedStyle(t).opacity === '0') continue;
       if (r.left < frame.left - 2 || r.right > frame.right + 2)
         out.push(`figure "${title.slice(0, 50)}": "${t.textContent.slice(0, 40)}" past its edge`);
+      else if (t.matches('.legendtext') && r.bottom > frame.bottom + 2)  // a legend's row below the figure
+        out.push(`figure "${title.slice(0, 50)}": "${t.textContent.slice(0, 40)}" below its edge`);
     }
   }
   // buttons, the menu, tabs, labels and a metric's label and value, and anything else that ends in an ellipsis
@@ -24,9 +26,11 @@ CUT = """() => {
     + '[data-testid="stMetricValue"] *, [data-baseweb="select"] *';
   for (const e of document.querySelectorAll(boxes)) {
     const style = getComputedStyle(e);
-    if (e.offsetParent === null || !e.textContent.trim()) continue;
+    // KaTeX's MathML is for screen readers, clipped to a pixel on purpose
+    if (e.offsetParent === null || !e.textContent.trim() || e.closest('.katex-mathml')) continue;
     const hides = style.textOverflow === 'ellipsis' || ['hidden', 'clip'].includes(style.overflowX);
-    if (hides && e.scrollWidth > e.clientWidth + 1) out.push(`"${e.textContent.trim().slice(0, 50)}" cut short`);
+    // 2 px: what KaTeX's sub- and superscripts reach past a label's box, drawn whole all the same
+    if (hides && e.scrollWidth > e.clientWidth + 2) out.push(`"${e.textContent.trim().slice(0, 50)}" cut short`);
   }
   for (const e of document.querySelectorAll('[data-baseweb="select"] input'))  // a select box's chosen value
     if (e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1) out.push(`"${e.value.slice(0, 50)}" cut short`);

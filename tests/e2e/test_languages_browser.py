@@ -1,12 +1,16 @@
-"""Every page in French and in Korean, in Chromium at a projector's 1280×720: the page says its language
-(<html lang>), nothing is wider than the page, and no text is cut: a figure's title, axis title or label past its
-figure's edge, a button's, a tab's or the menu's text cut short. Each page is kept as a screenshot for looking at
-(artifacts/screenshots/<lang>-<page>.png). On the same pages axe-core finds no serious or critical violation of
-WCAG 2.0/2.1/2.2 A and AA (the rest listed in artifacts/axe/<lang>.md): test_accessibility_browser.py's matrix,
-whose French and Korean pages are these, each opened once for both checks.
+"""Every page in English, French and Korean, in Chromium, opened first on a phone (390×844) and then, in French and
+Korean, widened to a projector's 1280×720 (the same page, its figures fitted again to the new width): the page says
+its language (<html lang>), nothing is wider than the page, and no text is cut: a figure's title, axis title, legend
+or label past its figure's edge, a button's, a tab's or the menu's text cut short. A French page writes its tables'
+numbers with a decimal comma, whatever the browser's language. Each page is kept as a screenshot for looking at
+(artifacts/screenshots/<lang>-<page>-390.png, and <lang>-<page>.png at 1280). At 1280, axe-core finds no serious or
+critical violation of WCAG 2.0/2.1/2.2 A and AA on the French and Korean pages (the rest listed in
+artifacts/axe/<lang>.md): test_accessibility_browser.py's matrix, whose French and Korean pages are these, each
+opened once for both checks.
 
 French runs about a quarter longer than English and Korean draws every syllable a full em wide: this is where a
-title measured for English would be cut."""
+title measured for English would be cut, and a phone is where any title is. The server lays every figure out for a
+1280×720 screen; a page opened first on a phone is fitted to it in the browser (ui/plot_fit.js)."""
 
 from __future__ import annotations
 
@@ -20,31 +24,63 @@ from ui.chapter import url_path
 from ui.chapters import CHAPTERS
 
 PROJECTOR = {"width": 1280, "height": 720}
+PHONE = {"width": 390, "height": 844}
 PAGES = [("explorer", ""), *((f"{c.number:02d}-{url_path(c)}", url_path(c)) for c in CHAPTERS)]
+# the explorer's four steps laid out for the width they are drawn in (test_explorer_browser.py's sized)
+LAID_OUT = """() => { const g = Array.from(document.querySelectorAll('.js-plotly-plot'))
+  .find(g => g.layout && g.layout.meta && g.layout.meta.first);
+  return g && Math.abs(g.layout.meta.canvas.width - g.getBoundingClientRect().width) <= 24; }"""
+# a table cell with a decimal point between digits: a number written the English way
+POINT_DECIMALS = """() => Array.from(document.querySelectorAll('.table td')).map(td => td.textContent)
+  .filter(t => /\\d\\.\\d/.test(t))"""
 
 
-@pytest.mark.parametrize("lang", ["fr", "ko"])
-def test_every_page_in_french_and_korean_says_its_language_cuts_nothing_and_passes_axe(server, browser, lang):
-    page = browser.new_page(viewport=PROJECTOR)
-    found, audited, violations = {}, {}, {}
+def settled(page, name: str) -> None:
+    """Wait for the page as laid out for its window: complete, with no exception, its fonts and labels in place
+    (and the explorer redrawn for a new size, which it asks the server for)."""
+    state = wait_complete(page, url_has="text=", timeout=180)
+    if state["exceptions"]:
+        pytest.fail(f"{name}: {page.get_by_test_id('stException').first.inner_text()[:1500]}")
+    page.wait_for_timeout(500)
+    wait_complete(page, url_has="text=", timeout=180)
+    if name == "explorer":  # its figures laid out for the column's width, which its head buttons report
+        page.wait_for_function(LAID_OUT, timeout=60_000)
+        wait_complete(page, url_has="text=", timeout=180)
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "ko"])
+def test_every_page_on_a_phone_and_a_projector_says_its_language_cuts_nothing_and_passes_axe(server, browser, lang):
+    page = browser.new_page(viewport=PHONE)
+    found, audited, violations, points = {}, {}, {}, {}
     try:
         for name, path in PAGES:
+            page.set_viewport_size(PHONE)
             page.goto(f"{server}/{path}?lang={lang}")
-            state = wait_complete(page, url_has="text=", timeout=180)
-            if state["exceptions"]:
-                pytest.fail(f"{name}: {page.get_by_test_id('stException').first.inner_text()[:1500]}")
-            page.wait_for_timeout(500)  # fonts and the last chart's labels in place
+            settled(page, name)
             assert page.evaluate("document.documentElement.lang") == lang, name
+            cut = page.evaluate(CUT)
+            screenshot(page, f"{lang}-{name}-390")
+            if cut:
+                found[f"{name} at 390"] = cut
+            if lang == "fr" and page.evaluate(POINT_DECIMALS):
+                points[name] = page.evaluate(POINT_DECIMALS)
+            if lang == "en":
+                continue  # English at 1280: every other browser test
+            page.set_viewport_size(PROJECTOR)
+            page.wait_for_timeout(500)  # the figures fitted again, the explorer's size reported
+            settled(page, name)
             cut = page.evaluate(CUT)
             screenshot(page, f"{lang}-{name}")
             if cut:
-                found[name] = cut
+                found[f"{name} at 1280"] = cut
             audited[name] = audit(page)  # after the screenshot's wait: the explorer has redrawn for the window
             bad = blocking(audited[name])
             if bad:
                 violations[name] = [f"{v['impact']} {v['rule']}: {v['help']}; {v['nodes'][:3]}" for v in bad]
     finally:
         page.close()
-        write_report(lang, audited)
+        if audited:
+            write_report(lang, audited)
     assert found == {}
+    assert points == {}
     assert violations == {}

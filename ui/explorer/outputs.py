@@ -284,13 +284,8 @@ def next_word_section(tr: attention.Trace) -> None:
                 ).format(norm=norm, n=i18n.whole(vocabulary))
             )
         low, high, step = state.TEMPERATURES
-        st.slider(
-            _("Temperature T"),
-            low,
-            high,
-            step=step,
-            format="%.1f",
-            **state.bound("temperature", on_change=_temperature),
+        widgets.decimal_slider(
+            _("Temperature T"), low, high, step, 1, **state.bound("temperature", on_change=_temperature)
         )
         temperature = state.get("temperature")
         predictions = tr.next_tokens(top=TOP_NEXT, temperature=temperature)

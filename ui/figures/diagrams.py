@@ -171,10 +171,21 @@ def value_chain(
     return arrow_chain(start, steps, step_labels, explained, title, named=longest)
 
 
-def encoder_decoder_diagram(title: str) -> go.Figure:
+NARROW_PX, NARROW_TYPE = 640, 12  # a diagram narrower than this (a phone's) writes its words this size
+
+
+def encoder_decoder_diagram(title: str, width: int = Canvas.width) -> go.Figure:
     """The original Transformer as the slides draw it: an encoder stack reading the source, a decoder stack
     writing the target, and the encoder's last vectors sent to the cross-attention of every decoder block
-    as its keys and values (the decoder's own tokens give the queries). Add & Norm steps are left out."""
+    as its keys and values (the decoder's own tokens give the queries). Add & Norm steps are left out.
+    width: the px of the column it is drawn in; on a phone's, its words are smaller, and each wraps to its box."""
+    size = NARROW_TYPE if width < NARROW_PX else theme.TEMPLATE.layout.font.size
+    unit = (width - 20) / 10  # px per unit of the x axis (0 to 10), inside the margins
+
+    def fitted(text: str, units: float) -> str:
+        """The text's lines (<br>) each wrapped to `units` of the x axis, less some air."""
+        return "<br>".join("<br>".join(wrap(line, units * unit - 8, size)) for line in text.split("<br>"))
+
     embedding, mlp = _("embedding + positions"), _("MLP")
     boxes = [  # (x0, y0, x1, y1, text, highlighted)
         (0.5, 1.0, 4.0, 1.8, embedding, False),
@@ -202,17 +213,40 @@ def encoder_decoder_diagram(title: str) -> go.Figure:
         dict(type="rect", x0=x0, y0=y0, x1=x1, y1=y1, line=dict(color=theme.MUTED, dash="dash", width=1.5))
         for x0, y0, x1, y1, _text in frames
     ]
-    notes = [dict(x=(x0 + x1) / 2, y=(y0 + y1) / 2, text=text, showarrow=False) for x0, y0, x1, y1, text, _lit in boxes]
+    notes = [
+        dict(x=(x0 + x1) / 2, y=(y0 + y1) / 2, text=fitted(text, x1 - x0), showarrow=False, font_size=size)
+        for x0, y0, x1, y1, text, _lit in boxes
+    ]
     notes += [
-        dict(x=x0 + 0.05, y=y1 + 0.05, text=text, showarrow=False, xanchor="left", yanchor="bottom", font_size=13)
+        dict(
+            x=x0 + 0.05,
+            y=y1 + 0.05,
+            text=text,
+            showarrow=False,
+            xanchor="left",
+            yanchor="bottom",
+            font_size=min(size, 13),
+        )
         for x0, y0, x1, y1, text in frames
     ]
     notes += [
-        dict(x=2.25, y=0.45, text=_("source sentence"), showarrow=False),
-        dict(x=7.75, y=0.45, text=_("target, written so far"), showarrow=False),
-        dict(x=7.75, y=9.45, text=_("next target token"), showarrow=False),
-        dict(x=2.25, y=6.75, text=_("the source's vectors<br>(last encoder layer)"), showarrow=False),
+        dict(x=x, y=y, text=fitted(text, 4.0), showarrow=False, font_size=size)
+        for x, y, text in (
+            (2.25, 0.45, _("source sentence")),
+            (7.75, 0.45, _("target, written so far")),
+            (7.75, 9.45, _("next target token")),
+        )
     ]
+    notes.append(  # from the frame's label up, however many lines it wraps to
+        dict(
+            x=2.25,
+            y=6.4,
+            yanchor="bottom",
+            text=fitted(_("the source's vectors<br>(last encoder layer)"), 4.0),
+            showarrow=False,
+            font_size=size,
+        )
+    )
 
     def arrow(x0: float, y0: float, x1: float, y1: float, colour: str = theme.INK, width: float = 1.5) -> dict:
         return dict(
@@ -232,10 +266,12 @@ def encoder_decoder_diagram(title: str) -> go.Figure:
             y=6.25,
             text=_("keys and values"),
             showarrow=False,
-            font=dict(color=darkened(cross), size=14),
+            font=dict(color=darkened(cross), size=min(size + 1, 14)),
             textangle=19,
         ),
-        dict(x=8.75, y=4.15, text=_("queries ↑"), showarrow=False, font=dict(color=darkened(cross), size=13)),
+        dict(
+            x=8.75, y=4.15, text=_("queries ↑"), showarrow=False, font=dict(color=darkened(cross), size=min(size, 13))
+        ),
     ]
     hidden = dict(visible=False, range=None, fixedrange=True)
     return figure(
