@@ -178,7 +178,11 @@ def test_a_decoders_displacement_says_there_is_no_norm_after_the_heads(gpt2_in_c
     notes = [a["text"].replace("<br>", " ") for a in summed["layout"]["annotations"]]  # wrapped to the figure
     assert any("no norm on the residual stream" in note for note in notes)
     step = figure(at, "The step after the heads")
-    assert "+ b_O" in labels(step) and list(step["data"][0]["text"]) == ["e", "e + ΣΔe", "e + ΣΔe + b_O"]
+    assert "+ b<sub>O</sub>" in labels(step) and list(step["data"][0]["text"]) == [
+        "e",
+        "e + ΣΔe",
+        "e + ΣΔe + b<sub>O</sub>",
+    ]
 
 
 def test_a_model_without_bias_or_norm_after_its_heads_shows_no_empty_step():
