@@ -21,6 +21,7 @@ import subprocess
 import time
 import urllib.request
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from app_driver import CHROMIUM, CHROMIUM_ARGS, ROOT, deployment, haproxy_command
@@ -140,7 +141,10 @@ def test_a_class_of_thirty_on_three_servers_loses_nothing_when_one_dies(tmp_path
     run_log = tmp_path / "runs.jsonl"
     with deployment(SERVERS, env={"ATTENTION_RUN_LOG": str(run_log)}) as d:
         assert sorted(d.servers) == ["s1", "s2", "s3"]
-        r = asyncio.run(class_through_haproxy(d, run_log))
+        # in a thread of its own: the other browser tests' Playwright (its sync API) keeps an event loop running in
+        # this one for the whole session, where asyncio.run refuses to start another
+        with ThreadPoolExecutor(1) as thread:
+            r = thread.submit(asyncio.run, class_through_haproxy(d, run_log)).result()
         sessions = r["sessions"]
 
         # every session on one server: each request HAProxy logged for it went to the server its cookie names
