@@ -221,6 +221,10 @@ class _Sheet:
             hit |= away & near
         return np.logical_or.reduceat(hit, np.cumsum(n) - n)
 
+    def labels_only(self) -> _Sheet:
+        """This sheet's labels alone: a place on it only has to stay in the plot and off them, a line off them."""
+        return _Sheet(self.k, np.zeros((0, 2)), np.zeros(0), self.boxes, np.zeros((0, 2)))
+
     def around(self, at: np.ndarray, radius: float) -> _Sheet:
         """This sheet cut to what lies within `radius` pixels of a point, all a label near it can touch: each
         label is then checked against a few dozen points rather than every arrow of a long sentence. The points
@@ -310,8 +314,10 @@ def _first_free(
     candidates: tuple[np.ndarray, np.ndarray], anchor: np.ndarray, half: np.ndarray, frame: Frame, sheets: list[_Sheet]
 ) -> tuple[np.ndarray, bool] | None:
     """The first candidate place where a label is free on every sheet, and whether it needs a leader line; else
-    the first free on as many of the first sheets as can be; None if there is none on the first. Each sheet
-    checks every place once, at once."""
+    the first free on as many of the first sheets as can be and, on the rest, still in the plot and off every label
+    and its line across none (a label held at the page's scale alone was put on another's box at a phone's); else
+    the first free on as many of the first sheets as can be; None if there is none on the first. Each sheet checks
+    every place once, at once."""
     offsets, leaders = candidates
     free = []  # place by place: free on this sheet and every one before it
     for s in sheets:
@@ -319,8 +325,14 @@ def _first_free(
         mask = np.zeros(len(offsets), dtype=bool)
         mask[where] = s.free(anchor * s.k + offsets[where], half, frame)
         free.append(mask)
-    for n in range(len(sheets), 0, -1):
-        places = np.flatnonzero(free[n - 1])
+    labels = [s.labels_only() for s in sheets]
+    apart = [np.ones(len(offsets), dtype=bool)]  # place by place: off every label on each sheet after this one
+    for s in reversed(labels[1:]):
+        apart.insert(0, apart[0] & s.free(anchor * s.k + offsets, half, frame))
+    tiers = [(n, True) for n in range(len(sheets), 0, -1)] + [(n, False) for n in range(len(sheets) - 1, 0, -1)]
+    for n, kept_apart in tiers:
+        places = np.flatnonzero(free[n - 1] & apart[n - 1] if kept_apart else free[n - 1])
+        checked = sheets[:n] + (labels[n:] if kept_apart else [])
         crossing: dict[int, bool] = {}  # for a place with a leader line: whether it crosses a label on a sheet
         for j, i in enumerate(places):
             offset, leader = offsets[i], bool(leaders[i])
@@ -328,7 +340,7 @@ def _first_free(
                 return offset, leader
             if i not in crossing:  # a leader line runs from the point to the label's centre, and must cross no label
                 batch = places[j : j + LEADER_BATCH]  # checked a few at once: most labels take one of the first
-                lines = [s.crossed(anchor * s.k, offsets[batch]) for s in sheets[:n]]
+                lines = [s.crossed(anchor * s.k, offsets[batch]) for s in checked]
                 crossing.update(zip(batch.tolist(), np.logical_or.reduce(lines).tolist(), strict=True))
             if not crossing[i]:
                 return offset, leader
