@@ -201,9 +201,7 @@ measures = {
     _("induction"): found.induction_score,
 }
 widgets.chart(
-    figures.role_map(
-        found.roles, measures, _("{model}: the role of every head").format(model=cfg.name), chosen=(layer_i, head_i)
-    ),
+    figures.role_map(found.roles, measures, _("The role of every head"), chosen=(layer_i, head_i)),
     "head_roles",
     key="fig_heads_roles",
     text=view.text,

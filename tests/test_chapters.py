@@ -637,7 +637,7 @@ def test_10_head_roles_and_a_removed_head_on_both_models():
     at = run_page(page("heads"), model="smollm2", text="The capital of France is", layer="18", head="7")
     counts = next(c.value for c in at.caption if "(of 270 heads)" in c.value)
     assert "first token:" in counts and "induction:" in counts  # the sink, and the heads the repeat probe finds
-    roles = figure(at, "smollm2: the role of every head")
+    roles = figure(at, "The role of every head")
     assert sum(len(array(t["x"])) for t in roles["data"] if t.get("showlegend") is not False) == 270
     assert "KL =" in markdown(at)
     table = apptest.table(at, "heads_removed")

@@ -143,7 +143,7 @@ def test_a_click_on_the_role_map_picks_the_head_and_opens_it_in_the_explorer(ser
     """SmolLM2's 30 × 9 role map: a click on layer 18's head 6 picks it for the chapter (its removal) and the
     sidebar, and the link under the map opens it in the explorer."""
     page.goto(server + "/heads?model=smollm2")
-    wait_complete(page, titled="smollm2: the role of every head", timeout=300)
+    wait_complete(page, titled="The role of every head", timeout=300)
     roles = page.locator(".js-plotly-plot").filter(has=page.locator(".gtitle", has_text="the role of every head"))
     roles.scroll_into_view_if_needed()
     page.wait_for_timeout(500)
