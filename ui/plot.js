@@ -104,6 +104,7 @@ export default function (component) {
         return { name, showlegend, yaxis, y: names, type, orientation };
       });
       for (const [i, name] of Object.entries(fit.names)) fig.data[i].name = name;
+      crowdedCells(fig.data, fig.layout, w, data.laidOut);
       gd.__counts = fit.counts;
       gd.__changed = Object.keys(fit.changes);
       gd.__laidOut = data.laidOut;

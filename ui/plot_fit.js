@@ -225,6 +225,33 @@ class Fit {
   }
 }
 
+// A narrow chart's heatmaps whose numbers are wider than their cells (a phone's width, where the server laid them out
+// for a desktop's columns): their numbers left out of the cells, where they would run into each other, and kept in
+// the hover and in the figure's table of values. Returns the indices of the traces changed.
+function crowdedCells(data, layout, width, laidOut) {
+  const changed = [];
+  if (!(laidOut && width < laidOut)) return changed;
+  const template = (layout.template && layout.template.layout) || {};
+  const margin = { ...(template.margin || {}), ...(layout.margin || {}) };
+  const plotWidth = width - (margin.l ?? 85) - (margin.r ?? 20);
+  data.forEach((trace, i) => {
+    if (trace.type !== "heatmap" || !trace.texttemplate || !Array.isArray(trace.text)) return;
+    const rows = trace.text.filter(Array.isArray);
+    const columns = Math.max(0, ...rows.map((row) => row.length));
+    if (!columns) return;
+    const axis = layout[`xaxis${(trace.xaxis || "x").slice(1)}`] || {};
+    const domain = axis.domain || [0, 1];
+    const cell = (plotWidth * (domain[1] - domain[0])) / columns;
+    const f = font(template, trace.textfont);
+    const widest = Math.max(0, ...rows.flat().map((t) => textWidth(String(t ?? ""), f)));
+    if (widest + 2 > cell) {
+      trace.texttemplate = "";
+      changed.push(i);
+    }
+  });
+  return changed;
+}
+
 // The layout changes that fit a figure to `width` px, from the layout as the server sent it (`sent`), its title's
 // text now (`title`, null for the sent one), its traces as sent (`data`: their legend's names and a bar chart's) and
 // the width the server laid it out for (`laidOut`). Returns { changes, counts, names }: plotly's relayout keys (an
