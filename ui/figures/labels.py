@@ -205,21 +205,36 @@ class _Sheet:
 
     def crossed(self, start: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """(n,) bool: which of n leader lines, from `start` to start + each offset, cross a label or run through
-        another point's marker (they may cross an arrow). Each line is its points every 2 pixels, all of them
-        checked at once."""
+        another point's marker (they may cross an arrow). Each line is its points every 2 pixels; a line is
+        checked only against the labels and markers that its own box, grown by their reach, holds (of a long
+        sentence's hundreds of markers, a few)."""
         if not self.boxes and not len(self.markers):
             return np.zeros(len(offsets), dtype=bool)
-        points, n = _lines(np.broadcast_to(start, offsets.shape), start + offsets)
-        hit = np.zeros(len(points), dtype=bool)
+        ends = start + offsets
+        low, high = np.minimum(start, ends), np.maximum(start, ends)  # each line's box, (n, 2) both
+        points, n = _lines(np.broadcast_to(start, offsets.shape), ends)
+        first = np.cumsum(n) - n
+        hit = np.zeros(len(offsets), dtype=bool)
         if self.boxes:
             centre, halves = self._boxes()
-            hit |= (np.abs(points[None, :, :] - centre[:, None, :]) < halves[:, None, :]).all(axis=2).any(axis=0)
+            near = ((centre[None] + halves[None] > low[:, None]) & (centre[None] - halves[None] < high[:, None])).all(
+                axis=2
+            )  # (lines, labels)
+            for line in np.flatnonzero(near.any(axis=1)):
+                on = points[first[line] : first[line] + n[line]]
+                c, h = centre[near[line]], halves[near[line]]
+                hit[line] = (np.abs(on[None, :, :] - c[:, None, :]) < h[:, None, :]).all(axis=2).any()
         others = self.markers[np.hypot(*(self.markers - start).T) > MARKER_CLEAR]  # not the label's own point
         if len(others):
-            away = np.hypot(*(points - start).T) > MARKER_CLEAR  # the line's start sits on its own marker
-            near = (np.hypot(*(points[:, None, :] - others[None, :, :]).transpose(2, 0, 1)) < MARKER_CLEAR).any(axis=1)
-            hit |= away & near
-        return np.logical_or.reduceat(hit, np.cumsum(n) - n)
+            near = ((others[None] > low[:, None] - MARKER_CLEAR) & (others[None] < high[:, None] + MARKER_CLEAR)).all(
+                axis=2
+            )  # (lines, markers)
+            for line in np.flatnonzero(near.any(axis=1) & ~hit):
+                on = points[first[line] : first[line] + n[line]]
+                on = on[np.hypot(*(on - start).T) > MARKER_CLEAR]  # the line's start sits on its own marker
+                m = others[near[line]]
+                hit[line] = (np.hypot(*(on[:, None, :] - m[None, :, :]).transpose(2, 0, 1)) < MARKER_CLEAR).any()
+        return hit
 
     def labels_only(self) -> _Sheet:
         """This sheet's labels alone: a place on it only has to stay in the plot and off them, a line off them."""
