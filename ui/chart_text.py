@@ -41,7 +41,7 @@ details.chart-text ul { margin: 0.25rem 0 0.5rem 1.25rem; padding: 0; }
 SUMMARY = N_("This figure in words and numbers")
 _component = st.components.v2.component("attention_chart_text", js=_JS, css=_CSS, isolate_styles=False)
 
-_texts: dict[tuple, tuple[weakref.ref, str]] = {}
+_texts: dict[tuple, tuple[weakref.ref, str, str]] = {}  # (figure, head, language): (the figure, its text, its name)
 _lock = threading.Lock()
 
 
@@ -52,28 +52,34 @@ def element_id(key: str) -> str:
 
 def text(fig: go.Figure, switch: int | None) -> str:
     """The figure (showing head `switch`, where it holds every head) described, as JSON for the browser."""
+    return _described(fig, switch)[0]
+
+
+def name(fig: go.Figure, switch: int | None) -> str:
+    """The figure's name for screen readers (its title, as the description gives it)."""
+    return _described(fig, switch)[1]
+
+
+def _described(fig: go.Figure, switch: int | None) -> tuple[str, str]:
     key = (id(fig), switch, i18n.language())
     with _lock:
         kept = _texts.get(key)
         if kept is not None and kept[0]() is fig:
-            return kept[1]
+            return kept[1], kept[2]
     spec = json.loads(plot.spec(fig))
     if switch is not None:
-        spec = head_meta.showing(spec, switch)
-    said = json.dumps(as_json(described.describe(spec)), ensure_ascii=False, separators=(",", ":"))
+        spec = head_meta.showing(spec, switch, copy=False)  # the spec is this call's own
+    alt = described.describe(spec)
+    said = json.dumps(as_json(alt), ensure_ascii=False, separators=(",", ":"))
     with _lock:
-        _texts[key] = (weakref.ref(fig, lambda _ref, key=key: _texts.pop(key, None)), said)
-    return said
+        _texts[key] = (weakref.ref(fig, lambda _ref, key=key: _texts.pop(key, None)), said, alt.name)
+    return said, alt.name
 
 
 def as_json(alt: described.Alt) -> dict:
     """The description as plain JSON values (dataclasses.asdict copies each of a table's thousands of cells)."""
     tables = [dict(caption=t.caption, header=t.header, rows=t.rows, digits=t.digits) for t in alt.tables]
     return dict(name=alt.name, sentences=alt.sentences, tables=tables)
-
-
-def name(fig: go.Figure, switch: int | None) -> str:
-    return json.loads(text(fig, switch))["name"]
 
 
 def chart_text(

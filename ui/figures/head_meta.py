@@ -7,9 +7,9 @@ language ("head 3", "tête 3", "헤드 3"): the figure carries them, as `_("head
 from __future__ import annotations
 
 import base64
-import copy
 import re
 from collections.abc import Sequence
+from copy import deepcopy
 
 import numpy as np
 import plotly.graph_objects as go
@@ -66,10 +66,11 @@ def layout_meta(
     }
 
 
-def showing(fig: go.Figure | dict, head: int) -> dict:
+def showing(fig: go.Figure | dict, head: int, copy: bool = True) -> dict:
     """A figure that holds every head (its layout.meta, as layout_meta writes it) as a plotly dict showing
-    `head` (0-based): what the head switch in the browser does to it, for a file saved on the server."""
-    out = fig.to_plotly_json() if isinstance(fig, go.Figure) else copy.deepcopy(fig)
+    `head` (0-based): what the head switch in the browser does to it, for a file saved on the server. copy: False
+    where the dict given is the caller's own to change (a spec just read from its JSON)."""
+    out = fig.to_plotly_json() if isinstance(fig, go.Figure) else deepcopy(fig) if copy else fig
     meta = out["layout"].get("meta") or {}
     if head + 1 not in meta.get("heads", ()) or head + 1 == meta.get("shown"):
         return out
