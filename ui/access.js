@@ -175,10 +175,14 @@ export default function ({ data }) {
     clearTimeout(timer);
     timer = setTimeout(settle, 300);
   }).observe(document.body, { childList: true, subtree: true });
-  window.addEventListener("resize", () => {
+  const later = () => {
     clearTimeout(timer);
     timer = setTimeout(settle, 300);
-  });
+  };
+  window.addEventListener("resize", later);
+  // KaTeX's fonts arrive after the equation is in the page, and widen it with no change to the page's elements: an
+  // equation that scrolls only once its fonts are in must then take focus too (a busy server sends them late)
+  if (document.fonts) document.fonts.addEventListener("loadingdone", later);
   document.addEventListener(
     "keydown",
     (event) => {
