@@ -319,12 +319,8 @@ def gemma3_gguf(g: GGUF, name: str, path: Path) -> tuple[ModelConfig, dict, obje
             return g.quantized(name)
         return g.array(name)
 
-    # the tokenizer first: reading its 33 MB of JSON takes about 280 MB for a moment, which is handed back, and
-    # taken before the weights it does not stack on them (a process holding all three models peaked at 1,171 MB
-    # while loading Gemma 3, 935 MB so)
-    tokenizer = sentencepiece_tokenizer(meta, path)
     w = {n: read(n) for n in g.tensors}
-    return config, w, tokenizer
+    return config, w, sentencepiece_tokenizer(meta, path)
 
 
 ARCHITECTURES: dict[str, Callable[[GGUF, str, Path], tuple[ModelConfig, dict, object]]] = {
