@@ -134,6 +134,11 @@ def test_each_changed_chart_is_drawn_once_and_the_others_not_at_all(server, brow
         page.evaluate(COUNT_DRAWS)
         submit(page, "the bank by the river bank")
         wait_complete(page, "8 tokens", plots=N_CHARTS, url_has=url_mark(text="the bank by the river bank"))
+        # the page can read as complete for a moment before the last chart's component has begun its draw (it marks
+        # itself as drawing only once its script runs): every chart's draw is waited for, then each counted once
+        page.wait_for_function(f"() => window.__drawn.size >= {N_CHARTS}", timeout=30_000)
+        wait_complete(page, "8 tokens", plots=N_CHARTS)
+        page.wait_for_timeout(500)
         assert page.evaluate(DRAWS) == [1] * N_CHARTS  # every chart shows the new sentence, drawn once
         page.evaluate("() => window.__drawn.clear()")
         head_buttons(page).locator('button[data-head="4"]').click()
