@@ -86,11 +86,20 @@ const added = (cut) => cut.counts.reduce((a, b) => a + b, 0) - cut.counts.length
 
 // A figure's layout as the server sent it (`sent`), fitted to `width` px one part at a time: the relayout keys each
 // part needs, and the room it takes from the figure's height and margins.
+// A layout's template layout, and its margins as plotly takes them: the layout's own over the template's.
+function templateOf(layout) {
+  return (layout.template && layout.template.layout) || {};
+}
+
+function marginsOf(layout) {
+  return { ...(templateOf(layout).margin || {}), ...(layout.margin || {}) };
+}
+
 class Fit {
   constructor(sent, width, headName, data, laidOut) {
     Object.assign(this, { sent, width, headName, data: data || [] });
-    this.template = (sent.template && sent.template.layout) || {};
-    this.margin = { ...(this.template.margin || {}), ...(sent.margin || {}) };
+    this.template = templateOf(sent);
+    this.margin = marginsOf(sent);
     this.narrower = Boolean(laidOut) && width < laidOut; // than the server laid it out for: a phone's
     this.laidOut = laidOut || width;
     this.changes = {};
@@ -227,14 +236,13 @@ class Fit {
 
 // A narrow chart's heatmaps whose numbers are wider than their cells (a phone's width, where the server laid them out
 // for a desktop's columns): their numbers left out of the cells, where they would run into each other, and kept in
-// the hover and in the figure's table of values. Returns the indices of the traces changed.
+// the hover and in the figure's table of values.
 function crowdedCells(data, layout, width, laidOut) {
-  const changed = [];
-  if (!(laidOut && width < laidOut)) return changed;
-  const template = (layout.template && layout.template.layout) || {};
-  const margin = { ...(template.margin || {}), ...(layout.margin || {}) };
+  if (!(laidOut && width < laidOut)) return;
+  const template = templateOf(layout);
+  const margin = marginsOf(layout);
   const plotWidth = width - (margin.l ?? 85) - (margin.r ?? 20);
-  data.forEach((trace, i) => {
+  data.forEach((trace) => {
     if (trace.type !== "heatmap" || !trace.texttemplate || !Array.isArray(trace.text)) return;
     const rows = trace.text.filter(Array.isArray);
     const columns = Math.max(0, ...rows.map((row) => row.length));
@@ -244,12 +252,8 @@ function crowdedCells(data, layout, width, laidOut) {
     const cell = (plotWidth * (domain[1] - domain[0])) / columns;
     const f = font(template, trace.textfont);
     const widest = Math.max(0, ...rows.flat().map((t) => textWidth(String(t ?? ""), f)));
-    if (widest + 2 > cell) {
-      trace.texttemplate = "";
-      changed.push(i);
-    }
+    if (widest + 2 > cell) trace.texttemplate = "";
   });
-  return changed;
 }
 
 // The layout changes that fit a figure to `width` px, from the layout as the server sent it (`sent`), its title's

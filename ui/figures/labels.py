@@ -213,7 +213,7 @@ class _Sheet:
         ends = start + offsets
         low, high = np.minimum(start, ends), np.maximum(start, ends)  # each line's box, (n, 2) both
         points, n = _lines(np.broadcast_to(start, offsets.shape), ends)
-        first = np.cumsum(n) - n
+        lines = np.split(points, np.cumsum(n)[:-1])  # each line's own points
         hit = np.zeros(len(offsets), dtype=bool)
         if self.boxes:
             centre, halves = self._boxes()
@@ -221,7 +221,7 @@ class _Sheet:
                 axis=2
             )  # (lines, labels)
             for line in np.flatnonzero(near.any(axis=1)):
-                on = points[first[line] : first[line] + n[line]]
+                on = lines[line]
                 c, h = centre[near[line]], halves[near[line]]
                 hit[line] = (np.abs(on[None, :, :] - c[:, None, :]) < h[:, None, :]).all(axis=2).any()
         others = self.markers[np.hypot(*(self.markers - start).T) > MARKER_CLEAR]  # not the label's own point
@@ -230,7 +230,7 @@ class _Sheet:
                 axis=2
             )  # (lines, markers)
             for line in np.flatnonzero(near.any(axis=1) & ~hit):
-                on = points[first[line] : first[line] + n[line]]
+                on = lines[line]
                 on = on[np.hypot(*(on - start).T) > MARKER_CLEAR]  # the line's start sits on its own marker
                 m = others[near[line]]
                 hit[line] = (np.hypot(*(on[:, None, :] - m[None, :, :]).transpose(2, 0, 1)) < MARKER_CLEAR).any()
