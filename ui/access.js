@@ -171,14 +171,11 @@ export default function ({ data }) {
   if (window.__attentionAccess) return;
   window.__attentionAccess = true; // once per page: the listeners outlive Streamlit's reruns
   let timer = null;
-  new MutationObserver(() => {
-    clearTimeout(timer);
-    timer = setTimeout(settle, 300);
-  }).observe(document.body, { childList: true, subtree: true });
   const later = () => {
     clearTimeout(timer);
     timer = setTimeout(settle, 300);
   };
+  new MutationObserver(later).observe(document.body, { childList: true, subtree: true });
   window.addEventListener("resize", later);
   // KaTeX's fonts arrive after the equation is in the page, and widen it with no change to the page's elements: an
   // equation that scrolls only once its fonts are in must then take focus too (a busy server sends them late)
