@@ -150,7 +150,8 @@ left, right = st.columns(2)
 # both on one colour scale, so that a colour means the same score in each
 shown_scores = [tr.layers[0].scores[head_i] for tr in (moved.original, moved.shifted)]
 shared_top = max(float(np.abs(s[np.isfinite(s)]).max(initial=0.0)) for s in shown_scores) or None
-for col, tr, start in ((left, moved.original, 0), (right, moved.shifted, moved.shift)):
+# keyed by side, not by start: a shift of 0 starts both at position 0
+for col, tr, start, side in ((left, moved.original, 0, "original"), (right, moved.shifted, moved.shift, "shifted")):
     with col:
         chapter.half_chart(
             figures.attention_heatmap(
@@ -161,7 +162,7 @@ for col, tr, start in ((left, moved.original, 0), (right, moved.shifted, moved.s
                 half_width=True,
                 scale_top=shared_top,
             ),
-            f"scores_at_{start}",
+            f"scores_{side}",
             layer=0,
             head=head_i,
         )
