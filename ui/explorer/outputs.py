@@ -302,7 +302,7 @@ def next_word_section(tr: attention.Trace) -> None:
                     "trained for: this guess is a counterfactual."
                 )
             )
-    tokenizer = engine.model(tr.model_name).tokenizer
+    tokenizer = engine.model(engine.model_name()).tokenizer
     tokens = [readable(tokenizer, p.token, p.id) for p in predictions]
     last = figures.plain(tr.tokens[-1].display)
     with picture:
@@ -329,7 +329,7 @@ def removed_head(tr: attention.Trace) -> None:
     if not st.toggle(remove, key=f"w:remove_{tr.config.is_decoder}"):
         return
     gone = engine.removed(tr.text, layer_i, h, "zero")
-    tokenizer = engine.model(tr.model_name).tokenizer
+    tokenizer = engine.model(engine.model_name()).tokenizer
     if gone.kl_divergence is not None:
         pct = functools.partial(i18n.share, digits=1)
         st.caption(
