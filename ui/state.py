@@ -80,6 +80,7 @@ def _one_of(*choices: str) -> Callable[[str], str]:
             raise ValueError(raw)
         return raw
 
+    parse.edges = (choices[0], choices[-1])  # what a link may hold at each end (the edge tests set them)
     return parse
 
 
@@ -87,6 +88,9 @@ def _bool(raw: str) -> bool:
     if raw not in ("0", "1"):
         raise ValueError(raw)
     return raw == "1"
+
+
+_bool.edges = ("0", "1")
 
 
 def _position(raw: str) -> int:
@@ -119,6 +123,7 @@ def _int_in(low: int, high: int) -> Callable[[str], int]:
             raise ValueError(raw)
         return value
 
+    parse.edges = (str(low), str(high))
     return parse
 
 
@@ -129,6 +134,7 @@ def _int_of(*choices: int) -> Callable[[str], int]:
             raise ValueError(raw)
         return value
 
+    parse.edges = (str(min(choices)), str(max(choices)))
     return parse
 
 
@@ -141,6 +147,7 @@ def _float_in(low: float, high: float, step: float) -> Callable[[str], float]:
             raise ValueError(raw)
         return round(round(value / step) * step, 6)
 
+    parse.edges = (f"{low:g}", f"{high:g}")
     return parse
 
 

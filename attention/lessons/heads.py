@@ -53,9 +53,9 @@ class ValueMap:
 def value_map(model: Model, layer: int, head: int) -> ValueMap:
     d_head = model.config.d_head
     w = model.layers[layer]
-    cols = slice(head * d_head, (head + 1) * d_head)
-    down = w.w_v[:, cols].T.astype(np.float64)  # (d_head, d_model)
-    up = w.w_o[cols, :].T.astype(np.float64)  # (d_model, d_head)
+    kv = model.config.kv_head_of(head)  # the value head its group shares (itself where no head shares one)
+    down = w.w_v[:, kv * d_head : (kv + 1) * d_head].T.astype(np.float64)  # (d_head, d_model)
+    up = w.w_o[head * d_head : (head + 1) * d_head, :].T.astype(np.float64)  # (d_model, d_head): its own rows of W_O
     return ValueMap(value_down=down, value_up=up, singular_values=np.linalg.svd(up @ down, compute_uv=False))
 
 

@@ -312,6 +312,8 @@ def _bars(layout: dict, trace: dict, figure_name: str) -> tuple[list[str], Table
     names = axis_names(layout, trace, across, len(v))
     name = plain_text(trace.get("name")) or figure_name
     finite = np.where(np.isfinite(v), v, np.nan)
+    if np.isnan(finite).all():  # no bar has a value (a share of a token the text does not have)
+        return [], None
     top, bottom = int(np.nanargmax(finite)), int(np.nanargmin(finite))
     said = [
         tr(BARS).format(
