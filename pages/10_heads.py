@@ -11,8 +11,8 @@ from ui.i18n import _, n_
 
 prose = chapter.begin("10_heads.py")
 st.latex(
-    r"\operatorname{MultiHead} = \operatorname{Concat}(\text{head}_1, \dots, \text{head}_h)\, W_O "
-    r"= \sum_{h=1}^{H} \text{head}_h\, W_O^{(h)} = \sum_h \Delta e^{(h)}"
+    r"\operatorname{MultiHead} = \operatorname{Concat}(\text{head}_1, \dots, \text{head}_H)\, W_O "
+    r"= \sum_{h=1}^{H} \text{head}_h\, W_O^{(h)} = \sum_{h=1}^{H} \Delta e^{(h)}"
 )
 view = chapter.sentence_view()
 cfg, layer_i, head_i = view.config, view.layer, view.head
@@ -23,18 +23,31 @@ labels = figures.token_labels(texts)
 # the paper's split: the heads share out the model's width, and each has its own keys and values
 q_width, kv_width = cfg.n_heads * cfg.d_head, cfg.n_kv_heads * cfg.d_head
 paper_split = q_width == cfg.d_model and cfg.n_kv_heads == cfg.n_heads
-st.markdown(prose["split" if paper_split else "split_own"])
+if paper_split:
+    st.markdown(prose["split"])
+else:  # each way the loaded model departs from the paper's split, said only where it does
+    st.markdown(prose["split_own"])
+    if q_width != cfg.d_model:
+        st.markdown(
+            chapter.fill(
+                prose["own_width"], n_heads=cfg.n_heads, d_head=cfg.d_head, q_width=q_width, d_model=cfg.d_model
+            )
+        )
+    if cfg.n_kv_heads < cfg.n_heads:
+        st.markdown(chapter.fill(prose["own_kv"], kv_heads=cfg.n_kv_heads, n_heads=cfg.n_heads))
+    st.markdown(prose["own_numbers"])
 slice_h = rf"Q^{{(h)}} = Q_{{:,\; {cfg.d_head}(h-1) + 1 \,\dots\, {cfg.d_head} h}} \in \mathbb{{R}}^{{{tr.n_tokens} \times {cfg.d_head}}}"
 if paper_split:
-    st.latex(
-        rf"d_\text{{model}} = n_\text{{heads}} \times d_\text{{head}}: \quad {cfg.d_model} = {cfg.n_heads} \times {cfg.d_head}"
-        rf", \qquad Q = X W_Q \in \mathbb{{R}}^{{{tr.n_tokens} \times {cfg.d_model}}} \;\to\; {slice_h}"
+    st.latex(  # two lines: on one, the equation ran past the column at 1280 px
+        rf"\begin{{gathered}} d_\text{{model}} = n_\text{{heads}} \times d_\text{{head}}: \quad {cfg.d_model} = "
+        rf"{cfg.n_heads} \times {cfg.d_head} \\ Q = X W_Q \in \mathbb{{R}}^{{{tr.n_tokens} \times {cfg.d_model}}} "
+        rf"\;\to\; {slice_h} \end{{gathered}}"
     )
 else:
     st.latex(
-        rf"Q = X W_Q \in \mathbb{{R}}^{{{tr.n_tokens} \times {q_width}}}\ ({cfg.n_heads} \times {cfg.d_head}), \quad "
-        rf"K, V \in \mathbb{{R}}^{{{tr.n_tokens} \times {kv_width}}}\ ({cfg.n_kv_heads} \times {cfg.d_head}), \quad "
-        rf"d_\text{{model}} = {cfg.d_model} \qquad {slice_h}"
+        rf"\begin{{gathered}} Q = X W_Q \in \mathbb{{R}}^{{{tr.n_tokens} \times {q_width}}}\ ({cfg.n_heads} \times "
+        rf"{cfg.d_head}), \quad K, V \in \mathbb{{R}}^{{{tr.n_tokens} \times {kv_width}}}\ ({cfg.n_kv_heads} \times "
+        rf"{cfg.d_head}), \quad d_\text{{model}} = {cfg.d_model} \\ {slice_h} \end{{gathered}}"
     )
 per_token = n_("{n} number each", "{n} numbers each", cfg.d_head).format(n=cfg.d_head)
 table.table(
@@ -106,18 +119,31 @@ widgets.chart(
     layer=layer_i,
     head=head_i if only else None,
 )
+e_length = float(np.median(np.linalg.norm(layer.x, axis=-1)))
+move_length = float(np.median(mv.lengths))
 st.caption(
-    _(
-        "Each arrow is one token's {moved}, its after point minus its before point, drawn from one common start so "
-        "that the moves compare. The picture is fitted to the moves themselves, not to the embeddings: its two axes "
-        "are the directions along which the heads move these tokens most, and keep {kept} of their squared length. "
-        "A picture fitted to the embeddings shows their spread instead, which can dwarf the moves: here a token's "
-        "|e| is about {e_length} and its |{moved}| about {move_length}."
+    (
+        _(
+            "Each arrow is one token's {moved}, what the heads propose to add, drawn from one common start so that "
+            "the moves compare. The picture is fitted to the moves themselves, not to the embeddings: its two axes are "
+            "the directions along which the heads move these tokens most, and keep {kept} of their squared length. A "
+            "picture fitted to the embeddings shows their spread instead, which can dwarf the moves: here a token's "
+            "|e| is about {e_length} and its |{moved}| about {move_length}."
+        )
+        if e_length > move_length
+        else _(
+            "Each arrow is one token's {moved}, what the heads propose to add, drawn from one common start so that "
+            "the moves compare. The picture is fitted to the moves themselves, not to the embeddings: its two axes are "
+            "the directions along which the heads move these tokens most, and keep {kept} of their squared length. "
+            "Here the proposals are longer than the embeddings themselves: a token's |e| is about {e_length} and its "
+            "|{moved}| about {move_length}. {after}"
+        )
     ).format(
         moved=moved_by,
         kept=i18n.share(mv.projection.explained_total),
-        e_length=i18n.num(np.median(np.linalg.norm(layer.x, axis=-1)), 0),
-        move_length=i18n.num(np.median(mv.lengths), 1),
+        e_length=i18n.num(e_length, 0 if e_length >= 10 else 1),
+        move_length=i18n.num(move_length, 1),
+        after=architecture.residual_sentence(cfg, cfg.name),
     )
 )
 st.header(_("Heads that share their keys and values"), anchor="heads-that-share-their-keys-and-values")
@@ -184,6 +210,12 @@ else:
             prose["ungrouped"],
             model=cfg.name,
             n_heads=cfg.n_heads,
+        )
+    )
+    st.markdown(
+        chapter.fill(
+            prose["cache_decoder" if cfg.is_decoder else "cache_encoder"],
+            n_heads=cfg.n_heads,
             cache=i18n.whole(sharing.cache_per_token),
             layers=cfg.n_layers,
             d_head=cfg.d_head,
@@ -242,11 +274,15 @@ if cfg.predicts_next_token:
     shares_title = _("{model}: attention on the first token, by layer").format(model=cfg.name)
 else:
     sep_layers = np.nanmean(found.sep_share, axis=1)
+    top_layer, top_head = np.unravel_index(np.nanargmax(found.sep_share), found.sep_share.shape)
     st.markdown(
         chapter.fill(
             prose["sep"],
             model=cfg.name,
             top=i18n.num(np.nanmax(sep_layers), 2),
+            head_top=i18n.num(found.sep_share[top_layer, top_head], 2),
+            head_layer=int(top_layer) + 1,
+            head=int(top_head) + 1,
             first=i18n.num(first_last, 2),
             start=cfg.start_token,
             end=cfg.end_token,
@@ -299,12 +335,12 @@ else:
         )
     )
     widgets.chart(
-        figures.bars(
+        figures.bars(  # 1 − cosine: cosines of 0.996 to 0.999 on a 0-to-1 axis all read as "no change"
             figures.token_labels(texts, escaped=False),  # bars escapes them
-            gone.token_cosines,
-            _("Each token's final vector: cosine, with and without the head"),
-            _("cosine"),
-            text_fmt=".3f",
+            1 - gone.token_cosines,
+            _("How far each token's final vector turns without the head: 1 − cosine"),
+            _("1 − cosine"),
+            text_fmt=".4f",
         ),
         "removed_cosines",
         key="fig_heads_removed",

@@ -5,7 +5,7 @@ from dataclasses import replace
 import streamlit as st
 
 from attention.lessons import budget
-from ui import architecture, chapter, figures, i18n, state, table, widgets
+from ui import architecture, chapter, engine, figures, i18n, state, table, widgets
 from ui.i18n import N_, _, n_
 
 FIELDS = {  # the calculator's inputs: the link's name, the label (d_head a symbol), the DecoderSizes field, the range
@@ -154,7 +154,15 @@ st.markdown(
         table=i18n.whole(token_table),
         total=i18n.whole(loaded.total),
         share=i18n.share(token_table / loaded.total, 1),
-        judgement=prose["vocabulary_most" if token_table > loaded.total / 2 else "vocabulary_some"].strip(),
+        judgement=" ".join(  # the many-languages clause only for a model whose tokenizer reads many languages
+            prose[key].strip()
+            for key, said in (
+                ("vocabulary_most", token_table > loaded.total / 2),
+                ("vocabulary_some", token_table <= loaded.total / 2),
+                ("vocabulary_languages", engine.reads_many_languages()),
+            )
+            if said
+        ),
         scale=architecture.scale_sentence(model.config),
     )
 )

@@ -644,8 +644,8 @@ def test_10_head_roles_and_a_removed_head_on_both_models():
     assert table["next token, with every head"][0] == "␣Paris"
     assert table["probability"][0] == pytest.approx(0.773, abs=1e-3)  # transformers gives 0.773
     at = run_page(page("heads"), model="all-MiniLM-L6-v2")
-    cosines = array(figure(at, "Each token's final vector")["data"][0]["y"])
-    assert (cosines <= 1 + 1e-6).all() and cosines.min() < 1  # something moved, nothing beyond a cosine's range
+    turns = array(figure(at, "How far each token's final vector turns")["data"][0]["y"])  # 1 − cosine
+    assert (turns >= -1e-6).all() and (turns <= 2).all() and turns.max() > 0  # something moved, within a cosine's range
 
 
 def test_5_a_model_with_heads_wider_than_its_width_is_not_said_to_split_it():

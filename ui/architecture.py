@@ -34,6 +34,11 @@ def norm_name(cfg: ModelConfig) -> str:
     return pick(cfg, "norm", {"layer": "LayerNorm", "rms": "RMSNorm"})
 
 
+def a_norm(cfg: ModelConfig) -> str:
+    """The norm's name with its article, as a sentence says it ("an RMSNorm")."""
+    return pick(cfg, "norm", {"layer": _("a LayerNorm"), "rms": _("an RMSNorm")})
+
+
 def norm_latex(cfg: ModelConfig) -> str:
     return rf"\operatorname{{{norm_name(cfg)}}}"
 
@@ -311,11 +316,11 @@ def after_heads_sentence(cfg: ModelConfig) -> str:
     where = pick(cfg, "norm_position", {"post": "post", "pre": "pre", "sandwich": "sandwich"})
     words = {
         ("post", True): _(
-            "Then this model adds the bias $b_O$ and normalizes the sum with a {norm} to give the updated embedding "
+            "Then this model adds the bias $b_O$ and normalizes the sum with {a_norm} to give the updated embedding "
             "(its own panel below)."
         ),
         ("post", False): _(
-            "Then this model normalizes the sum with a {norm} to give the updated embedding (its own panel below)."
+            "Then this model normalizes the sum with {a_norm} to give the updated embedding (its own panel below)."
         ),
         ("pre", True): _(
             "Then this model adds the bias $b_O$ and stops there: its {norm} comes before the heads, so the updated "
@@ -326,15 +331,15 @@ def after_heads_sentence(cfg: ModelConfig) -> str:
             "them."
         ),
         ("sandwich", True): _(
-            "Then this model adds the bias $b_O$ and normalizes the heads' sum with an {norm} before adding it to "
+            "Then this model adds the bias $b_O$ and normalizes the heads' sum with {a_norm} before adding it to "
             "$e_j$ (its own panel below): its norms sit both before and after each sub-layer."
         ),
         ("sandwich", False): _(
-            "Then this model normalizes the heads' sum with an {norm} before adding it to $e_j$ (its own panel "
+            "Then this model normalizes the heads' sum with {a_norm} before adding it to $e_j$ (its own panel "
             "below): its norms sit both before and after each sub-layer."
         ),
     }
-    return words[where, cfg.bias].format(norm=norm)
+    return words[where, cfg.bias].format(norm=norm, a_norm=a_norm(cfg))
 
 
 def after_heads_toggle(cfg: ModelConfig) -> str:
@@ -385,22 +390,22 @@ def block_sentence(cfg: ModelConfig) -> str:
         "norm_position",
         {
             "post": _(
-                "attention, whose result is **added** to the token's vector (the residual connection), then a {norm} "
+                "attention, whose result is **added** to the token's vector (the residual connection), then {a_norm} "
                 "that brings the sum back to a standard scale; then {mlp}, added and normalized the same way. The "
                 "norm comes **after** each part."
             ),
             "pre": _(
-                "a {norm}, then attention, whose result is **added** to the token's vector (the residual connection); "
+                "{a_norm}, then attention, whose result is **added** to the token's vector (the residual connection); "
                 "another {norm}, then {mlp}, added the same way. The norm comes **before** each part, so the vector "
                 "that runs through the blocks is never normalized itself."
             ),
             "sandwich": _(
-                "an {norm}, then attention, whose result goes through a second {norm} before it is **added** to the "
+                "{a_norm}, then attention, whose result goes through a second {norm} before it is **added** to the "
                 "token's vector (the residual connection); then the same around {mlp}. The norms sit **before and "
                 "after** each part, a sandwich."
             ),
         },
-    ).format(norm=norm, mlp=mlp)
+    ).format(norm=norm, a_norm=a_norm(cfg), mlp=mlp)
 
 
 def output_sentence(cfg: ModelConfig) -> str:
@@ -446,9 +451,15 @@ def part_words(model: Any, key: str) -> tuple[str, str]:
                 "rotary": _("; positions rotate q and k instead"),
             },
         )
+        types = model.embeddings.token_type  # BERT's segment vectors: counted in the box, so named in it
+        segments = (
+            n_(" + {n} token type × {d}", " + {n} token types × {d}", types.shape[0]).format(n=types.shape[0], d=d)
+            if types is not None
+            else ""
+        )
         normalized = _(", then {norm}").format(norm=norm) if model.embeddings.norm is not None else ""
         tokens = _("{n} tokens × {d}").format(n=whole(cfg.vocab_size), d=d)
-        return _("Embeddings"), f"{tokens}{scaled}{positions}{normalized}"
+        return _("Embeddings"), f"{tokens}{scaled}{positions}{segments}{normalized}"
     if key == "attention":
         heads = (
             _("{n} heads × d<sub>head</sub> {d}").format(n=cfg.n_heads, d=cfg.d_head)

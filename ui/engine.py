@@ -168,6 +168,12 @@ def model_name() -> str:
     return name if choice is not None and choice.available and name not in _failed() else MODEL
 
 
+def reads_many_languages() -> bool:
+    """Whether the chosen model's tokenizer was made for many languages (the menu says so of each model)."""
+    choice = choices().get(model_name())
+    return choice is not None and choice.multilingual
+
+
 def max_tokens(cfg: attention.ModelConfig) -> int:
     return min(cfg.max_tokens, DECODER_TOKENS if cfg.is_decoder else ENCODER_TOKENS)
 
@@ -194,7 +200,9 @@ def current_or_stop() -> attention.Model:
         st.error(_failed()[name])
         stop()
     try:
-        with st.spinner(_("Loading {model} (once per server start)…").format(model=attention.sources.SHOWN.get(name, name))):
+        with st.spinner(
+            _("Loading {model} (once per server start)…").format(model=attention.sources.SHOWN.get(name, name))
+        ):
             return model(name)
     except attention.ModelError as exc:
         _failed()[name] = str(exc)
