@@ -50,6 +50,7 @@ boxes = [
         chapter.address(OPENS[p.key][0], OPENS[p.key][1]),
         p.in_block,
         highlight=p.key == "attention",
+        key=p.key,
     )
     for p in arch.parts
 ]

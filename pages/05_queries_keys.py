@@ -8,7 +8,7 @@ from ui.i18n import _
 
 prose = chapter.begin("05_queries_keys.py")
 st.latex(
-    r"q_i = W_Q\, e_i, \quad k_j = W_K\, e_j, \quad W_Q, W_K \in \mathbb{R}^{d_\text{head} \times d_\text{model}}, "
+    r"q_i = e_i W_Q, \quad k_j = e_j W_K, \quad W_Q, W_K \in \mathbb{R}^{d_\text{model} \times d_\text{head}}, "
     r"\qquad s_{ij} = q_i \cdot k_j \;\neq\; s_{ji}"
 )
 view = chapter.sentence_view()

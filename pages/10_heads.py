@@ -67,7 +67,7 @@ table.table(
 st.markdown(prose["sum"])
 gap = heads.concat_gap(layer)
 m1, m2, m3 = st.columns(3)
-m1.metric("max |Σₕ Δe⁽ʰ⁾ − Concat·W_O|", i18n.sci(gap, 2))
+m1.metric(r"$\max \big|\sum_h \Delta e^{(h)} - \operatorname{Concat} \cdot W_O\big|$", i18n.sci(gap, 2))
 gpt3 = budget.GPT3
 for column, name, sizes in ((m2, cfg.name, cfg), (m3, "GPT-3", gpt3)):
     total = budget.head_count(sizes.n_layers, sizes.n_heads)

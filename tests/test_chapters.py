@@ -607,7 +607,7 @@ def test_11_rotary_positions_score_by_distance_and_learned_ones_do_not(model):
     at = run_page(page("position"), model="smollm2")
     assert "Rotary positions (the loaded model)" in [h.value for h in at.header]
     assert number(metric(at, "change in layer 1's scores")) < 1e-3  # rounding, on scores of size ~10
-    turn = figure(at, "smollm2: cos(position × θᵢ)")
+    turn = figure(at, "SmolLM2-135M: cos(position × θᵢ)")
     angles = z(turn)
     assert angles.shape == (64, 32) and np.allclose(angles[0], 1.0)  # position 0 does not turn
     assert angles[1, 0] == pytest.approx(np.cos(1.0), abs=1e-6)  # pair 0 turns 1 radian a position (θ₀ = 1)

@@ -125,8 +125,9 @@ def positions_sentence(cfg: ModelConfig) -> str:
         )
     if _embedding_norm(cfg):
         learned = _(
-            "Each token's vector is added to a learned vector for its position and normalized: that is the "
-            "embedding $e_i$ the first layer receives."
+            "Each token's vector is added to a learned vector for its position and to $T_0$, the vector of the "
+            "first segment (BERT can read two texts, segments 0 and 1; a single sentence is all segment 0), then "
+            "normalized: that is the embedding $e_i$ the first layer receives."
         )
     else:
         learned = _(
@@ -505,8 +506,11 @@ def part_words(model: Any, key: str) -> tuple[str, str]:
 def pipeline_latex(cfg: ModelConfig) -> str:
     """The whole model in one line, as the big picture writes it."""
     word = rf"\sqrt{{{cfg.d_model}}}\,W_E[t]" if cfg.embedding_scale != 1.0 else "W_E[t]"
-    embedding = pick(cfg, "positions", {"learned": rf"{word} + P", "rotary": word})
     n = norm_latex(cfg)
+    learned = rf"{word} + P" + (r" + T_0" if _embedding_norm(cfg) else "")  # as embedding_latex writes it
+    embedding = pick(
+        cfg, "positions", {"learned": rf"{n}({learned})" if _embedding_norm(cfg) else learned, "rotary": word}
+    )
     block = pick(
         cfg,
         "norm_position",

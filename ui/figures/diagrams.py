@@ -29,6 +29,7 @@ class Box:
     link: str  # a relative address the name opens, in the same tab ("" for none)
     in_block: bool  # part of the block repeated in every layer
     highlight: bool = False
+    key: str = ""  # what part it is (budget.Part's key): a residual connection runs into "add_attention", "add_mlp"
 
 
 def _bold_px(text: str, size: int) -> float:
@@ -113,6 +114,7 @@ def architecture_diagram(boxes: Sequence[Box], n_layers: int, title: str, width:
                     text="",
                 )
             )
+    shapes += _residual_paths(boxes, [plot_h - t for t in tops], heights, gap, box_w)
     if block:
         top = plot_h - tops[block[0]] + gap / 2
         bottom = plot_h - tops[block[-1]] - heights[block[-1]] - gap / 2
@@ -147,6 +149,43 @@ def architecture_diagram(boxes: Sequence[Box], n_layers: int, title: str, width:
         yaxis=dict(visible=False, range=[0, plot_h], fixedrange=True),
         margin=dict(l=10, r=10, t=50, b=10),
     )
+
+
+RESIDUAL = ("add_attention", "add_mlp")  # the boxes a residual connection runs into, by budget.Part's key
+LANE = (FRAME_LEFT + BOX_LEFT) / 2  # the residual connections run down between the block's frame and the boxes
+
+
+def _residual_paths(
+    boxes: Sequence[Box], tops: Sequence[float], heights: Sequence[int], gap: int, box_w: int
+) -> list[dict]:
+    """Each residual connection as the paper draws it: from the stream just above a sub-layer, around it on the left,
+    into the box that adds it back (an arrow into the box's left edge)."""
+    paths, start = [], None
+    for i, box in enumerate(boxes):
+        if box.in_block and start is None:
+            start = i  # a sub-layer's first box: the stream branches off in the gap above it
+        if box.key in RESIDUAL and start is not None:
+            y0 = tops[start] + gap / 2
+            y1 = tops[i] - heights[i] / 2
+            centre = BOX_LEFT + box_w / 2
+            paths.append(
+                dict(
+                    type="path",
+                    path=f"M {centre},{y0} L {LANE},{y0} L {LANE},{y1} L {BOX_LEFT - 1},{y1}",
+                    line=dict(color=theme.MUTED, width=1.5),
+                    layer="below",
+                )
+            )
+            paths.append(  # the arrowhead: a small triangle against the box
+                dict(
+                    type="path",
+                    path=f"M {BOX_LEFT - 7},{y1 - 4} L {BOX_LEFT},{y1} L {BOX_LEFT - 7},{y1 + 4} Z",
+                    line=dict(color=theme.MUTED, width=1),
+                    fillcolor=theme.MUTED,
+                )
+            )
+            start = None
+    return paths
 
 
 def _lines(text: str, width_px: float, size: int, bold: bool = False) -> list[str]:
