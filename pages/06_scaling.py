@@ -106,11 +106,12 @@ def experiment() -> None:
 experiment()
 
 st.header(_("A second answer: QK-norm"), anchor="a-second-answer-qk-norm")
-view = chapter.sentence_view()
-cfg = view.config
+model = chapter.model_view()  # the sentence, layer and head in the sidebar only where a section below uses them
+cfg = model.config
 if not cfg.qk_norm:
     st.markdown(chapter.fill(prose["qk_norm_elsewhere"], model=cfg.name, pick=widgets.models_with("qk_norm")))
 else:
+    view = chapter.sentence_view(model=model)
     st.latex(architecture.qkv_latex(cfg))
     grow = st.select_slider(
         _("The vectors entering the layer, made this many times larger (a counterfactual)"),

@@ -180,11 +180,13 @@ class SentenceView:
         return engine.trace_or_stop(self.text, mask)
 
 
-def sentence_view(prefer_decoder: bool = False) -> SentenceView:
+def sentence_view(prefer_decoder: bool = False, model: Model | None = None) -> SentenceView:
     """The model, the sentence box and the layer and head pickers in the sidebar, bound to the shared choice.
-    prefer_decoder: the chapter's idea lives in a decoder, so it opens on one where the user chose no model."""
-    widgets.model_choice(prefer_decoder)
-    model = engine.current_or_stop()
+    prefer_decoder: the chapter's idea lives in a decoder, so it opens on one where the user chose no model.
+    model: already chosen (model_view), for a chapter that needs the sentence only on some models."""
+    if model is None:
+        widgets.model_choice(prefer_decoder)
+        model = engine.current_or_stop()
     widgets.sentence_controls(engine.max_tokens(model.config))
     widgets.cut_notice()
     widgets.url_notices()  # a token the link named, refused when the text was accepted just now
