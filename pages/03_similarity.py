@@ -25,7 +25,9 @@ with controls:
     )
     a, b = np.array([a1, a2]), np.array([b1, b2])
     if st.toggle(
-        _("Double b's length"), help=_("A counterfactual, a what-if the real model never computes: same direction, twice as long."), **state.bound("sim_double")
+        _("Double b's length"),
+        help=_("A counterfactual, a what-if the real model never computes: same direction, twice as long."),
+        **state.bound("sim_double"),
     ):
         b = 2 * b
     m1, m2 = st.columns(2)

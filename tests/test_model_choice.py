@@ -11,18 +11,18 @@ from tests.apptest import ROOT, TIMEOUT, figure, messages, run_page
 from ui import engine
 
 
-def test_offline_the_decoders_are_offered_as_unavailable_with_the_reason(empty_cache):
+def test_offline_the_menu_offers_the_models_it_can_load_and_names_the_others_with_the_reason(empty_cache):
     at = run_page()
     box = at.sidebar.selectbox(key="w:model")
     assert box.options == [
         "all-MiniLM-L6-v2 (encoder)",
         "SmolLM2-135M (decoder)",  # installed with the app: offline too
         "Gemma 3 270M (multilingual)",
-        "gpt2 (decoder) · unavailable",
-        "distilgpt2 (decoder) · unavailable",
     ]
     assert box.value == "all-MiniLM-L6-v2"
-    assert "not in the local Hugging Face cache" in box.help
+    assert "Not on this server: **gpt2 (decoder)** (not in the local Hugging Face cache" in box.help
+    assert "**distilgpt2 (decoder)**" in box.help
+    assert "site-packages" not in box.help and "/root" not in box.help  # no server path anywhere
     assert not at.exception
 
 
@@ -35,9 +35,8 @@ def test_a_link_to_an_unavailable_decoder_says_why_and_stays_on_the_bundled_mode
     assert not at.exception
 
 
-def test_choosing_an_unavailable_decoder_changes_nothing_but_says_why(empty_cache):
-    at = run_page()
-    at.sidebar.selectbox(key="w:model").set_value("distilgpt2").run()
+def test_a_link_to_another_unavailable_decoder_changes_nothing_but_says_why(empty_cache):
+    at = run_page(model="distilgpt2")
     assert "**distilgpt2** cannot be used here" in messages(at)
     assert at.sidebar.selectbox(key="w:model").value == "all-MiniLM-L6-v2"
     assert not at.exception

@@ -256,15 +256,31 @@ def model_choice(prefer_decoder: bool = False) -> None:
     if "mask" not in chose:
         state.put("mask", engine.own_mask(engine.model_name()))
     with st.sidebar:
+        offered = [n for n, c in options.items() if c.available]  # the rest are named, with why, in its help
+        missing = [c for c in options.values() if not c.available]
         st.selectbox(
             _("Model"),
-            list(options),
+            offered,
             **state.bound("model", on_change=_model_changed),
-            format_func=lambda n: label(options[n]) + ("" if options[n].available else " · " + _("unavailable")),
+            format_func=lambda n: label(options[n]),
             help="\n\n".join(
-                _("**{model}**: {where}.").format(model=label(c), where=_(c.reason))
-                + (" " + _("{terms}.").format(terms=_(c.terms)) if c.terms else "")
-                for c in options.values()
+                [
+                    _("**{model}**: {where}.").format(model=label(c), where=_(c.reason))
+                    + (" " + _("{terms}.").format(terms=_(c.terms)) if c.terms else "")
+                    for c in options.values()
+                    if c.available
+                ]
+                + (
+                    [
+                        _("Not on this server: {models}.").format(
+                            models="; ".join(
+                                _("**{model}** ({why})").format(model=label(c), why=_(c.reason)) for c in missing
+                            )
+                        )
+                    ]
+                    if missing
+                    else []
+                )
             ),
         )
         current = options.get(engine.model_name())
@@ -275,7 +291,6 @@ def model_choice(prefer_decoder: bool = False) -> None:
                 )
                 if current.terms_file
                 else _("{terms}.").format(terms=_(current.terms)),
-                help=str(current.terms_file or ""),
             )
 
 
