@@ -77,7 +77,7 @@ SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789
 
 def number(text: str) -> float:
     """A number as an English page writes it, read back: "0.573", "1,024", or "1.3 × 10⁻⁵" (i18n.sci)."""
-    mantissa, _times, power = text.replace(",", "").partition(" × 10")
+    mantissa, _times, power = text.replace(",", "").replace("\u2212", "-").partition(" × 10")
     return float(mantissa) * (10 ** int(power.translate(SUPERSCRIPT_DIGITS)) if power else 1)
 
 

@@ -87,7 +87,15 @@ def decimal(code: str, value: float, digits: int) -> str:
     from babel.numbers import format_decimal
 
     pattern = "#,##0" + ("." + "0" * digits if digits else "")
-    return format_decimal(value, format=pattern, locale=code, decimal_quantization=True)
+    return minus(format_decimal(value, format=pattern, locale=code, decimal_quantization=True))
+
+
+MINUS = "\u2212"  # the minus sign, as the figures and equations write it (−∞): never a hyphen before a number
+
+
+def minus(text: str) -> str:
+    """A number written with a hyphen for its sign ("-0.57", "-1.3e-05"), written with the minus sign instead."""
+    return re.sub(r"(?<![\w.])-(?=[\d.])", MINUS, text)
 
 
 def integer(code: str, value: int) -> str:
@@ -138,7 +146,7 @@ def _separators_table(code: str) -> dict[int, str]:
 def formatted(code: str, value: float, spec: str) -> str:
     """format(value, spec) with the language's separators: for the many numbers a figure prints in its cells,
     where Babel's own formatting, one call per number, would cost more than the figure ("0.57" -> "0,57")."""
-    return format(value, spec).translate(_separators_table(code))
+    return minus(format(value, spec)).translate(_separators_table(code))
 
 
 def separated(code: str, text: str) -> str:
@@ -230,7 +238,7 @@ def measured(code: str, value: float, digits: int = 1) -> str:
     power, rounded = int(exponent), float(f"{mantissa}e{exponent}")  # 9.96 at digits=1 is 10, plain
     if PLAIN_FROM <= abs(rounded) < PLAIN_BELOW:
         return decimal(code, rounded, max(0, digits - power))
-    return f"{formatted(code, float(mantissa), f'.{digits}f')} × 10{str(power).translate(SUPERSCRIPT)}"
+    return f"{formatted(code, float(mantissa), f'.{digits}f')} × 10{str(power).translate(SUPERSCRIPT)}"  # 10⁻⁵
 
 
 def sci(value: float, digits: int = 1) -> str:

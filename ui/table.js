@@ -11,8 +11,11 @@ function cellText(value, digits, lang) {
   if (typeof value !== "number" || !Number.isFinite(value)) return String(value);
   // written as the page's language writes numbers (0,573 in French); decimals ungrouped, as the figures print them,
   // whole numbers grouped (174 604 in French)
+  // a negative number with the minus sign (U+2212), as the figures and equations write it, not a hyphen
   const grouping = digits === 0;
-  return value.toLocaleString(lang, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: grouping });
+  return value
+    .toLocaleString(lang, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: grouping })
+    .replace(/^-/, "\u2212");
 }
 
 export default function (component) {

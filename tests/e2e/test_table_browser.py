@@ -35,17 +35,17 @@ def test_cells_are_text_not_markup(table):
 
 
 def test_numbers_are_printed_with_their_digits_and_right_aligned(table):
-    assert column(table, 2) == ["0.25", "-1.50", "2.00", "0.13"]
+    assert column(table, 2) == ["0.25", "−1.50", "2.00", "0.13"]
     assert table.locator("tbody td:nth-child(2)").first.evaluate("td => getComputedStyle(td).textAlign") == "right"
 
 
 def test_a_click_on_a_column_name_sorts_by_it_and_a_second_reverses(table):
     value = table.get_by_role("button", name="value")
     value.click()  # numbers: largest first
-    assert column(table, 2) == ["2.00", "0.25", "0.13", "-1.50"]
+    assert column(table, 2) == ["2.00", "0.25", "0.13", "−1.50"]
     assert table.locator("th").nth(1).get_attribute("aria-sort") == "descending"
     value.click()
-    assert column(table, 2) == ["-1.50", "0.13", "0.25", "2.00"]
+    assert column(table, 2) == ["−1.50", "0.13", "0.25", "2.00"]
     assert table.locator("th").nth(1).get_attribute("aria-sort") == "ascending"
     table.get_by_role("button", name="text").click()  # text: A to Z
     assert column(table, 1)[-1] == "plain"
