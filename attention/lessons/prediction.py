@@ -31,7 +31,7 @@ class NextWords:
     """One next-token distribution read as text: its likeliest text tokens, and what the set-apart tokens take."""
 
     text: tuple[Prediction, ...]  # the likeliest text tokens, best first; probability renormalised over text tokens
-    set_apart: tuple[Prediction, ...]  # the set-apart tokens among the model's own likeliest as many; its probability
+    set_apart: tuple[Prediction, ...]  # set-apart tokens among the model's own `top` likeliest, its probability
     set_apart_share: float  # the model's total probability on every set-apart token (text_tokens: CONTROL, MARKUP)
 
 
