@@ -197,6 +197,13 @@ class Model:
                 texts[i] = text
         return tuple(texts)
 
+    @cached_property
+    def token_kinds(self) -> np.ndarray:
+        """(vocab_size,): each token id's kind, text or set apart by the tokenizer (text_tokens.token_kinds)."""
+        from .text_tokens import token_kinds
+
+        return token_kinds(self.tokenizer, self.config.vocab_size)
+
     @property
     def n_parameters(self) -> int:
         """Every learned number (a tied output head is W_E itself, so it adds none)."""

@@ -6,10 +6,11 @@ import streamlit as st
 import attention
 import attention.tokens
 from attention.lessons import masking, prediction
-from ui import chapter, engine, figures, i18n, table, widgets
-from ui.i18n import _
+from ui import chapter, engine, figures, i18n, next_word, table, widgets
+from ui.i18n import _, n_
 
 TOP = 5  # guesses kept at every position
+READS = 24  # characters of what a position has read shown in the table: its column then fits beside the others
 NOTES_CONTEXT = "the fluffy"  # the words the notes' candidates (prediction.NOTES_CANDIDATES) come after
 
 prose = chapter.begin("07_next_word.py")
@@ -60,9 +61,46 @@ labels = figures.token_labels(texts)
 words = [t.position for t in tr.tokens if not t.is_special]
 
 
+def set_apart_said(guesses: prediction.EveryNextToken) -> str:
+    """What the guesses rank (text tokens, renormalised), where the model's own likeliest was a set-apart token and
+    what that token is, and which loss the metric is."""
+    first = guesses.set_apart_first
+    said = _(
+        "Every guess here, the table's and the bars', is among text tokens only, with probabilities renormalised "
+        "over them: the tokens that write no text ({which}) take {share} of a position's probability on average in "
+        "this passage."
+    ).format(which=next_word.which(view.model), share=i18n.share(float(guesses.set_apart_share.mean()), 1))
+    if first.any():
+        at = max(np.flatnonzero(first), key=lambda i: guesses.set_apart_best[i].probability)
+        likeliest = guesses.set_apart_best[at]
+        said += " " + n_(
+            "At {n} position the model's own likeliest next token is one of them.",
+            "At {n} positions the model's own likeliest next token is one of them.",
+            int(first.sum()),
+        ).format(n=int(first.sum()))
+        said += " " + _("The likeliest of them here is {token}, with {share} after “{after}”: it is {what}.").format(
+            token=next_word.code(shown(likeliest)),
+            share=i18n.share(likeliest.probability, 1),
+            after=labels[at],
+            what=next_word.kind_words(int(view.model.token_kinds[likeliest.id])),
+        )
+    return (
+        said
+        + " "
+        + _(
+            "The training loss above is the model's own, over its whole vocabulary; over text tokens alone it "
+            "would be {loss}."
+        ).format(loss=i18n.num(guesses.text_loss, 2))
+    )
+
+
 def reads(i: int) -> str:
-    """What position i has read: the text up to the end of its token."""
-    return tr.text[: tr.tokens[i].end]
+    """What position i has read: the text up to the end of its token, its last READS characters (a long passage's
+    start cut, …), or the tokenizer's own tokens where that text is empty (Gemma's <bos> alone)."""
+    text = tr.text[: tr.tokens[i].end]
+    if not text.strip():
+        return " ".join(t.display for t in tr.tokens[: i + 1])
+    return text if len(text) <= READS else "…" + text[-(READS - 1) :].lstrip()
 
 
 def shown(p: attention.Prediction) -> str:
@@ -81,19 +119,20 @@ if cfg.is_decoder:
     m3.metric(
         _("training loss on it (nats)"),
         i18n.num(guesses.loss, 2),
-        help=_("the mean of −ln p(the real next token)"),
+        help=_("the mean of −ln p(the real next token), p the model's own probability over its whole vocabulary"),
     )
+    st.caption(set_apart_said(guesses))
     table.table(
         {
             _("reads"): [reads(i) for i in range(tr.n_tokens - 1)],
-            _("next token (the answer)"): texts[1:],
-            _("model's best guess"): [shown(g[0]) for g in guesses.guesses[:-1]],
-            _("p(best guess)"): [g[0].probability for g in guesses.guesses[:-1]],
-            _("p(answer)"): list(guesses.actual_probability),
+            _("answer"): texts[1:],
+            _("best guess"): [shown(g[0]) for g in guesses.guesses[:-1]],
+            _("p(guess)"): [g[0].probability for g in guesses.guesses[:-1]],
+            _("p(answer)"): list(guesses.actual_text_probability),
             _("right"): ["✓" if h else "" for h in hits],
         },
         key="next_word_lessons",
-        label=_("Each position's lesson: what it reads, the answer, and the model's best guess"),
+        label=_("Each position's lesson: what it reads, the answer, and the model's best guess among text tokens"),
     )
     at = widgets.token_picker(tr, _("Guesses at position"), name="nw_at", key="w:nw_at", default=tr.n_tokens - 1)
     left, right = st.columns(2)

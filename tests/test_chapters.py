@@ -311,18 +311,47 @@ def test_7_the_notes_candidates_after_the_fluffy_exactly():
 
 
 def test_7_a_decoder_predicts_every_next_token_as_transformers_does(gpt2_in_cache, tiny_reference, tiny_gpt2_folder):
+    """The table ranks text tokens (the tokenizer's special <|endoftext|> set apart, the rest renormalised); the
+    loss is the model's own, over its whole vocabulary."""
     import torch
 
     at = run_page(page("next_word"), model="gpt2")
     ids = [t.id for t in attention.trace(attention.load_model(str(tiny_gpt2_folder)), FLUFFY).tokens]
     with torch.no_grad():
         p = torch.softmax(tiny_reference(torch.tensor([ids])).logits[0].double(), -1).numpy()
+    added = json.loads((tiny_gpt2_folder / "tokenizer.json").read_text())["added_tokens"]
+    q = p.copy()
+    q[:, [t["id"] for t in added if t["special"]]] = 0
+    q /= q.sum(axis=1, keepdims=True)
     table = apptest.table(at, "next_word_lessons")
-    assert table["p(answer)"] == pytest.approx(list(p[np.arange(len(ids) - 1), ids[1:]]), abs=1e-4)
-    assert table["p(best guess)"] == pytest.approx(list(p.max(axis=1)[:-1]), abs=1e-4)
+    assert table["p(answer)"] == pytest.approx(list(q[np.arange(len(ids) - 1), ids[1:]]), abs=1e-4)
+    assert table["p(guess)"] == pytest.approx(list(q.max(axis=1)[:-1]), abs=1e-4)
     loss = -np.log(p[np.arange(len(ids) - 1), ids[1:]]).mean()
     assert float(metric(at, "training loss")) == pytest.approx(loss, abs=0.006)
+    text_loss = -np.log(q[np.arange(len(ids) - 1), ids[1:]]).mean()
+    assert f"over text tokens alone it would be {text_loss:.2f}" in " ".join(c.value for c in at.caption)
     assert figure(at, "The real causal weights")
+
+
+def test_7_on_gemma_no_tag_is_a_guess_the_first_row_reads_bos_and_the_loss_is_the_model_s():
+    """Gemma 3 ranks <start_of_image> first at several positions: the table's guesses are text tokens, the tag is
+    named and explained, the first row reads "<bos>" (its text is empty), and the loss is the full softmax's."""
+    gemma = attention.load_model("gemma3")
+    tr = attention.trace(gemma, FLUFFY)
+    at = run_page(page("next_word"), model="gemma3", text=FLUFFY)
+    table = apptest.table(at, "next_word_lessons")
+    assert table["reads"][0] == "<bos>" and all(table["reads"])
+    assert not [g for g in table["best guess"] if g.startswith("<") and g.endswith(">")]
+    logits = gemma.logits(tr.final).astype(np.float64)
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    ids = [t.id for t in tr.tokens]
+    assert float(metric(at, "training loss")) == pytest.approx(
+        -np.log(p[np.arange(len(ids) - 1), ids[1:]]).mean(), abs=0.006
+    )
+    said = " ".join(c.value for c in at.caption)
+    assert "The likeliest of them here is `<start_of_image>`, with 98.2% after" in said
+    assert "it is a tag the tokenizer keeps whole" in said and "among text tokens only" in said
 
 
 # --- 8. masking -------------------------------------------------------------------------------------------

@@ -7,6 +7,8 @@ and laid out in a temporary Hugging Face cache.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -134,13 +136,20 @@ def test_the_next_word_panel_needs_a_decoder():
     )
 
 
-def top_ten(logits: np.ndarray, temperature: float) -> tuple[np.ndarray, np.ndarray]:
-    """The ten likeliest ids and their probabilities, softmax(logits / T) computed here."""
+def top_ten(logits: np.ndarray, temperature: float, apart: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The ten likeliest text tokens and their probabilities, softmax(logits / T) computed here, the set-apart ids
+    left out and the rest renormalised."""
     z = logits.astype(np.float64) / temperature
     p = np.exp(z - z.max())
+    p[apart] = 0
     p /= p.sum()
     best = np.argsort(-p, kind="stable")[:10]
     return best, p[best]
+
+
+def special_ids(folder) -> list[int]:
+    """The ids a Hugging Face tokenizer.json marks special."""
+    return [t["id"] for t in json.loads((folder / "tokenizer.json").read_text())["added_tokens"] if t["special"]]
 
 
 def bars(at) -> tuple[list[str], np.ndarray]:
@@ -154,8 +163,9 @@ def test_the_next_word_on_a_decoder_is_softmax_of_its_logits_over_the_temperatur
     at = run_page(model="gpt2")
     assert not at.exception
     logits = attention.trace(gpt2, FLUFFY).next_logits
+    apart = special_ids(tiny_gpt2_folder)  # <|endoftext|>: the bars rank text tokens only, renormalised
     names, shown = bars(at)
-    ids, expected = top_ten(logits, 1.0)
+    ids, expected = top_ten(logits, 1.0, apart)
     assert len(shown) == 10 and shown.sum() <= 1.0
     assert np.allclose(shown, expected, atol=1e-6)
     assert names == [readable(gpt2.tokenizer, gpt2.vocabulary[i], int(i)) for i in ids]
@@ -163,13 +173,37 @@ def test_the_next_word_on_a_decoder_is_softmax_of_its_logits_over_the_temperatur
 
     at.select_slider(key="w:temperature").set_value(0.5).run()
     names, shown = bars(at)
-    ids, expected = top_ten(logits, 0.5)
-    assert np.allclose(shown, expected, atol=1e-6) and shown[0] > top_ten(logits, 1.0)[1][0]  # sharper
+    ids, expected = top_ten(logits, 0.5, apart)
+    assert np.allclose(shown, expected, atol=1e-6) and shown[0] > top_ten(logits, 1.0, apart)[1][0]  # sharper
     assert at.query_params.get("temperature") in ("0.5", ["0.5"])
     assert names == [readable(gpt2.tokenizer, gpt2.vocabulary[i], int(i)) for i in ids]
 
     reopened = run_page(model="gpt2", temperature="2")
-    assert np.allclose(bars(reopened)[1], top_ten(logits, 2.0)[1], atol=1e-6)
+    assert np.allclose(bars(reopened)[1], top_ten(logits, 2.0, apart)[1], atol=1e-6)
+
+
+def test_gemma_s_next_word_is_a_text_token_and_the_tag_it_ranks_first_is_explained():
+    """Gemma 3 puts 98 % on <start_of_image> after the lesson's sentence: the bars rank text tokens only, each the
+    model's probability divided by the text tokens' share, and the caption names the tag and says what it is.
+    "Remove this head" lists text tokens too."""
+    gemma = attention.load_model("gemma3")
+    tr = attention.trace(gemma, FLUFFY)
+    p = np.exp(tr.next_logits.astype(np.float64) - tr.next_logits.max())
+    p /= p.sum()
+    at = run_page(model="gemma3", text=FLUFFY)
+    names, shown = bars(at)
+    assert "<start_of_image>" not in names and not any(n.startswith("<") and n.endswith(">") for n in names)
+    image = gemma.vocabulary.index("<start_of_image>")
+    text_share = 1 - p[gemma.token_kinds != 0].sum()
+    ids = [gemma.vocabulary.index(n.replace("␣", "▁").replace("↵", "\n")) for n in names]
+    assert np.allclose(shown, p[ids] / text_share, atol=1e-6)
+    captions = " ".join(c.value for c in at.caption)
+    assert "`<start_of_image>` takes 98.2%: it is a tag the tokenizer keeps whole" in captions
+    assert "text tokens only" in captions and p[image] == pytest.approx(0.982, abs=1e-3)
+    at.toggle(key="w:remove_True").set_value(True).run()
+    removed = next(c.value for c in at.caption if c.value.startswith("Without it"))
+    assert "renormalised over text tokens" in removed and "<start_of_image>" not in removed
+    assert f"`{names[0]}` {shown[0]:.1%}" in removed
 
 
 def test_a_decoders_displacement_says_there_is_no_norm_after_the_heads(gpt2_in_cache):

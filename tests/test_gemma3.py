@@ -39,6 +39,7 @@ from tests.llama_reference import (  # noqa: E402
     reference_run,
     softmax,
 )
+from tests.sentences import FLUFFY  # noqa: E402
 
 SENTENCES = [
     "Le chat dort sur le",  # French: the issue's own example, " lit" at 0.23
@@ -286,3 +287,36 @@ def test_which_layers_are_local_and_what_a_narrow_band_moves(model):
     hidden = banded.layers[0].mask & ~native.layers[0].mask
     assert moved == pytest.approx(native.layers[0].weights[:, hidden].sum() / (4 * native.n_tokens))
     assert 0 < moved < 1 and window.weight_beyond(native, banded, 5) == 0.0  # a global layer keeps its keys
+
+
+# --- the next word a page offers: text tokens, and what the others take ---------------------------------------
+
+
+def test_the_next_word_offered_is_a_text_token_and_the_tag_before_it_is_said(model, reference, path):
+    """After "…the verdant forest" the pretrained model's likeliest token is <start_of_image> (0.982 in
+    transformers too), a tag: the words offered are text tokens with their probabilities renormalised over text
+    tokens, and the tag is named with its share."""
+    from attention.lessons import prediction
+    from tests.next_word_reference import check_next_words, set_apart_ids, softmax
+
+    apart = set_apart_ids(path)
+    tr = attention.trace(model, FLUFFY)
+    with torch.no_grad():  # every position's logits, as transformers computes them
+        logits = reference(torch.tensor([[t.id for t in tr.tokens]])).logits[0].double().numpy()
+    p = np.array([softmax(row) for row in logits])  # (n_tokens, vocab_size), the reference's own
+    words = prediction.next_words_after(model, tr, top=10)
+    check_next_words(words, p[-1], apart)
+    assert [w.token for w in words.set_apart] == ["<start_of_image>"]
+    assert words.set_apart[0].probability == pytest.approx(0.982, abs=1e-3)
+    assert words.text[0].probability == pytest.approx(p[-1][words.text[0].id] / (1 - p[-1][apart].sum()), abs=1e-4)
+
+    every = prediction.every_next_token(model, tr, top=5)  # chapter 7: every position, the same rule
+    for i, guesses in enumerate(every.guesses):
+        check_next_words(prediction.NextWords(guesses, (), float(every.set_apart_share[i])), p[i], apart, said=False)
+    ids = [t.id for t in tr.tokens]
+    actual = p[np.arange(len(ids) - 1), ids[1:]]
+    assert np.abs(every.actual_probability - actual).max() < 1e-4  # the model's own: the loss is its own
+    assert every.loss == pytest.approx(-np.log(actual).mean(), abs=1e-3)
+    text = np.ones(p.shape[1], dtype=bool)
+    text[apart] = False
+    assert np.abs(every.actual_text_probability - actual / p[:-1, text].sum(axis=1)).max() < 1e-4

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import json
 import math
 
 import numpy as np
@@ -390,22 +391,51 @@ def test_the_distance_experiment_reads_the_second_apples_weight_on_the_first(mod
 # --- 7. predicting the next word ----------------------------------------------------------------------------
 
 
-def test_every_positions_next_token_equals_transformers_lm_head(tiny, tiny_reference):
+def test_every_positions_next_token_equals_transformers_lm_head(tiny, tiny_reference, tiny_gpt2_folder):
+    """The guesses are the text tokens of transformers' own distribution, renormalised over them (GPT-2's
+    <|endoftext|>, special in its tokenizer.json, set apart); the real token's probability and the loss are the
+    model's own, over the whole vocabulary."""
     tr = attention.trace(tiny, FLUFFY)
     ids = [t.id for t in tr.tokens]
     logits, _ = reference_run(tiny_reference, ids)
     p = np.exp(logits - logits.max(axis=1, keepdims=True))
     p /= p.sum(axis=1, keepdims=True)
+    added = json.loads((tiny_gpt2_folder / "tokenizer.json").read_text())["added_tokens"]
+    apart = [t["id"] for t in added if t["special"]]
+    assert apart  # <|endoftext|>
+    q = p.copy()
+    q[:, apart] = 0
+    q /= q.sum(axis=1, keepdims=True)
     guesses = prediction.every_next_token(tiny, tr, top=3)
-    assert (guesses.top1_ids == p.argmax(axis=1)).all()
-    assert (
-        np.abs(np.array([[g.probability for g in row] for row in guesses.guesses]) - np.sort(p)[:, ::-1][:, :3]).max()
-        < 1e-5
-    )
+    assert (guesses.top1_ids == q.argmax(axis=1)).all()
+    shown = np.array([[g.probability for g in row] for row in guesses.guesses])
+    assert np.abs(shown - np.sort(q)[:, ::-1][:, :3]).max() < 1e-5
+    assert not {g.id for row in guesses.guesses for g in row} & set(apart)
     actual = p[np.arange(len(ids) - 1), ids[1:]]
     assert np.abs(guesses.actual_probability - actual).max() < 1e-5
+    assert np.abs(guesses.actual_text_probability - q[np.arange(len(ids) - 1), ids[1:]]).max() < 1e-5
     assert guesses.loss == pytest.approx(-np.log(actual).mean(), abs=1e-5)
-    assert guesses.guesses[-1][0].id == tr.next_tokens(1)[0].id  # the last position, as the trace says
+    assert np.abs(guesses.set_apart_share - p[:, apart].sum(axis=1)).max() < 1e-6
+    assert guesses.guesses[-1][0].id == prediction.next_words_after(tiny, tr, 1).text[0].id  # the last position
+
+
+def test_the_text_tokens_are_read_from_the_tokenizer_s_own_marks():
+    """Special added tokens are control tokens, added tags are markup; the vocabulary's pieces, and added runs of
+    spaces or newlines, are text. The rule never looks a token up by its spelling alone: a piece spelled <b> that
+    the tokenizer did not add whole is text."""
+    from tokenizers import AddedToken, Tokenizer, models
+
+    from attention import text_tokens
+
+    vocab = {"a": 0, "b": 1, "<b>": 2}
+    tokenizer = Tokenizer(models.WordLevel(vocab=vocab, unk_token="a"))
+    tokenizer.add_special_tokens([AddedToken("<|end|>", special=True)])  # 3
+    tokenizer.add_tokens([AddedToken("<h1>", special=False), AddedToken("\n\n", special=False)])  # 4, 5
+    kinds = text_tokens.token_kinds(tokenizer, 7)  # one more row than the tokenizer has tokens
+    T, C, M = text_tokens.TEXT, text_tokens.CONTROL, text_tokens.MARKUP
+    assert kinds.tolist() == [T, T, T, C, M, T, C]
+    p = np.array([0.1, 0.2, 0.1, 0.4, 0.1, 0.1, 0.0])
+    assert text_tokens.renormalised(p, kinds) == pytest.approx([0.2, 0.4, 0.2, 0, 0, 0.2, 0])
 
 
 def test_an_encoder_predicts_no_next_token(model):

@@ -237,3 +237,31 @@ def test_a_foreign_file_says_which_file(tmp_path, content):
         attention.load_model(str(foreign))
     assert foreign.name in str(error.value)
     assert "GGUF" in str(error.value)
+
+
+# --- the next word a page offers: text tokens, and what the others take ---------------------------------------
+
+CHAT = "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHello! How can I help you today?"
+
+
+@pytest.mark.parametrize("text", [PARIS, CHAT])
+def test_the_next_word_offered_is_a_text_token_and_a_control_token_is_said(model, reference, path, text):
+    """At the end of an assistant's turn SmolLM2-135M-Instruct finds <|im_end|> likely (0.44): the words offered
+    are text tokens with their probabilities renormalised over text tokens, and the control token is named."""
+    from attention.lessons import prediction
+    from tests.next_word_reference import check_next_words, set_apart_ids
+    from tests.next_word_reference import softmax as row_softmax
+
+    apart = set_apart_ids(path)
+    tr = attention.trace(model, text)
+    with torch.no_grad():  # every position's logits, as transformers computes them
+        logits = reference(torch.tensor([[t.id for t in tr.tokens]])).logits[0].double().numpy()
+    p = np.array([row_softmax(row) for row in logits])
+    words = prediction.next_words_after(model, tr, top=10)
+    check_next_words(words, p[-1], apart)
+    every = prediction.every_next_token(model, tr, top=5)
+    for i, guesses in enumerate(every.guesses):
+        check_next_words(prediction.NextWords(guesses, (), float(every.set_apart_share[i])), p[i], apart, said=False)
+    if text == CHAT:
+        assert [w.token for w in words.set_apart] == ["<|im_end|>"]
+        assert words.set_apart[0].probability == pytest.approx(p[-1][2], abs=1e-4) and p[-1][2] > 0.3

@@ -508,6 +508,8 @@ class Removed:
     top_after: tuple[attention.Prediction, ...]
     top_before_after: tuple[float, ...]
     kl_divergence: float | None
+    words_before: prediction.NextWords | None  # the likeliest text tokens, as every next-word view offers them
+    words_before_after: tuple[float, ...]
 
 
 @per_model
@@ -523,4 +525,6 @@ def removed(name: str, text: str, layer_i: int, head: int, kind: str) -> Removed
         e.top_after,
         e.top_before_after,
         e.kl_divergence,
+        e.words_before,
+        e.words_before_after,
     )

@@ -12,9 +12,10 @@ from typing import Literal
 
 import numpy as np
 
-from .. import ops
+from .. import ops, text_tokens
 from ..model import Model
 from ..trace import Knockout, Prediction, Trace, trace, trace_tokens
+from .prediction import NextWords, next_words_after
 
 TOP = 5  # next tokens shown before and after
 
@@ -45,6 +46,8 @@ class KnockoutEffect:
     top_after: tuple[Prediction, ...]  # a decoder's TOP next tokens with the head knocked out
     top_before_after: tuple[float, ...]  # the knocked-out run's probability of each of top_before's tokens
     kl_divergence: float | None  # KL(before ‖ after) of the next-token distributions, nats; None for an encoder
+    words_before: NextWords | None = None  # a decoder's TOP next text tokens, unchanged run (prediction.next_words)
+    words_before_after: tuple[float, ...] = ()  # the knocked-out run's probability of each, renormalised the same way
 
 
 def check_knockout(model: Model, layer: int, head: int, kind: str) -> Knockout:
@@ -92,6 +95,8 @@ def knockout_effect(
         return KnockoutEffect(knockout, before, after, token_cosines, sentence, (), (), (), None)
     top_before, top_after = tuple(before.next_tokens(top)), tuple(after.next_tokens(top))
     after_probabilities = np.exp(log_softmax(after.next_logits))
+    words_before = next_words_after(model, before, top)
+    after_text = text_tokens.renormalised(after_probabilities, model.token_kinds)
     return KnockoutEffect(
         knockout=knockout,
         before=before,
@@ -102,4 +107,6 @@ def knockout_effect(
         top_after=top_after,
         top_before_after=tuple(float(after_probabilities[p.id]) for p in top_before),
         kl_divergence=kl_divergence(before.next_logits, after.next_logits),
+        words_before=words_before,
+        words_before_after=tuple(float(after_text[p.id]) for p in words_before.text),
     )

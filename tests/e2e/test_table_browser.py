@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,34 @@ def test_a_click_on_a_column_name_sorts_by_it_and_a_second_reverses(table):
     table.get_by_role("button", name="text").click()  # text: A to Z
     assert column(table, 1)[-1] == "plain"
     assert table.locator("th").nth(1).get_attribute("aria-sort") == "none"
+
+
+# Chapter 7's lessons table, which its exercise reads to the last column: whole in its column at 1280×720.
+LESSONS = {  # language: the table's name for screen readers, the columns "Try this" needs
+    "en": ("Each position's lesson", ("best guess", "p(answer)", "right")),
+    "fr": ("La leçon de chaque position", ("meilleur choix", "p(réponse)", "juste")),
+    "ko": ("각 위치의 학습 예제", ("최선의 추측", "p(정답)", "맞음")),
+}
+FITS = """t => { const box = t.parentElement, r = box.getBoundingClientRect();
+  return { scroll: box.scrollWidth, client: box.clientWidth, right: r.right,
+           headers: Array.from(t.querySelectorAll('th')).map(h => [h.textContent, h.getBoundingClientRect().right]) }; }"""
+
+
+@pytest.mark.parametrize(("model", "lang"), [("smollm2", "en"), ("gemma3", "en"), ("gemma3", "fr"), ("gemma3", "ko")])
+def test_chapter_7_s_lessons_table_fits_its_column_at_1280(server, browser, model, lang):
+    from app_driver import wait_complete
+
+    name, needed = LESSONS[lang]
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        page.goto(f"{server}/next_word?model={model}&lang={lang}")
+        t = page.get_by_role("table", name=re.compile(re.escape(name)))
+        t.locator("tbody tr").first.wait_for(timeout=120_000)
+        wait_complete(page)
+        fit = t.evaluate(FITS)
+        assert fit["scroll"] <= fit["client"] + 1, fit  # nothing to scroll sideways to
+        headers = dict(fit["headers"])
+        assert all(h in "".join(headers) for h in needed), headers
+        assert all(right <= fit["right"] + 1 for right in headers.values()), fit
+    finally:
+        page.close()

@@ -8,10 +8,11 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 import attention
+from attention.lessons import prediction
 from attention.lessons.geometry import AFTER, moved_toward
 from attention.tokens import readable
 
-from .. import architecture, downloads, engine, figures, head_switch, i18n, state, widgets
+from .. import architecture, downloads, engine, figures, head_switch, i18n, next_word, state, widgets
 from ..figures.base import isolated
 from ..figures.charts import next_token_bars
 from ..figures.vectors import after_heads_figure, heads_summed_figure
@@ -288,11 +289,18 @@ def next_word_section(tr: attention.Trace) -> None:
             _("Temperature T"), low, high, step, 1, **state.bound("temperature", on_change=_temperature)
         )
         temperature = state.get("temperature")
-        predictions = tr.next_tokens(top=TOP_NEXT, temperature=temperature)
+        model = engine.model(engine.model_name())
+        words_next = prediction.next_words_after(model, tr, top=TOP_NEXT, temperature=temperature)
+        predictions = words_next.text
         shown = sum(p.probability for p in predictions)
         st.caption(
-            _("The other {n} tokens share {share}.").format(
-                n=i18n.whole(vocabulary - len(predictions)), share=i18n.share(1 - shown, 1)
+            next_word.named(model, words_next.set_apart)
+            + (" " if words_next.set_apart else "")
+            + next_word.text_only(model, words_next.set_apart_share)
+            + " "
+            + _("The other {n} text tokens share {share}.").format(
+                n=i18n.whole(vocabulary - int((model.token_kinds != 0).sum()) - len(predictions)),
+                share=i18n.share(1 - shown, 1),
             )
         )
         if not tr.mask_is_real:
@@ -302,15 +310,16 @@ def next_word_section(tr: attention.Trace) -> None:
                     "trained for: this guess is a counterfactual."
                 )
             )
-    tokenizer = engine.model(engine.model_name()).tokenizer
-    tokens = [readable(tokenizer, p.token, p.id) for p in predictions]
+    tokens = [readable(model.tokenizer, p.token, p.id) for p in predictions]
     last = figures.plain(tr.tokens[-1].display)
     with picture:
         widgets.chart(
             lambda: next_token_bars(
                 tokens,
                 [p.probability for p in predictions],
-                _("The next token after “{token}”").format(token=last) + f"<br>T = {i18n.fmt(temperature, 'g')}",
+                _("The next token after “{token}”").format(token=last)
+                + f"<br>T = {i18n.fmt(temperature, 'g')} · "
+                + _("text tokens only"),
             ),
             "next_token",
             key="fig_next",
@@ -329,15 +338,18 @@ def removed_head(tr: attention.Trace) -> None:
     if not st.toggle(remove, key=f"w:remove_{tr.config.is_decoder}"):
         return
     gone = engine.removed(tr.text, layer_i, h, "zero")
-    tokenizer = engine.model(engine.model_name()).tokenizer
     if gone.kl_divergence is not None:
+        model = engine.model(engine.model_name())
         pct = functools.partial(i18n.share, digits=1)
         st.caption(
-            _("Without it (its Δe set to 0), the next token's distribution moves by KL = {kl} nats: {moves}.").format(
+            _(
+                "Without it (its Δe set to 0), the next token's distribution moves by KL = {kl} nats. Its likeliest "
+                "text tokens, renormalised over text tokens: {moves}."
+            ).format(
                 kl=i18n.num(gone.kl_divergence, 4),
                 moves="; ".join(
-                    f"{readable(tokenizer, p.token, p.id)} {pct(p.probability)} → {pct(q)}"
-                    for p, q in zip(gone.top_before, gone.top_before_after, strict=True)
+                    f"{next_word.code(readable(model.tokenizer, p.token, p.id))} {pct(p.probability)} → {pct(q)}"
+                    for p, q in zip(gone.words_before.text, gone.words_before_after, strict=True)
                 ),
             )
         )
