@@ -194,7 +194,9 @@ def current_or_stop() -> attention.Model:
         st.error(_failed()[name])
         stop()
     try:
-        with st.spinner(_("Loading {model} (once per server start)…").format(model=attention.sources.SHOWN.get(name, name))):
+        with st.spinner(
+            _("Loading {model} (once per server start)…").format(model=attention.sources.SHOWN.get(name, name))
+        ):
             return model(name)
     except attention.ModelError as exc:
         _failed()[name] = str(exc)
@@ -329,7 +331,7 @@ def displacement_picture(name: str, text: str, mask: str, layer_i: int, token: i
     """The followed token's heads, in a picture fitted to them; the step after them (b_O, a norm) apart."""
     cfg = model(name).config
     return geometry.displacement_picture(
-        layer(text, mask, layer_i, name), token=token, bias=cfg.bias, normalized=cfg.norm_position != "pre"
+        layer(text, mask, layer_i, name), token=token, bias=cfg.bias, norm_position=cfg.norm_position
     )
 
 
