@@ -188,6 +188,23 @@ def sharing_name(cfg: ModelConfig) -> str:
     return _("grouped-query attention")
 
 
+def projections_sentence(cfg: ModelConfig) -> str:
+    """Which of W_Q, W_K and W_V each head has of its own, from n_kv_heads against n_heads: all three (multi-head
+    attention), or its own W_Q while the key and value maps are shared by a group of heads (grouped-query) or by
+    all of them (multi-query)."""
+    if cfg.n_kv_heads == cfg.n_heads:
+        return _("Each has its own $W_Q$, $W_K$ and $W_V$.")
+    if cfg.n_kv_heads == 1:
+        return _(
+            "Each has its own $W_Q$, while all {n} share one $W_K$ and one $W_V$, so they read the same keys and "
+            "values ({sharing})."
+        ).format(n=cfg.n_heads, sharing=sharing_name(cfg))
+    return _(
+        "Each has its own $W_Q$, while $W_K$ and $W_V$ are shared by each group of {group} heads: the layer "
+        "computes {n} sets of keys and values for its {heads} queries ({sharing})."
+    ).format(group=cfg.group_size, n=cfg.n_kv_heads, heads=cfg.n_heads, sharing=sharing_name(cfg))
+
+
 # --- the mask ------------------------------------------------------------------------------------------------------
 
 

@@ -256,13 +256,11 @@ class HeadView:
     def grid(self, prose: dict[str, str]) -> None:
         layer = self.layer
         st.header("4 · " + _("All heads at a glance"), anchor="4-all-heads-at-a-glance")
-        widgets.explanation(prose["heads"], hidden=self.presenter)
+        projections = architecture.projections_sentence(self.tr.config)
+        widgets.explanation(fill(prose["heads"], projections=projections), hidden=self.presenter)
         st.latex(r"\operatorname{head}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}} + M\Big) V_h")
-        title = (
-            _("All {n} heads of layer {layer}")
-            if self.narrow
-            else _("All {n} heads of layer {layer} (click one to pick it)")
-        ).format(n=self.n_heads, layer=layer.index + 1)
+        # the figure names what it shows and nothing else: an exported slide has no head to click
+        title = _("All {n} heads of layer {layer}").format(n=self.n_heads, layer=layer.index + 1)
         canvas = head_switch.canvas(self.type, below=0)
 
         def grid() -> go.Figure:
@@ -281,6 +279,7 @@ class HeadView:
         at = dict(layer=layer.index, mask=self.tr.mask_kind)
         # a click on a panel: head_switch.js, which also moves the frame
         widgets.chart(grid, "all_heads", key="fig_heads", view=self.view, switch=self.head, **at)
+        st.caption(_("Click a head to pick it: the figures above show it, framed here."))
 
 
 ROLE_WORDS = {  # a head's role as its panel in the grid names it (ui/figures/roles.py draws the whole model's)
