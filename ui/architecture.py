@@ -201,7 +201,7 @@ def projections_sentence(cfg: ModelConfig) -> str:
         ).format(n=cfg.n_heads, sharing=sharing_name(cfg))
     return _(
         "Each has its own $W_Q$, while $W_K$ and $W_V$ are shared by each group of {group} heads: the layer "
-        "computes {n} sets of keys and values for its {heads} queries ({sharing})."
+        "computes {n} sets of keys and values for its {heads} query heads ({sharing})."
     ).format(group=cfg.group_size, n=cfg.n_kv_heads, heads=cfg.n_heads, sharing=sharing_name(cfg))
 
 
