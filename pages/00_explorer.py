@@ -33,7 +33,7 @@ def render() -> None:
     tr = engine.trace_or_stop(state.get("text"), state.get("mask"))
     layer = tr.layers[layer_i]
     keep = [t.position for t in tr.tokens if state.get("specials") or not t.is_special] or list(range(tr.n_tokens))
-    shown = heads.window(keep)  # a long text: the window of tokens sections 2 to 4 draw, every one named
+    shown = heads.window(keep, heads.window_size(tr, keep, presenter))  # a long text: a window, every token named
     view = heads.HeadView(tr, layer, shown, presenter)
 
     # The four steps are sent first, the picture a class waits for: what stands above them on the page is

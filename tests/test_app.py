@@ -168,6 +168,27 @@ def test_each_grid_panel_names_its_head_and_its_tokens(default_page, model):
         assert np.allclose(array(trace["customdata"]), tr.layers[0].weights[h - 1], atol=1e-6)
         assert trace["hovertemplate"].startswith("query: %{y}<br>key: %{x}<br>weight: %{customdata:.3f}")
     assert grid["layout"]["meta"]["pick"]
+    # the figure's title names what it shows, nothing for the page to do: an exported slide has no head to click
+    title = grid["layout"]["title"]["text"]
+    assert title.startswith("All 12 heads of layer 1") and "click" not in title.lower()
+    assert any(c.value.startswith("Click a head to pick it") for c in default_page.caption)
+
+
+def test_the_tokens_legend_names_only_the_kinds_drawn():
+    """SmolLM2 adds no token of its own: no “special token” in its legend; MiniLM's [CLS] and [SEP] keep theirs."""
+    from ui.figures import token_chips
+
+    def named(fig) -> list[str]:
+        return [t.name for t in fig.data if t.fill == "toself"]
+
+    assert named(token_chips(["the", "▁cat", "s"], [False] * 3, [False, False, True])) == [
+        "starts a word",
+        "continues a word",
+    ]
+    assert "special token" in named(token_chips(["[CLS]", "cat", "[SEP]"], [True, False, True], [False] * 3))
+    chips = next(spec for title, spec in figures(run_page(model="smollm2")).items() if title.endswith(" tokens"))
+    drawn = [t.get("name") for t in chips["data"] if t.get("fill") == "toself"]
+    assert drawn and "special token" not in drawn
 
 
 @pytest.mark.parametrize(("colours", "row_max"), [("row", True), ("unit", False)])
@@ -262,10 +283,15 @@ def test_presenter_mode_hides_the_prose_keeps_the_equations_and_enlarges_the_typ
     assert len(presenter.get("latex")) == len(normal.get("latex"))
     assert len(presenter.markdown) < len(normal.markdown)
     spec = steps(presenter)
-    sizes = [spec["layout"]["title"]["font"]["size"], spec["layout"]["xaxis"]["tickfont"]["size"]]
+    sizes = [spec["layout"]["title"]["font"]["size"]]
     sizes += [a["font"]["size"] for a in spec["layout"]["annotations"]]
     sizes += [step(spec, k)["colorbar"]["tickfont"]["size"] for k in range(4)]
     assert min(sizes) >= theme.figure_type(presenter=True).small >= 14
+    # the tokens' names may go down to 12 px, so that every token drawn is named (every other one was, at 14)
+    n = len(step(spec, 0)["x"])
+    for axis in ("xaxis", "yaxis"):
+        ticks = spec["layout"][axis]
+        assert ticks["tickfont"]["size"] >= 12 and len(ticks["tickvals"]) == n
     assert presenter.query_params["presenter"] == "1"
 
 

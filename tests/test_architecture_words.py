@@ -47,14 +47,20 @@ def test_a_bias_free_model_s_equations_have_no_bias(configs):
 
 
 def test_each_model_s_step_after_the_heads(configs):
-    assert [n for n, _ in architecture.after_heads_steps(configs["minilm"])] == [
+    assert [step.name for step in architecture.after_heads_steps(configs["minilm"])] == [
         "e",
         "e + ΣΔe",
         "e + ΣΔe + b<sub>O</sub>",  # drawn with its subscript: "b_O" was printed as typed
         "e′ = LayerNorm(e + ΣΔe + b<sub>O</sub>)",
     ]
     assert not architecture.has_step_after_heads(configs["smollm2"])  # e′ = e + ΣΔe: nothing to show
-    assert [n for n, _ in architecture.after_heads_steps(configs["gemma3"])][-1] == "e′ = e + RMSNorm(ΣΔe)"
+    # Gemma normalises the heads' sum before adding it: one step, e → e′, and e + ΣΔe is no point it reaches
+    gemma = architecture.after_heads_steps(configs["gemma3"])
+    assert [step.name for step in gemma] == ["e", "e′ = e + RMSNorm(ΣΔe)"] and gemma[1].kind == "norm"
+    assert architecture.has_step_after_heads(configs["gemma3"])
+    assert architecture.unadded_sum(configs["gemma3"]) and not architecture.unadded_sum(configs["minilm"])
+    assert architecture.heads_sum_tip(configs["gemma3"])[0] == "ΣΔe"
+    assert architecture.heads_sum_tip(configs["smollm2"])[0] == "e + ΣΔe"
 
 
 def test_gemma_s_own_features_are_named(configs):

@@ -227,13 +227,87 @@ def test_a_model_without_bias_or_norm_after_its_heads_shows_no_empty_step():
     assert any("e′ = e + ΣΔe" in c.value and "no bias" in c.value for c in at.caption)
 
 
+def followed(tr: attention.Trace, word: str) -> int:
+    """The position of the token that reads `word` (SentencePiece's ▁ and GPT-2's Ġ before it left out)."""
+    return next(t.position for t in tr.tokens if t.text.lstrip("▁Ġ") == word)
+
+
 def test_gemma_s_step_after_the_heads_is_its_second_norm():
+    """Gemma computes e′ = e + RMSNorm(ΣΔe): one step from e to e′, as long as RMSNorm(ΣΔe), computed here from the
+    layer's own gains; e + ΣΔe is no point Gemma reaches, so it is drawn apart, named as never added."""
+    from attention import ops
+
     at = run_page(model="gemma3")
     step = figure(at, "The step after the heads")
-    assert list(step["data"][0]["text"]) == ["e", "e + ΣΔe", "e′ = e + RMSNorm(ΣΔe)"]
+    assert list(step["data"][0]["text"]) == ["e", "e′ = e + RMSNorm(ΣΔe)", "ΣΔe, not added"]
+    assert "+ ΣΔe" not in labels(step) and "+ RMSNorm(ΣΔe) → e′" in labels(step)
+    summed = figure(at, "The heads added up")
+    assert "ΣΔe" in labels(summed) and "e + ΣΔe" not in labels(summed)
+    gemma = attention.load_model("gemma3")
+    tr = attention.trace(gemma, FLUFFY)
+    layer, j = tr.layers[0], followed(tr, "creature")
+    delta = np.einsum("hi,hid,hde->e", layer.weights[:, j], layer.v, layer.w_o_heads, dtype=np.float64)
+    moved = ops.rms_norm(delta, gemma.layers[0].norm_attention_out.gamma, gemma.config.norm_eps)
+    lengths = next(c.value for c in at.caption if "Each arrow's length" in c.value)
+    assert f"+ RMSNorm(ΣΔe) → e′: {np.linalg.norm(moved):.2f}" in lengths
+    assert f"ΣΔe before its RMSNorm, never added: {np.linalg.norm(delta):.2f}" in lengths
     latex = "\n".join(e.value for e in at.get("latex"))
     assert r"\operatorname{RMSNorm}_q" in latex and r"\sqrt{640}\,W_E[t_i]" in latex
     assert r"e_j + \operatorname{RMSNorm}\Big(\sum_h" in latex
+
+
+@pytest.mark.parametrize(
+    ("name", "steps", "tip"),
+    [
+        # BERT, post-norm: + ΣΔe, + b_O, then LayerNorm around the sum
+        (
+            "all-MiniLM-L6-v2",
+            ["e", "e + ΣΔe", "e + ΣΔe + b<sub>O</sub>", "e′ = LayerNorm(e + ΣΔe + b<sub>O</sub>)"],
+            "e + ΣΔe",
+        ),
+        ("smollm2", None, "e + ΣΔe"),  # pre-norm, no bias: e′ = e + ΣΔe, no step to draw
+        ("gemma3", ["e", "e′ = e + RMSNorm(ΣΔe)", "ΣΔe, not added"], "ΣΔe"),  # sandwich: the sum normalised first
+    ],
+)
+def test_each_models_words_for_the_step_after_the_heads_follow_its_norm_position(name, steps, tip):
+    cfg = attention.load_model(name).config
+    at = run_page(model=name)
+    assert not at.exception
+    words = {"post": "LayerNorm", "pre": "e′ = e + ΣΔe", "sandwich": "normalised before it is added"}
+    summed = figure(at, "The heads added up")
+    notes = " ".join(a["text"].replace("<br>", " ") for a in summed["layout"]["annotations"])
+    assert words[cfg.norm_position] in notes or words[cfg.norm_position] in " ".join(c.value for c in at.caption)
+    assert tip in labels(summed)
+    drawn = [t for t in figures(at) if t.startswith("The step after")]
+    if steps is None:
+        assert not drawn and cfg.norm_position == "pre" and not cfg.bias
+    else:
+        assert list(figure(at, "The step after the heads")["data"][0]["text"]) == steps
+    # the tip-to-tail caption says where the arrows end as the model computes it
+    ends = next(c.value for c in at.caption if "laid tip to tail" in c.value)
+    assert ("they end at e + ΣΔe" in ends) == (cfg.norm_position != "sandwich")
+
+
+def test_the_heads_prose_says_which_maps_each_head_has_of_its_own():
+    """From n_kv_heads against n_heads: MiniLM's 12 heads have all three; SmolLM2's 9 share W_K and W_V by groups of
+    3; Gemma's 4 share one pair."""
+
+    def prose(at) -> str:
+        return " ".join(m.value for m in at.markdown)
+
+    assert "Each has its own $W_Q$, $W_K$ and $W_V$." in prose(run_page())
+    smollm2 = prose(run_page(model="smollm2"))
+    assert "shared by each group of 3 heads" in smollm2 and "$W_K$ and $W_V$." not in smollm2
+    assert "while all 4 share one $W_K$ and one $W_V$" in prose(run_page(model="gemma3"))
+
+
+def test_the_default_followed_token_is_the_last_word_not_the_full_stop(model):
+    """As the README says: the last word, not the full stop after it (nor [SEP])."""
+    text = "The old lighthouse keeper climbed the stairs every night."
+    at = run_page(text=text)
+    box = next(s for s in at.selectbox if s.key == "w:token_follow")
+    tokens = attention.trace(model, text).tokens
+    assert tokens[-2].text == "." and tokens[box.value].text == "night"
 
 
 def test_the_explorer_writes_each_models_own_equations_and_names_shared_heads():

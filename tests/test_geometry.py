@@ -106,7 +106,7 @@ def test_the_heads_picture_is_fitted_to_the_heads_and_their_sum_only(fluffy):
 
 def test_the_step_after_the_heads_of_an_encoder_is_a_layer_norm(fluffy, model):
     layer, j = fluffy.layers[0], 4
-    after = after_heads(layer, j, bias=True, normalized=True)
+    after = after_heads(layer, j, bias=True, norm_position="post")
     e = layer.x[j].astype(np.float64)
     summed = e + np.einsum("hi,hid,hde->e", layer.weights[:, j], layer.v, layer.w_o_heads, dtype=np.float64)
     biased = summed + layer.b_o
@@ -153,7 +153,7 @@ def test_a_decoders_step_after_the_heads_has_no_layer_norm(tiny_gpt2_folder):
     """GPT-2 adds the heads' sum and b_O to e and stops there: e′ is e + ΣΔe + b_O, the third point."""
     gpt2 = attention.load_model(str(tiny_gpt2_folder))
     layer, j = attention.trace(gpt2, FLUFFY).layers[1], 3
-    after = after_heads(layer, j, bias=True, normalized=False)
+    after = after_heads(layer, j, bias=True, norm_position="pre")
     e = layer.x[j].astype(np.float64)
     summed = e + np.einsum("hi,hid,hde->e", layer.weights[:, j], layer.v, layer.w_o_heads, dtype=np.float64)
     assert np.allclose(layer.updated[j], summed + layer.b_o, atol=1e-4)
@@ -163,19 +163,26 @@ def test_a_decoders_step_after_the_heads_has_no_layer_norm(tiny_gpt2_folder):
 
 
 def test_gemma_s_step_after_the_heads_normalises_their_sum_before_adding_it():
-    """Gemma's sandwich: e′ = e + RMSNorm(ΣΔe), the norm with the layer's own gains, no bias."""
+    """Gemma's sandwich: e′ = e + RMSNorm(ΣΔe), the norm with the layer's own gains, no bias. The picture's steps
+    are the model's: one, e → e′, as long as RMSNorm(ΣΔe); e + ΣΔe, a point Gemma never forms, is drawn apart."""
     from attention import ops
 
     gemma = attention.load_model("gemma3")
     layer, j = attention.trace(gemma, FLUFFY).layers[2], 3
-    after = after_heads(layer, j, bias=False, normalized=True)
+    after = after_heads(layer, j, bias=False, norm_position="sandwich")
     gains = gemma.layers[2].norm_attention_out.gamma
-    expected = layer.x[j] + ops.rms_norm(layer.delta_sum[j], gains, gemma.config.norm_eps)
-    assert np.allclose(layer.updated[j], expected, rtol=1e-5, atol=1e-4)
-    assert len(after.points) == 3
-    assert after.lengths[1] == pytest.approx(
-        np.linalg.norm(layer.updated[j] - layer.x[j] - layer.delta_sum[j]), rel=1e-4
-    )
+    normalised = ops.rms_norm(layer.delta_sum[j].astype(np.float64), gains, gemma.config.norm_eps)
+    assert np.allclose(layer.updated[j], layer.x[j] + normalised, rtol=1e-5, atol=1e-4)
+    assert len(after.points) == 2 and len(after.lengths) == 1
+    assert after.lengths[0] == pytest.approx(np.linalg.norm(normalised), rel=1e-4)
+    assert after.unadded_length == pytest.approx(np.linalg.norm(layer.delta_sum[j]), rel=1e-5)
+    e = layer.x[j].astype(np.float64)
+    points = np.vstack([e, e + normalised, e + layer.delta_sum[j]])
+    mean, directions = pca(points)
+    drawn = np.vstack([after.points, after.unadded])
+    assert same_up_to_sign(drawn, (points - mean) @ directions.T, atol=1e-2)
+    with pytest.raises(ValueError):
+        after_heads(layer, j, bias=False, norm_position="middle")
 
 
 def test_moves_in_a_plane_are_drawn_at_their_full_length_however_far_apart_the_tokens_are():

@@ -8,7 +8,7 @@ Pages and figures never name a family; they ask this module what the loaded mode
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from attention import ModelConfig
 from attention.lessons import budget
@@ -194,6 +194,23 @@ def sharing_name(cfg: ModelConfig) -> str:
     return _("grouped-query attention")
 
 
+def projections_sentence(cfg: ModelConfig) -> str:
+    """Which of W_Q, W_K and W_V each head has of its own, from n_kv_heads against n_heads: all three (multi-head
+    attention), or its own W_Q while the key and value maps are shared by a group of heads (grouped-query) or by
+    all of them (multi-query)."""
+    if cfg.n_kv_heads == cfg.n_heads:
+        return _("Each has its own $W_Q$, $W_K$ and $W_V$.")
+    if cfg.n_kv_heads == 1:
+        return _(
+            "Each has its own $W_Q$, while all {n} share one $W_K$ and one $W_V$, so they read the same keys and "
+            "values ({sharing})."
+        ).format(n=cfg.n_heads, sharing=sharing_name(cfg))
+    return _(
+        "Each has its own $W_Q$, while $W_K$ and $W_V$ are shared by each group of {group} heads: the layer "
+        "computes {n} sets of keys and values for its {heads} query heads ({sharing})."
+    ).format(group=cfg.group_size, n=cfg.n_kv_heads, heads=cfg.n_heads, sharing=sharing_name(cfg))
+
+
 # --- the mask ------------------------------------------------------------------------------------------------------
 
 
@@ -231,29 +248,68 @@ def mask_sentence(cfg: ModelConfig) -> str:
 BIAS_STEP = "+ b<sub>O</sub>"  # in a figure, which plotly draws with its subscript
 
 
-def after_heads_steps(cfg: ModelConfig) -> tuple[tuple[str, str], ...]:
-    """The points of the step after the heads, as drawn, each (its name, the label of the step that reaches it):
-    e, e + ΣΔe, then + b_O where there is one, then the norm where one comes before the residual stream goes on.
-    Two points: nothing happens after the heads."""
-    steps = [("e", "e"), ("e + ΣΔe", "+ ΣΔe")]
-    bias = f" {BIAS_STEP}" if cfg.bias else ""
+class Step(NamedTuple):
+    """A point of the step after the heads, as drawn: its name (on hover), the label of the step that reaches it
+    (in the figure, where plotly draws b<sub>O</sub>), the same label for a caption (markdown, $b_O$), and what the
+    step does: "sum" (the heads' ΣΔe added), "bias" (b_O added) or "norm"."""
+
+    name: str
+    label: str
+    caption: str
+    kind: str
+
+
+def after_heads_steps(cfg: ModelConfig) -> tuple[Step, ...]:
+    """The points of the step after the heads, as the model reaches them: e, then e + ΣΔe, + b_O where there is
+    one, and the norm around the sum (post-norm); e + ΣΔe (+ b_O) and no more (pre-norm); or, where the norm
+    acts on the heads' sum before it is added (a sandwich), e′ = e + Norm(ΣΔe) in one step, e + ΣΔe never formed.
+    Two points: nothing happens after the heads but the sum (see has_step_after_heads)."""
+    norm, bias = norm_name(cfg), (" + b<sub>O</sub>" if cfg.bias else "")
+    said = " + $b_O$" if cfg.bias else ""
+    start = Step("e", "e", "e", "")
+    where = pick(cfg, "norm_position", {"post": "outer", "pre": None, "sandwich": "inner"})  # around e, or ΣΔe
+    if where == "inner":
+        label = _("+ {norm}(ΣΔe{bias}) → e′")
+        name = f"e′ = e + {norm}(ΣΔe{bias})"
+        return (start, Step(name, label.format(norm=norm, bias=bias), label.format(norm=norm, bias=said), "norm"))
+    steps = [start, Step("e + ΣΔe", "+ ΣΔe", "+ ΣΔe", "sum")]
     if cfg.bias:
-        steps.append((f"e + ΣΔe{bias}", BIAS_STEP))
-    norm = pick(cfg, "norm_position", {"post": "outer", "pre": None, "sandwich": "inner"})  # around e, or ΣΔe
-    if norm == "outer":
-        steps.append((f"e′ = {norm_name(cfg)}(e + ΣΔe{bias})", f"{norm_name(cfg)} → e′"))
-    elif norm == "inner":
-        steps.append(
-            (
-                f"e′ = e + {norm_name(cfg)}(ΣΔe{bias})",
-                _("ΣΔe{bias} through {norm} → e′").format(bias=bias, norm=norm_name(cfg)),
-            )
-        )
+        steps.append(Step(f"e + ΣΔe{bias}", BIAS_STEP, "+ $b_O$", "bias"))
+    if where == "outer":
+        label = _("{norm} → e′").format(norm=norm)
+        steps.append(Step(f"e′ = {norm}(e + ΣΔe{bias})", label, label, "norm"))
     return tuple(steps)
 
 
+def unadded_sum(cfg: ModelConfig, caption: bool = False) -> str:
+    """Where the norm acts on the heads' sum before it is added (a sandwich), the label of that sum, drawn from e to
+    compare with what the norm made of it; "" where e + ΣΔe is a point the model reaches. caption: the longer words
+    of a caption (markdown, $b_O$), else a figure's short label (b<sub>O</sub>)."""
+    if caption:
+        bias = " + $b_O$" if cfg.bias else ""
+        unadded = _("ΣΔe{bias} before its {norm}, never added").format(bias=bias, norm=norm_name(cfg))
+    else:
+        unadded = _("ΣΔe{bias}, not added").format(bias=" + b<sub>O</sub>" if cfg.bias else "")
+    return pick(cfg, "norm_position", {"post": "", "pre": "", "sandwich": unadded})
+
+
+def heads_sum_tip(cfg: ModelConfig) -> tuple[str, str, str]:
+    """Where the heads' arrows laid tip to tail end: its label, its hover text, and the caption's words for it. A
+    point the model reaches (e + ΣΔe) where the sum is added as it is; only the sum ΣΔe where the model normalises
+    it before adding it (a sandwich), since e + ΣΔe is never formed there."""
+    norm = norm_name(cfg)
+    added = ("e + ΣΔe", _("e + ΣΔe: every head added"), _("they end at e + ΣΔe, the green sum"))
+    normalised = (
+        "ΣΔe",
+        _("ΣΔe: every head's Δe laid end to end from e, before {norm} acts on it").format(norm=norm),
+        _("the green arrow is their sum ΣΔe, which {norm} acts on before it is added to e").format(norm=norm),
+    )
+    return pick(cfg, "norm_position", {"post": added, "pre": added, "sandwich": normalised})
+
+
 def has_step_after_heads(cfg: ModelConfig) -> bool:
-    return len(after_heads_steps(cfg)) > 2
+    """Whether anything comes after the heads' sum: a bias, or a norm on the way to the residual stream."""
+    return cfg.bias or has_norm_after_heads(cfg)
 
 
 def after_heads_latex(cfg: ModelConfig) -> str:

@@ -121,6 +121,36 @@ function hookGrid(event) {
 }
 document.addEventListener("pointerdown", hookGrid, { capture: true }); // once, when this module is first loaded
 
+// Presenter mode: the steps shown changed (the step bar's buttons, an arrow key). Once the figure that draws them
+// is on the page (its meta.steps), it is scrolled whole into the window, its bottom at the window's bottom (the head
+// buttons and the step bar above it, which its height leaves room for), unless it is whole already: the page keeps
+// its scroll position through a rerun, which left the heading on top and the step cut below.
+let revealed = null;
+const STEPS_FIGURE = () =>
+  Array.from(document.querySelectorAll(".js-plotly-plot")).find((gd) => gd.layout && gd.layout.meta && gd.layout.meta.first);
+
+function reveal(steps) {
+  const changed = revealed !== null && revealed !== steps;
+  revealed = steps;
+  if (!changed) return;
+  const t0 = performance.now();
+  const look = () => {
+    const gd = STEPS_FIGURE();
+    const drawn = gd && gd.layout.meta.steps === steps && !gd.closest("[data-stale='true']");
+    if (!drawn) {
+      if (performance.now() - t0 < 10000) setTimeout(look, 50);
+      return;
+    }
+    requestAnimationFrame(() => {
+      const box = gd.getBoundingClientRect();
+      const header = document.querySelector('[data-testid="stHeader"]');
+      const top = header ? header.getBoundingClientRect().bottom : 0;
+      if (box.top < top || box.bottom > window.innerHeight) gd.scrollIntoView({ block: "end" });
+    });
+  };
+  look();
+}
+
 export default function (component) {
   const { data, parentElement, setTriggerValue, setStateValue } = component;
   if (parentElement.__cleanup) parentElement.__cleanup();
@@ -157,6 +187,7 @@ export default function (component) {
     }
   };
   mark(data.head);
+  if (typeof data.reveal === "string") reveal(data.reveal);
   // A head chosen elsewhere (the sidebar's Head box, a link): the rerun kept the figures the page has, so show
   // it in them here, once the page has laid them out.
   const settle = requestAnimationFrame(() => {

@@ -56,9 +56,13 @@ def canvas(type_: theme.FigureType, below: int = SWITCH_PX) -> Canvas:
     return Canvas(width=int(s["width"]), height=int(s["height"]) - HEADER_PX - below, type=type_)
 
 
-def head_switch(n_heads: int, key: str, label: str | None = None, measure: bool = False) -> None:
+def head_switch(
+    n_heads: int, key: str, label: str | None = None, measure: bool = False, reveal: str | None = None
+) -> None:
     """Head buttons 1…n_heads bound to the shared head, named `label` (by default "Head" in the page's language);
-    `measure`: this one reports the page's size."""
+    `measure`: this one reports the page's size. reveal: the steps the steps figure shows ("1,2,3,4", "2"; its
+    meta.steps), in presenter mode: when they change (the step bar, an arrow key), the figure that draws them is
+    scrolled whole into the window, its bottom at the window's, the buttons above it still on screen."""
     s = page_size()
     _component(
         key=key,
@@ -70,6 +74,7 @@ def head_switch(n_heads: int, key: str, label: str | None = None, measure: bool 
             "width": s["width"],
             "height": s["height"],
             "tolerance": TOLERANCE,
+            "reveal": reveal,
         },
         on_pick_change=lambda: _picked(key),
         on_canvas_change=lambda: _measured(key),

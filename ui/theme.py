@@ -35,13 +35,19 @@ class FigureType:
     title: int
     small: int  # colour-bar ticks, panel notes: the smallest text a figure draws
     numbers: int  # the smallest size for a value printed in a cell; below it the values are left out
+    labels: int = 0  # the smallest token label, where smaller than `small` (0: small): on a projector every token
+    # of a window is named at 12 px rather than every other one at 14
+
+    @property
+    def least_label(self) -> int:
+        return self.labels or self.small
 
 
 def figure_type(presenter: bool = False, wide: bool = False) -> FigureType:
     """Screen type (11 px at the smallest), or projector type (presenter: 14 px at the smallest, read from the
     back of a room); a little larger where the page is wide (1920 px screens)."""
     if presenter:
-        return FigureType(base=18, title=22, small=15, numbers=14) if wide else FigureType(16, 20, 14, 14)
+        return FigureType(base=18, title=22, small=15, numbers=14) if wide else FigureType(16, 20, 14, 14, labels=12)
     return FigureType(base=15, title=18, small=13, numbers=12) if wide else FigureType(13, 16, 11, 11)
 
 

@@ -52,13 +52,19 @@ def fit_projection(points: np.ndarray, dims: int = 2, about_origin: bool = False
 
 @dataclass(frozen=True)
 class AfterHeads:
-    """One token's step after its heads, in a projection of its own: e, e + ΣΔe, then e + ΣΔe + b_O where the
-    model has the bias, then the updated e′ where a norm comes between the heads and the residual stream (BERT's
-    after the sum, Gemma's on ΣΔe before it is added). With neither (a bias-free pre-norm model), e′ is e + ΣΔe."""
+    """One token's step after its heads, as the model computes it, in a projection of its own.
 
-    projection: Projection  # fitted to these points alone
-    points: np.ndarray  # (2 to 4, dims): e, e + ΣΔe, [e + ΣΔe + b_O], [e′]
+    After the heads' sum ΣΔe, a model adds the bias b_O where it has one, and its norm comes in one of three places
+    (the config's norm_position): around e + ΣΔe (BERT's post-norm: e′ = LayerNorm(e + ΣΔe + b_O)), nowhere (a
+    pre-norm model: e′ = e + ΣΔe + b_O), or on the sum before it is added (Gemma's sandwich: e′ = e + RMSNorm(ΣΔe),
+    which never forms e + ΣΔe). `points` are the points the model reaches, in order; in a sandwich, e + ΣΔe is
+    drawn apart (`unadded`), the sum as the heads made it, to compare with what the norm made of it."""
+
+    projection: Projection  # fitted to these points (and `unadded`) alone
+    points: np.ndarray  # (2 to 4, dims): e, then each point the model reaches, e′ the last
     lengths: np.ndarray  # each step's length, in all d_model dimensions
+    unadded: np.ndarray | None = None  # (dims,): e + ΣΔe (+ b_O) where the norm acts on the sum before it is added
+    unadded_length: float | None = None  # |ΣΔe (+ b_O)| there, in all d_model dimensions
 
 
 @dataclass(frozen=True)
@@ -75,14 +81,14 @@ class DisplacementPicture:
 
 
 def displacement_picture(
-    layer: LayerTrace, dims: int = 2, token: int | None = None, *, bias: bool = True, normalized: bool = True
+    layer: LayerTrace, dims: int = 2, token: int | None = None, *, bias: bool = True, norm_position: str = "post"
 ) -> DisplacementPicture:
     """Project the heads' moves with one PCA, fitted to e, every e + Δe^(h) and e + ΣΔe only.
 
     The updated e′ is left out of the fit: a LayerNorm moves a token much further than its heads do,
     and would shrink their arrows to a blob. It gets its own picture (`after`).
     token: fit to that token's points alone, so that its arrows fill the picture; None fits every token's.
-    bias, normalized: what comes after the heads (see after_heads).
+    bias, norm_position: what comes after the heads (see after_heads).
     """
     e = layer.x.astype(np.float64)
     disp = layer.displacement.astype(np.float64)  # (n_heads, n_tokens, d_model)
@@ -99,20 +105,35 @@ def displacement_picture(
         tip_to_tail=proj(e[None] + np.concatenate([np.zeros_like(disp[:1]), np.cumsum(disp, axis=0)])),
         head_norms=np.linalg.norm(disp, axis=-1),
         sum_norms=np.linalg.norm(delta_sum, axis=-1),
-        after=None if token is None else after_heads(layer, token, dims, bias=bias, normalized=normalized),
+        after=None if token is None else after_heads(layer, token, dims, bias=bias, norm_position=norm_position),
     )
 
 
-def after_heads(layer: LayerTrace, token: int, dims: int = 2, *, bias: bool, normalized: bool) -> AfterHeads:
-    """The followed token from e to e′: + ΣΔe, + b_O where the model has one (bias), then the norm where one
-    comes before the residual stream goes on (normalized), in a PCA of those points."""
+NORM_POSITIONS = ("post", "pre", "sandwich")  # ModelConfig.norm_position: where the norm sits (see AfterHeads)
+
+
+def after_heads(layer: LayerTrace, token: int, dims: int = 2, *, bias: bool, norm_position: str) -> AfterHeads:
+    """The followed token from e to e′ as the model computes it (see AfterHeads), in a PCA of those points."""
+    if norm_position not in NORM_POSITIONS:
+        raise ValueError(f"norm_position must be one of {NORM_POSITIONS}, not {norm_position!r}.")
     e = layer.x[token].astype(np.float64)
-    summed = e + layer.delta_sum[token].astype(np.float64)
-    steps = [e, summed]
+    summed = layer.delta_sum[token].astype(np.float64) + (layer.b_o.astype(np.float64) if bias else 0.0)
+    updated = layer.updated[token].astype(np.float64)
+    if norm_position == "sandwich":  # e′ = e + Norm(ΣΔe): one step; e + ΣΔe is never formed
+        points, unadded = np.stack([e, updated]), e + summed
+        proj = fit_projection(np.vstack([points, unadded]), dims)
+        return AfterHeads(
+            projection=proj,
+            points=proj(points),
+            lengths=np.linalg.norm(np.diff(points, axis=0), axis=-1),
+            unadded=proj(unadded),
+            unadded_length=float(np.linalg.norm(summed)),
+        )
+    steps = [e, e + layer.delta_sum[token].astype(np.float64)]
     if bias:
-        steps.append(summed + layer.b_o.astype(np.float64))
-    if normalized:
-        steps.append(layer.updated[token].astype(np.float64))
+        steps.append(e + summed)
+    if norm_position == "post":
+        steps.append(updated)
     points = np.stack(steps)
     proj = fit_projection(points, dims)
     return AfterHeads(projection=proj, points=proj(points), lengths=np.linalg.norm(np.diff(points, axis=0), axis=-1))

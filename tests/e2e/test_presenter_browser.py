@@ -4,13 +4,14 @@ reach. No timing is asserted here: benchmarks/presenter.py measures the switch."
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
 
 from app_driver import wait_complete
 from tests.e2e.driver import SCREENSHOTS
-from tests.e2e.test_explorer_browser import PANELS, STEPS, header_bottom, smallest_text
+from tests.e2e.test_explorer_browser import PANELS, STEPS, header_bottom
 
 PROJECTOR = {"width": 1280, "height": 720}
 WORDS = {  # the toggle, the step bar's Next, the zip's button, section 4's heading, in each language
@@ -60,6 +61,53 @@ def laid_out(page, heading: str) -> None:
     wait_complete(page, shows=heading)
 
 
+# the steps figure's token names as drawn, per axis: [axis, text, top, font px] of each name along a y axis
+Y_NAMES = f"""() => {{
+    const g = {STEPS};
+    return Array.from(g.querySelectorAll('g.ytick text')).filter(t => t.textContent.trim()).map(t => {{
+        const b = t.getBoundingClientRect();
+        const size = parseFloat(getComputedStyle(t).fontSize);
+        return [t.closest('[class*="yaxislayer"]').parentNode.getAttribute('class'), t.textContent, b.top, size];
+    }});
+}}"""
+TOKENS_DRAWN = f"() => {STEPS}._fullLayout.yaxis._categories.length"
+
+
+def every_token_named(page) -> None:
+    """Each panel that names its rows names every token it draws, at 12 px or more, each name a font size below the
+    one above it (a line box is a little taller than its type: the boxes may touch, the letters do not)."""
+    n = page.evaluate(TOKENS_DRAWN)
+    by_axis: dict[str, list] = {}
+    for axis, text, top, size in page.evaluate(Y_NAMES):
+        by_axis.setdefault(axis, []).append((top, size, text))
+    assert by_axis
+    for names in by_axis.values():
+        assert len({text for _top, _size, text in names}) == n, names
+        names.sort()
+        assert all(b[0] - a[0] >= a[1] - 0.5 for a, b in itertools.pairwise(names)), names  # none over the next
+        assert min(size for _top, size, _text in names) >= 12
+
+
+def smallest_words(page) -> float:
+    """The smallest type of the steps figure, as drawn, its −∞ cells' × marks aside (sized to the cells)."""
+    return page.evaluate(
+        f"() => Math.min(...Array.from({STEPS}.querySelectorAll('text'))"
+        ".filter(t => t.textContent.trim() && t.textContent.trim() !== '×')"
+        ".map(t => parseFloat(getComputedStyle(t).fontSize)))"
+    )
+
+
+def whole_in_the_window(page) -> None:
+    """Without any scrolling by the test: the steps figure lies whole between Streamlit's header and the window's
+    bottom, where the step bar brought it."""
+    page.wait_for_function(
+        f"""() => {{ const b = {STEPS}.getBoundingClientRect();
+            const top = document.querySelector('[data-testid="stHeader"]').getBoundingClientRect().bottom;
+            return b.top >= top - 1 && b.bottom <= window.innerHeight + 1; }}""",
+        timeout=15_000,
+    )
+
+
 def shown_step(page) -> list[str]:
     return [t[:3] for t in page.evaluate(PANEL_TITLES)]
 
@@ -83,13 +131,16 @@ def test_presenter_mode_fits_the_four_steps_or_one_on_a_projector(server, browse
         laid_out(page, heading)
         steps_inside_the_window(page, 4)
         assert shown_step(page) == list(STEP_NAMES)
-        assert smallest_text(page) >= 14  # projector type
+        every_token_named(page)  # the tokens' names at 12 px or more: every one named
+        assert smallest_words(page) >= 12  # the rest in projector type
         download_reachable(page, download)
         page.screenshot(path=str(SCREENSHOTS / f"presenter-on-{lang}.png"))
 
-        # one step at a time: the step bar's Next, then the arrow key a presenter's remote sends
+        # one step at a time: the step bar's Next, then the arrow key a presenter's remote sends, each from where a
+        # presenter stands when the section starts (its heading at the top, the figure below the window's bottom)
         forward = page.get_by_role("button", name=re.compile("^" + re.escape(next_name)))
         for k in range(1, 5):
+            page.evaluate("() => document.getElementById('3-from-scores-to-weights').scrollIntoView()")
             if k % 2:
                 forward.click()
             else:
@@ -98,8 +149,10 @@ def test_presenter_mode_fits_the_four_steps_or_one_on_a_projector(server, browse
             wait_complete(page, url_has=f"step={k}", shows=heading)
             page.wait_for_function(f"() => {PANEL_TITLES}().length === 1", timeout=30_000)
             assert shown_step(page) == [STEP_NAMES[k - 1]]
-            steps_inside_the_window(page, 1)
+            whole_in_the_window(page)  # the step bar brought the step whole into the window
             page.screenshot(path=str(SCREENSHOTS / f"presenter-step{k}-{lang}.png"))
+            every_token_named(page)
+            steps_inside_the_window(page, 1)
         assert forward.is_disabled()  # the last step
         download_reachable(page, download)
     finally:

@@ -52,14 +52,26 @@ def mask_notes(tr: attention.Trace) -> tuple[str, str, str, str]:
     return ("", "", masked, "")
 
 
-def window(keep: Sequence[int]) -> list[int]:
-    """The tokens sections 2 to 4 draw: all of them, or, for a text longer than WINDOW, the WINDOW tokens from the
+def window_size(tr: attention.Trace, keep: Sequence[int], presenter: bool) -> int:
+    """How many tokens sections 2 to 4 show at a time: WINDOW, or on a projector as many as the four steps can
+    name every one of at once (13 of the default sentence at 1280×720: every other one was named at 14 px)."""
+    if not presenter:
+        return WINDOW
+    texts = [t.display for t in tr.tokens]
+    labels = figures.token_labels([texts[i] for i in keep], list(keep))
+    wide = head_switch.page_size()["width"] >= WIDE_PX
+    canvas = head_switch.canvas(theme.figure_type(True, wide=wide), below=head_switch.SWITCH_PX + STEP_BAR_PX)
+    return min(WINDOW, head_view.steps_naming_all(labels, canvas, mask_notes(tr), state.get("layout")))
+
+
+def window(keep: Sequence[int], size: int = WINDOW) -> list[int]:
+    """The tokens sections 2 to 4 draw: all of them, or, for a text longer than `size`, the `size` tokens from the
     one the student picked (the link's "win"), so that every label stays readable."""
     keep = list(keep)
-    if len(keep) <= WINDOW:
+    if len(keep) <= size:
         return keep
-    first = state.clamp("win", 1, len(keep) - WINDOW + 1)
-    return keep[first - 1 : first - 1 + WINDOW]
+    first = state.clamp("win", 1, len(keep) - size + 1)
+    return keep[first - 1 : first - 1 + size]
 
 
 def window_control(keep: Sequence[int], shown: Sequence[int]) -> None:
@@ -67,9 +79,9 @@ def window_control(keep: Sequence[int], shown: Sequence[int]) -> None:
     if len(shown) == len(keep):
         return
     st.slider(
-        _("First token of the window (sections 2 to 4 show {n} tokens at a time)").format(n=WINDOW),
+        _("First token of the window (sections 2 to 4 show {n} tokens at a time)").format(n=len(shown)),
         1,
-        len(keep) - WINDOW + 1,
+        len(keep) - len(shown) + 1,
         **state.bound("win"),
     )
     first, last = keep.index(shown[0]) + 1, keep.index(shown[-1]) + 1
@@ -231,7 +243,8 @@ class HeadView:
         st.header("3 · " + _("From scores to weights"), anchor="3-from-scores-to-weights")
         hidden = any(t.is_special for t in self.tr.tokens) and not state.get("specials")  # [CLS] and [SEP] left out
         steps_text(self.tr, self.layer, prose, self.presenter, hidden=hidden, shown=self.shown())
-        head_switch.head_switch(self.n_heads, key="heads_steps")
+        shown = ",".join(str(k + 1) for k in self.shown())  # as the steps figure's meta names them
+        head_switch.head_switch(self.n_heads, key="heads_steps", reveal=shown if self.presenter else None)
         if self.presenter:
             step_bar()
 
@@ -243,13 +256,11 @@ class HeadView:
     def grid(self, prose: dict[str, str]) -> None:
         layer = self.layer
         st.header("4 · " + _("All heads at a glance"), anchor="4-all-heads-at-a-glance")
-        widgets.explanation(prose["heads"], hidden=self.presenter)
+        projections = architecture.projections_sentence(self.tr.config)
+        widgets.explanation(fill(prose["heads"], projections=projections), hidden=self.presenter)
         st.latex(r"\operatorname{head}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}} + M\Big) V_h")
-        title = (
-            _("All {n} heads of layer {layer}")
-            if self.narrow
-            else _("All {n} heads of layer {layer} (click one to pick it)")
-        ).format(n=self.n_heads, layer=layer.index + 1)
+        # the figure names what it shows and nothing else: an exported slide has no head to click
+        title = _("All {n} heads of layer {layer}").format(n=self.n_heads, layer=layer.index + 1)
         canvas = head_switch.canvas(self.type, below=0)
 
         def grid() -> go.Figure:
@@ -268,6 +279,7 @@ class HeadView:
         at = dict(layer=layer.index, mask=self.tr.mask_kind)
         # a click on a panel: head_switch.js, which also moves the frame
         widgets.chart(grid, "all_heads", key="fig_heads", view=self.view, switch=self.head, **at)
+        st.caption(_("Click a head to pick it: the figures above show it, framed here."))
 
 
 ROLE_WORDS = {  # a head's role as its panel in the grid names it (ui/figures/roles.py draws the whole model's)

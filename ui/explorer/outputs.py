@@ -92,6 +92,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
                 h,
                 _named(_("The heads added up"), **where),
                 then=architecture.after_heads_note(cfg),
+                tip=architecture.heads_sum_tip(cfg)[:2],
             ),
             "heads_summed",
             key="fig_heads_summed",
@@ -102,11 +103,12 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
     st.caption(
         _(
             "Left, at the scale of the heads: one arrow per head, numbered (hover a tip for its length), head "
-            "{head} (picked in the sidebar) in orange. Right, the same {n} arrows laid tip to tail: they end at "
-            "e + ΣΔe, the green sum. Both pictures are one projection, fitted to these points alone: it keeps {kept} "
-            "of their spread. The bar chart's lengths are measured in all {d} dimensions."
+            "{head} (picked in the sidebar) in orange. Right, the same {n} arrows laid tip to tail: {ends}. Both "
+            "pictures are one projection, fitted to these points alone: it keeps {kept} of their spread. The bar "
+            "chart's lengths are measured in all {d} dimensions."
         ).format(
             head=h + 1,
+            ends=architecture.heads_sum_tip(cfg)[2],
             n=len(pic.head_norms),
             kept=i18n.share(pic.projection.explained_total),
             d=layer.x.shape[1],
@@ -141,6 +143,8 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
                     after.projection.explained,
                     steps,
                     _named(_("The step after the heads"), layer_i, None, tr.mask_kind),
+                    unadded=after.unadded,
+                    unadded_label=architecture.unadded_sum(cfg),
                 ),
                 "after_heads",
                 key="fig_after_heads",
@@ -149,19 +153,25 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
                 mask=tr.mask_kind,
                 share=0.5,
             )
-            lengths = "; ".join(
-                f"{label}: {i18n.num(length, 2)}"
-                for (_name, label), length in zip(steps[1:], after.lengths, strict=True)
-            )
+            lengths = [
+                _("{step}: {length}").format(step=step.caption, length=i18n.num(length, 2))
+                for step, length in zip(steps[1:], after.lengths, strict=True)
+            ]
+            if after.unadded_length is not None:
+                lengths.append(
+                    _("{step}: {length}").format(
+                        step=architecture.unadded_sum(cfg, caption=True), length=i18n.num(after.unadded_length, 2)
+                    )
+                )
             st.caption(
                 _(
                     "A projection of its own, fitted to these {n} points: it keeps {kept} of their spread. Each "
-                    "step's length in all {d} dimensions: {lengths}."
+                    "arrow's length in all {d} dimensions: {lengths}."
                 ).format(
-                    n=len(steps),
+                    n=len(after.points) + (after.unadded is not None),
                     kept=i18n.share(after.projection.explained_total),
                     d=layer.x.shape[1],
-                    lengths=lengths,
+                    lengths=_("; ").join(lengths),
                 )
             )
     state.sync_url()  # a fragment rerun does not reach the end of app.py

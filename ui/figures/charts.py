@@ -200,10 +200,11 @@ def head_norm_bars(
         yref="y",
         line=dict(color=theme.OKABE_ITO[2], dash="dash", width=2),
     )
-    sum_label = dict(
+    sum_label = dict(  # at the line's right end, away from the axis's numbers ("4 |ΣΔe| = 3.79" read as 4 − …)
         text=f"|ΣΔe| = {i18n.num(sum_norm, 2)}",
-        x=0,
-        xanchor="left",
+        x=1,
+        xanchor="right",
+        bgcolor="rgba(255,255,255,0.85)",
         xref="x domain",
         y=sum_norm,
         yanchor="bottom",

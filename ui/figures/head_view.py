@@ -27,6 +27,7 @@ from .pixels import (
     BAR_TITLES,
     MAX_WORDS,
     PANEL_GAP,
+    Panels,
     colourbar,
     colourbar_px,
     panel_layout,
@@ -129,17 +130,7 @@ def steps_figure(
     if numbers:
         min_cell = max(needed_cell_px(steps[k][drawn], kinds[k], ty.numbers) for k in shown)
     corner = _(CORNER[layout])  # what the columns and the rows are, left of the first step: as wide as it needs
-    corner_px = int(max(text_px(line, ty.small) for line in corner.split("<br>"))) + CORNER_SHIFT + 4
-    # each step's title, and under it the note, wrapped to the panel's width (the layout depends on the width)
-    panels = panel_layout(n, len(shown), ticks, canvas, [0] * len(shown), min_cell, corner_px)
-    room = panels.side + colourbar_px(ty.small) - 4
-    name_lines = [wrap(_(STEP_TITLES[k]), room, ty.base) for k in shown]
-    note_lines = [wrap(notes[k], room, ty.small) for k in shown]
-    title_px = [
-        int(len(names) * ty.base * LINE + len(lines) * ty.small * LINE) + 6
-        for names, lines in zip(name_lines, note_lines, strict=True)
-    ]
-    panels = panel_layout(n, len(shown), ticks, canvas, title_px, min_cell, corner_px)
+    panels, name_lines, note_lines = _steps_panels(ticks, canvas, shown, notes, corner, min_cell)
     titles = [
         "<br>".join(names) + "".join(f"<br><span style='font-size:{ty.small}px'>{line}</span>" for line in lines)
         for names, lines in zip(name_lines, note_lines, strict=True)
@@ -264,7 +255,41 @@ def steps_figure(
     meta = layout_meta(head, heads, others, range(first_step, first_step + len(shown)), first=True)
     meta["canvas"] = {"width": canvas.width, "height": canvas.height}  # the size it was laid out for
     meta["corner"] = corner.replace("<br>", " ")  # what the rows and columns are, for its tables (described.py)
+    meta["steps"] = ",".join(str(k + 1) for k in shown)  # which steps it draws: the step bar brings them into view
     return pixel_figure(traces, title, H, ty, notes_on_figure, meta, axes)
+
+
+def _steps_panels(
+    ticks: Sequence[str], canvas: Canvas, shown: Sequence[int], notes: Sequence[str], corner: str, min_cell: float = 0
+) -> tuple[Panels, list[list[str]], list[list[str]]]:
+    """The steps' panels for these token labels, and each step's title and note, wrapped to the panel's width (the
+    layout depends on the width, the titles' height on the layout)."""
+    ty = canvas.type
+    corner_px = int(max(text_px(line, ty.small) for line in corner.split("<br>"))) + CORNER_SHIFT + 4
+    panels = panel_layout(len(ticks), len(shown), ticks, canvas, [0] * len(shown), min_cell, corner_px)
+    room = panels.side + colourbar_px(ty.small) - 4
+    name_lines = [wrap(_(STEP_TITLES[k]), room, ty.base) for k in shown]
+    note_lines = [wrap(notes[k], room, ty.small) for k in shown]
+    title_px = [
+        int(len(names) * ty.base * LINE + len(lines) * ty.small * LINE) + 6
+        for names, lines in zip(name_lines, note_lines, strict=True)
+    ]
+    return panel_layout(len(ticks), len(shown), ticks, canvas, title_px, min_cell, corner_px), name_lines, note_lines
+
+
+def steps_naming_all(
+    labels: Sequence[str], canvas: Canvas, notes: Sequence[str] = ("", "", "", ""), layout: str = "paper"
+) -> int:
+    """How many tokens the four steps can draw on this canvas with every one named (a cell at least as tall as the
+    smallest token label): at most len(labels), at least 4. labels: the longest a window may hold, which set the
+    room their names take."""
+    ticks = sorted(tick_labels(list(labels)), key=len, reverse=True)
+    corner = _(CORNER[layout])
+    for n in range(len(ticks), 4, -1):
+        panels, _names, _notes = _steps_panels(ticks[:n], canvas, range(4), notes, corner)
+        if panels.side / n >= canvas.type.least_label:
+            return n
+    return min(4, len(ticks))
 
 
 def _cell_texts(v: np.ndarray, kind: str, props: dict, cell: float, ty: theme.FigureType) -> dict:

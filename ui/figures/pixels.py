@@ -138,7 +138,7 @@ SUBTITLE_SIZE = 14  # the template's subtitle
 
 def tick_size(n: int, length_px: float, ty: theme.FigureType) -> int:
     """Token labels as large as the type allows while one fits each cell's height, never under the smallest."""
-    return int(np.clip(length_px / max(n, 1), ty.small, ty.base))
+    return int(np.clip(length_px / max(n, 1), ty.least_label, ty.base))
 
 
 @dataclass(frozen=True)

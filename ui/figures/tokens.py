@@ -57,11 +57,13 @@ def token_chips(
                 x0, x1, y = xs[i], xs[i] + widths[i], -rows[i] * 1.6
                 px += [x0, x1, x1, x0, x0, None]
                 py += [y - 0.5, y - 0.5, y + 0.5, y + 0.5, y - 0.5, None]
+        if not px:  # a legend entry only for what is drawn (SmolLM2 adds no special token)
+            continue
         traces.append(
             dict(
                 type="scatter",
-                x=px or [None],
-                y=py or [None],
+                x=px,
+                y=py,
                 mode="lines",
                 fill="toself",
                 fillcolor=fill,

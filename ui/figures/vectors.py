@@ -258,12 +258,18 @@ def displacement_figure(
 
 
 def heads_summed_figure(
-    tip_to_tail: np.ndarray, explained: np.ndarray, selected_head: int, title: str, then: str
+    tip_to_tail: np.ndarray,
+    explained: np.ndarray,
+    selected_head: int,
+    title: str,
+    then: str,
+    tip: tuple[str, str] = ("e + ΣΔe", "e + ΣΔe"),
 ) -> go.Figure:
-    """The same arrows laid tip to tail, in the same projection: they end where the green sum e + ΣΔe does.
+    """The same arrows laid tip to tail, in the same projection: they end where the green sum ΣΔe from e does.
 
     tip_to_tail: (n_heads + 1, 2): e, e + Δe^(1), …, e + ΣΔe. then: a note under the picture, what becomes of
-    e + ΣΔe in this model (ui/architecture.after_heads_note)."""
+    the sum in this model (ui/architecture.after_heads_note); tip: the end's label and hover text
+    (ui/architecture.heads_sum_tip: e + ΣΔe is no point of a model that normalises the sum before adding it)."""
     e, end = tip_to_tail[0], tip_to_tail[-1]
     n_heads = len(tip_to_tail) - 1
     width, height = HALF_PLOT
@@ -279,7 +285,7 @@ def heads_summed_figure(
     shaft = tip_to_tail[selected_head + 1] - tip_to_tail[selected_head]
     labels = [
         Label("e", tuple(e), tuple(e - end), 16, gap=8),
-        Label("e + ΣΔe", tuple(end), tuple(end - e), 15, theme.OKABE_ITO[2]),
+        Label(tip[0], tuple(end), tuple(end - e), 15, theme.OKABE_ITO[2]),
         Label(_("head {n}").format(n=selected_head + 1), tuple(middle), (-shaft[1], shaft[0]), 15, CHOSEN_TEXT, gap=6),
     ]
     joints = dict(
@@ -288,9 +294,7 @@ def heads_summed_figure(
         y=tip_to_tail[:, 1],
         mode="markers",
         marker=dict(size=[12] + [10] * n_heads, color=theme.INK, opacity=[1] + [0] * n_heads),
-        text=["e"]
-        + [_("after head {n}").format(n=h + 1) for h in range(n_heads - 1)]
-        + [_("e + ΣΔe: every head added")],
+        text=["e"] + [_("after head {n}").format(n=h + 1) for h in range(n_heads - 1)] + [tip[1]],
         hovertemplate="%{text}<extra></extra>",
     )
     note = wrap(then, PLOT_LEFT + width + PLOT_RIGHT - 20, NOTE_SIZE)  # the figure's width, less the note's inset
@@ -309,40 +313,56 @@ def heads_summed_figure(
     )
 
 
-BIAS_STEP = "+ b<sub>O</sub>"  # the bias's step, as ui/architecture.after_heads_steps names it
-
-
 def after_heads_figure(
-    points: np.ndarray, explained: np.ndarray, steps: Sequence[tuple[str, str]], title: str
+    points: np.ndarray,
+    explained: np.ndarray,
+    steps: Sequence[tuple[str, str, str, str]],
+    title: str,
+    unadded: np.ndarray | None = None,
+    unadded_label: str = "",
 ) -> go.Figure:
-    """The step after the heads, for one token: e → e + ΣΔe → (+ b_O) → (a norm) → e′, in 2D.
+    """The step after the heads, for one token, as the model takes it, in 2D: e → e + ΣΔe → (+ b_O) → (a norm) →
+    e′, or e → e′ in one step where the norm acts on the heads' sum before it is added.
 
-    points: (len(steps), 2); steps: each point's name and the label of the step that reaches it, from
-    ui/architecture.after_heads_steps. The heads' sum is drawn green, a bias thin and grey, a norm orange.
+    points: (len(steps), 2); steps: each point's name, the label of the step that reaches it, its caption and its
+    kind ("sum", "bias", "norm"), from ui/architecture.after_heads_steps. The heads' sum is drawn green, a bias thin
+    and grey, a norm orange. unadded: (2,), the heads' sum drawn from e where the model never adds it as it is, thin
+    and grey beside the step it takes, named unadded_label.
     title: may run over lines (<br>); the top margin follows."""
     points = np.asarray(points, dtype=float)
     width, height = AFTER_PLOT
-    frame = Frame.around(points, width, height, margin=30)
-    styles = [(theme.OKABE_ITO[2], 3.0, theme.OKABE_ITO[2])]  # the heads' sum
-    styles += [
-        (theme.MUTED, 2.0, theme.SUBTLE) if label == BIAS_STEP else (theme.OKABE_ITO[3], 3.0, theme.OKABE_ITO[3])
-        for _name, label in steps[2:]
-    ]
+    extra = [] if unadded is None else [np.asarray(unadded, dtype=float)]
+    frame = Frame.around(np.vstack([points, *extra]), width, height, margin=30)
+    look = {
+        "sum": (theme.OKABE_ITO[2], 3.0, theme.OKABE_ITO[2]),
+        "bias": (theme.MUTED, 2.0, theme.SUBTLE),
+        "norm": (theme.OKABE_ITO[3], 3.0, theme.OKABE_ITO[3]),
+    }
+    styles = [look[step[3]] for step in steps[1:]]
     arrows = [(a, b, colour, px) for a, b, (colour, px, _text) in zip(points[:-1], points[1:], styles, strict=True)]
-    labels = [Label("e", tuple(points[0]), tuple(points[0] - points[1]), 15, gap=7)]
+    away = points[1] if unadded is None else (points[1] + unadded) / 2  # e's name on the side no arrow leaves by
+    labels = [Label("e", tuple(points[0]), tuple(points[0] - away), 15, gap=7)]
     labels += [
-        Label(label, tuple(b), tuple(b - a), 14, text)
-        for a, b, (_name, label), (_colour, _px, text) in zip(points[:-1], points[1:], steps[1:], styles, strict=True)
+        Label(step[1], tuple(b), tuple(b - a), 14, text)
+        for a, b, step, (_colour, _px, text) in zip(points[:-1], points[1:], steps[1:], styles, strict=True)
     ]
+    if unadded is not None:
+        arrows.insert(0, (points[0], extra[0], theme.MUTED, 1.5))
+        shaft = extra[0] - points[0]  # named beside its middle, on the side away from the step taken
+        side = np.array([-shaft[1], shaft[0]])
+        side = side if side @ (points[-1] - points[0]) < 0 else -side
+        middle = (points[0] + extra[0]) / 2
+        labels.append(Label(unadded_label, tuple(middle), tuple(side), 14, theme.SUBTLE, gap=6))
     obstacles = [s for a in arrows for s in Segment.arrow(a[0], a[1], a[3])]
     obstacles.append(Segment(tuple(points[0]), tuple(points[0]), 7))
-    names = [name for name, _label in steps]
+    names = [step[0] for step in steps] + ([unadded_label] if unadded is not None else [])
+    marked = np.vstack([points, *extra])
     marks = dict(
         type="scatter",
-        x=points[:, 0],
-        y=points[:, 1],
+        x=marked[:, 0],
+        y=marked[:, 1],
         mode="markers",
-        marker=dict(size=[11] + [12] * (len(points) - 1), color=theme.INK, opacity=[1] + [0] * (len(points) - 1)),
+        marker=dict(size=[11] + [12] * (len(marked) - 1), color=theme.INK, opacity=[1] + [0] * (len(marked) - 1)),
         text=names,
         hovertemplate="%{text}<extra></extra>",
     )
