@@ -6,7 +6,7 @@ import streamlit as st
 import attention
 import attention.tokens
 from attention.lessons import budget, heads
-from ui import architecture, chapter, engine, figures, i18n, state, table, widgets
+from ui import architecture, chapter, engine, figures, i18n, next_word, state, table, widgets
 from ui.i18n import _, n_
 
 prose = chapter.begin("10_heads.py")
@@ -314,16 +314,18 @@ def shown(p: attention.Prediction) -> str:
 
 if gone.kl_divergence is not None:
     st.markdown(chapter.fill(prose["removed_decoder"], kl=i18n.num(gone.kl_divergence, 4)))
+    words = gone.words_before  # text tokens only: a control token or a tag is named, never offered as a word
     table.table(
         {
-            _("next token, with every head"): [shown(p) for p in gone.top_before],
-            _("probability"): [p.probability for p in gone.top_before],
-            _("without the head"): list(gone.top_before_after),
-            _("next token, without the head"): [shown(p) for p in gone.top_after],
-            _("its probability"): [p.probability for p in gone.top_after],
+            _("next token, with every head"): [shown(p) for p in words.text],
+            _("probability"): [p.probability for p in words.text],
+            _("without the head"): list(gone.words_before_after),
         },
         key="heads_removed",
         label=_("The likeliest next tokens with every head, and without this one"),
+    )
+    st.caption(
+        next_word.text_only(view.model, words.set_apart_share) + " " + next_word.named(view.model, words.set_apart)
     )
 else:
     st.markdown(
