@@ -30,18 +30,20 @@ def render() -> None:
     cfg = model.config
     layer_i = controls.controls(cfg)
     presenter = bool(state.get("presenter"))
+    # The four steps are sent first, the picture a class waits for: what stands above them on the page is
+    # filled in right after, into this container; the title first of all, so that a page stopped on an empty
+    # sentence still says what it is
+    above = st.container()
+    with above:
+        st.title(_("Attention, step by step"))
     tr = engine.trace_or_stop(state.get("text"), state.get("mask"))
     layer = tr.layers[layer_i]
     keep = [t.position for t in tr.tokens if state.get("specials") or not t.is_special] or list(range(tr.n_tokens))
     shown = heads.window(keep, heads.window_size(tr, keep, presenter))  # a long text: a window, every token named
     view = heads.HeadView(tr, layer, shown, presenter)
 
-    # The four steps are sent first, the picture a class waits for: what stands above them on the page is
-    # filled in right after, into this container.
-    above = st.container()
     view.steps()
     with above:
-        st.title(_("Attention, step by step"))
         widgets.explanation(fill(prose["intro"], model=cfg.name), hidden=presenter)
         controls.show_notices(tr)
         heads.tokens_section(tr, cfg, prose, view)

@@ -140,6 +140,7 @@ def test_clearing_the_sentence_clears_it_from_the_link():
     at = submit(run_page(text="hello there"), "")
     assert "Type a sentence" in messages(at)
     assert param(at, "text") == ""
+    assert at.title[0].value == "Attention, step by step"  # the page still says what it is
     reloaded = run_page(**link(at))  # the same link, opened again
     assert "Type a sentence" in messages(reloaded)
     assert reloaded.sidebar.text_area(key="w:text").value == ""
@@ -215,6 +216,9 @@ def test_every_sentence_chapter_says_the_text_was_cut(chapter, model):
     assert len(tokens_of(model, text)) > 2 * READS
     at = run_page(f"pages/{chapter.file}", text=text, model="all-MiniLM-L6-v2")  # the encoder reads READS tokens
     assert not at.exception
+    if chapter.file == "06_scaling.py":  # reads the sentence only on a model with QK-norm: no box, nothing to cut
+        assert not at.sidebar.text_area and "left out" not in messages(at)
+        return
     said = messages(at)
     assert "left out" in said and str(READS) in said, chapter.file
 

@@ -256,8 +256,10 @@ def model_choice(prefer_decoder: bool = False) -> None:
     if "mask" not in chose:
         state.put("mask", engine.own_mask(engine.model_name()))
     with st.sidebar:
-        offered = [n for n, c in options.items() if c.available]  # the rest are named, with why, in its help
-        missing = [c for c in options.values() if not c.available]
+        # the models this server can load, and the bundled one, which the page stays on (its error says how to
+        # install it); the rest are named, with why, in the menu's help
+        offered = [n for n, c in options.items() if c.available or n == engine.MODEL]
+        missing = [c for n, c in options.items() if n not in offered]
         st.selectbox(
             _("Model"),
             offered,
@@ -267,8 +269,8 @@ def model_choice(prefer_decoder: bool = False) -> None:
                 [
                     _("**{model}**: {where}.").format(model=label(c), where=_(c.reason))
                     + (" " + _("{terms}.").format(terms=_(c.terms)) if c.terms else "")
-                    for c in options.values()
-                    if c.available
+                    for n, c in options.items()
+                    if n in offered
                 ]
                 + (
                     [

@@ -115,7 +115,8 @@ def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[
     screen = head_switch.canvas(view.type).height
     with st.container(height=screen) if chips.layout.height > screen else st.container():  # a long text scrolls
         widgets.chart(chips, "tokens", key="fig_tokens", text=tr.text)  # the sentence under its title and in its file
-    unknown = sorted({tr.text[t.start : t.end] for t in tr.tokens if t.text == UNKNOWN and t.end > t.start})
+    # in the order the text has them, each once
+    unknown = list(dict.fromkeys(tr.text[t.start : t.end] for t in tr.tokens if t.text == UNKNOWN and t.end > t.start))
     if unknown:
         st.caption(
             _(
@@ -257,7 +258,8 @@ class HeadView:
         layer = self.layer
         st.header("4 · " + _("All heads at a glance"), anchor="4-all-heads-at-a-glance")
         projections = architecture.projections_sentence(self.tr.config)
-        widgets.explanation(fill(prose["heads"], projections=projections), hidden=self.presenter)
+        looks = "heads_causal" if self.tr.mask_kind == "causal" else "heads"  # a causal mask hides the next token
+        widgets.explanation(fill(prose[looks], projections=projections), hidden=self.presenter)
         st.latex(r"\operatorname{head}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h^\top}{\sqrt{d_k}} + M\Big) V_h")
         # the figure names what it shows and nothing else: an exported slide has no head to click
         title = _("All {n} heads of layer {layer}").format(n=self.n_heads, layer=layer.index + 1)
