@@ -151,9 +151,16 @@ def test_2_a_recurrent_state_keeps_a_fixed_share_of_dont_at_kill():
     at = run_page(page("why_attention"), why_keep="0.8")
     assert metric(at, "tokens from “Don't” to “kill”") == "13"  # [CLS] don ' t go insane , find … and kill
     assert metric(at, "share of “Don't” left") == f"{leaky_state(0.8, 14)[0]:.2%}"  # 14 words read, "Don't" first
-    chart = figure(at, "How much of a word d tokens back is left")
-    assert array(chart["data"][0]["y"])[10] == pytest.approx(leaky_state(0.8, 11)[0])
-    assert array(chart["data"][1]["y"]).min() > 0.3  # the head that looks back keeps looking, 165 tokens away
+    recurrent, attention = figure(at, "A recurrent state:"), figure(at, "One attention head:")
+    assert array(recurrent["data"][0]["y"])[10] == pytest.approx(leaky_state(0.8, 11)[0])
+    assert array(attention["data"][0]["y"]).min() > 0.3  # the head that looks back keeps looking, 165 tokens away
+    # a share of the state and an attention weight are two measures: never one axis, each titled for its own
+    assert len(recurrent["data"]) == len(attention["data"]) == 1
+    assert recurrent["layout"]["yaxis"]["title"]["text"] == "share of the state (log scale)"
+    assert recurrent["layout"]["yaxis"]["type"] == "log"
+    assert attention["layout"]["yaxis"]["title"]["text"] == "attention weight (0 to 1)"
+    assert attention["layout"]["yaxis"]["range"] == [0, 1.05]
+    assert recurrent["layout"]["xaxis"]["range"] == attention["layout"]["xaxis"]["range"]  # the same distances
     text = markdown(at)
     # λ = 0.9 → 0.99 lowers "Don't"'s share, 2.54 % → 0.88 %, because it enters with 1 − λ (10 % → 1 %) though
     # it keeps far more of it (25.42 % → 87.75 %); of what the 14 words put in, it holds more at 0.99 than at 0.9

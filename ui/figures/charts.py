@@ -255,45 +255,62 @@ def next_token_bars(tokens: Sequence[str], probabilities: Sequence[float], title
     )
 
 
-def fading_memory(
-    distances: np.ndarray,
-    recurrent: np.ndarray,
-    measured_at: np.ndarray,
-    measured: np.ndarray,
-    keep: float,
-    head_name: str,
-) -> go.Figure:
-    """The share of a word d tokens back: a recurrent state's fixed decay (a line) against the weight one
-    attention head of the real model gives it (points), on a logarithmic scale."""
-    back = _("distance {d}: {share}")  # one message for any distance: plotly fills it in, on hover
-    traces = [
-        dict(
-            type="scatter",
-            x=distances,
-            y=np.maximum(recurrent, LOG_FLOOR),
-            mode="lines",
-            name=_("recurrent state, λ = {keep}").format(keep=i18n.fmt(keep, "g")),
-            line=dict(width=3, color=colour(0)),
-            hovertemplate=back.format(d="%{x}", share="%{y:.2e}") + "<extra>" + _("recurrent") + "</extra>",
-        ),
-        dict(
-            type="scatter",
-            x=measured_at,
-            y=np.maximum(measured, LOG_FLOOR),
-            mode="lines+markers",
-            name=plain(head_name),
-            line=dict(width=2, color=colour(3), dash="dot"),
-            marker=dict(size=11),
-            hovertemplate=back.format(d="%{x}", share="%{y:.3f}") + "<extra>" + _("attention") + "</extra>",
-        ),
-    ]
+# chapter 2's two titles, of three short lines each (what is measured, then its setting), and the top margin that
+# holds them: the two charts side by side keep their plots level
+THREE_LINE_TOP = theme.TEMPLATE.layout.margin.t + 2 * round(1.3 * theme.TEMPLATE.layout.title.font.size) + 12
+
+
+def recurrent_memory(distances: np.ndarray, share: np.ndarray, keep: float) -> go.Figure:
+    """A leaky recurrent state's share (1 − λ) λ^d of a word read d tokens back, on a logarithmic scale: the word's
+    part of the one vector that carries everything read so far. Drawn alone, never on an axis with attention
+    weights, which measure something else (attention_reach)."""
+    line = dict(
+        type="scatter",
+        x=distances,
+        y=np.maximum(share, LOG_FLOOR),
+        mode="lines",
+        line=dict(width=3, color=colour(0)),
+        hovertemplate=_("distance {d}: {share}").format(d="%{x}", share="%{y:.2e}") + "<extra></extra>",
+    )
     return figure(
-        traces,
-        _("How much of a word d tokens back is left"),
+        [line],
+        "<br>".join((_("A recurrent state:"), _("the word's share of it"), f"λ = {i18n.fmt(keep, 'g')}")),
         440,
-        xaxis=dict(title=dict(text=_("distance d (tokens)")), **GRID),
-        yaxis=dict(title=dict(text=_("share of the word (log scale)")), **_log_y([recurrent, measured]), **GRID),
-        legend=dict(orientation="h", y=-0.22),
+        margin=dict(t=THREE_LINE_TOP),
+        showlegend=False,
+        xaxis=dict(title=dict(text=_("distance d (tokens)")), range=_distance_range(float(np.max(distances))), **GRID),
+        yaxis=dict(title=dict(text=_("share of the state (log scale)")), **_log_y([share]), **GRID),
+    )
+
+
+def _distance_range(top: float) -> list[float]:
+    """The distance axis of both chapter 2 charts, so that side by side they read the same distances."""
+    return [-0.04 * top, 1.04 * top]
+
+
+def attention_reach(distances: np.ndarray, weights: np.ndarray, top: float, model: str) -> go.Figure:
+    """The weight one attention head gives a word d tokens back, on a linear axis from 0 to 1: how much that head
+    reads the word's value when it looks back at it, not a share of a state that carries the word along.
+
+    top: the x axis's end, the recurrent chart's, so that the two charts beside each other share their distances.
+    model: its name, on the title's second line, where the page adds the layer and head."""
+    points = dict(
+        type="scatter",
+        x=distances,
+        y=weights,
+        mode="lines+markers",
+        line=dict(width=2, color=colour(3), dash="dot"),
+        marker=dict(size=11),
+        hovertemplate=_("distance {d}: {weight}").format(d="%{x}", weight="%{y:.3f}") + "<extra></extra>",
+    )
+    return figure(
+        [points],
+        "<br>".join((_("One attention head:"), _("its weight on the word"), plain(model))),
+        440,
+        margin=dict(t=THREE_LINE_TOP),
+        showlegend=False,
+        xaxis=dict(title=dict(text=_("distance d (tokens)")), range=_distance_range(top), **GRID),
+        yaxis=dict(title=dict(text=_("attention weight (0 to 1)")), range=[0, 1.05], dtick=0.2, **GRID),
     )
 
 
