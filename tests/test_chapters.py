@@ -211,6 +211,19 @@ def test_4_context_shows_which_weighting_gives_the_notes_057():
     text = " ".join(markdown(at).split())
     assert f"itself {e / (e + r + 3):.3f}, apple {r / (e + r + 3):.3f}, and the two" in text
     assert f"{2 / (e + r + 3):.3f} together" in text
+    # the question "at which layer do the two apples part ways?" has its curve: apple against apple, layer by layer
+    apart = figure(at, "“apple” in “an apple and an orange” vs in “an apple phone”")
+    model = attention.load_model("all-MiniLM-L6-v2")
+    hidden = [
+        attention.trace(model, s).hidden[:, 2] for s in ("an apple and an orange", "an apple phone")
+    ]  # [CLS] an apple
+    by_hand = [a @ b / np.linalg.norm(a) / np.linalg.norm(b) for a, b in zip(*hidden, strict=True)]
+    assert array(apart["data"][0]["y"]) == pytest.approx(by_hand, abs=1e-5)
+    assert by_hand[0] == pytest.approx(1.0) and min(by_hand) < 0.9  # the same input, then apart
+    # each line in its reference's colour: the orange lines are the ones "vs orange"
+    lines = figure(at, "Cosine similarity of “apple” with “orange” and “phone”")["data"]
+    assert {t["line"]["color"] for t in lines if t["name"].endswith("vs orange")} == {"#E69F00"}
+    assert "#E69F00" not in {t["line"]["color"] for t in lines if t["name"].endswith("vs phone")}
     at.radio(key="w:ctx_weights").set_value("normalized").run()
     spec = figure(at, "Weights: divided by the sum")
     words = list(spec["data"][0]["y"])

@@ -24,9 +24,16 @@ def lines(
     marker_x: float | None = None,
     log_y: bool = False,
     log_x: bool = False,
+    styles: dict[str, dict] | None = None,
+    y_range: Sequence[float] | None = None,
 ) -> go.Figure:
     """One line per series. A logarithmic axis is labelled at its data's own x values (log_x) or at whole
-    powers of ten written 10⁻⁴ (log_y), never with plotly's in-between "2, 5" ticks or SI prefixes (µ, n, p)."""
+    powers of ten written 10⁻⁴ (log_y), never with plotly's in-between "2, 5" ticks or SI prefixes (µ, n, p).
+
+    styles: a series' line settings (its colour, its dash), where the palette's next colour would say the wrong
+    thing (an orange line for a word that is not "orange"). y_range: the y axis's, where the data's padded one
+    would run past what the measure can reach (a cosine above 1)."""
+    styles = styles or {}
     traces = [
         dict(
             type="scatter",
@@ -34,7 +41,7 @@ def lines(
             y=np.maximum(y, LOG_FLOOR) if log_y else y,
             mode="lines+markers" if len(x) <= 12 else "lines",
             name=name,
-            line=dict(width=3, color=colour(i)),
+            line=dict(width=3, color=colour(i)) | styles.get(name, {}),
         )
         for i, (name, y) in enumerate(series.items())
     ]
@@ -62,7 +69,7 @@ def lines(
         xaxis=dict(title=dict(text=x_title, standoff=10), **(_log_x(x) if log_x else {}), **GRID),
         yaxis=dict(
             title=dict(text=y_title),
-            range=_padded_range(list(series.values()), log_y),
+            range=list(y_range) if y_range is not None else _padded_range(list(series.values()), log_y),
             **(_log_y(list(series.values())) if log_y else {}),
             **GRID,
         ),
