@@ -411,6 +411,21 @@ def test_9_values_low_rank_and_displacement(model):
     assert sv["exponentformat"] == "power" and sv["dtick"] >= 1  # 10⁻⁴, not "100µ"
 
 
+@pytest.mark.parametrize("params", [{}, {"val_uniform": "1"}, {"layer": "3", "head": "7", "token": "2"}])
+def test_9_every_token_the_exercise_names_is_named_in_the_picture(params):
+    """The exercise names the tokens that send the longest arrows in the picture on screen, and the picture names
+    them beside their arrows: no token the student is sent to find is left to the hover."""
+    import re
+
+    at = run_page(page("values"), **params)
+    named = {a["text"] for a in figure(at, "“")["layout"]["annotations"] if a.get("text")}
+    exercise = next(m.value for m in at.markdown if m.value.startswith("**Try this.**"))
+    tokens = re.findall(r"`([^`]+)`", exercise)
+    assert len(tokens) == 3  # the token followed, then the two that send the longest arrows
+    assert set(tokens[1:]) <= named, (tokens, named)
+    assert "rank of the value map" in [m.label for m in at.metric]  # words, not an equation in a narrow column
+
+
 def test_9_every_name_on_the_chain_of_values_is_clear_of_the_others():
     """The chain's names are placed in pixels (labels.place_labels): measured back from the figure at the
     page's plot size, no two overlap, and "e", "e + Δe" and the longest steps are among them."""
