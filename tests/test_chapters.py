@@ -274,6 +274,10 @@ def test_6_every_spread_describes_the_histogram_beside_it():
     raw = array(figure(at, "q·k, dₖ = 64")["data"][0]["x"])
     assert unscaled == pytest.approx(np.std(raw), abs=0.006)  # the histogram now shows the unscaled spread
     assert float(metric(at, "top key's weight")) > top_scaled
+    weights = figure(at, "One query's softmax weights")["layout"]
+    # the keys on a number axis, written upright and titled; the title's lines each have their room
+    assert weights["xaxis"]["title"]["text"] == "key" and weights["xaxis"]["tickangle"] == 0
+    assert weights["xaxis"]["type"] == "linear" and weights["margin"]["t"] > 50
     entropy = figure(at, "Softmax entropy")
     assert entropy["layout"]["xaxis"]["tickvals"] == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]  # no "2, 5"
     raw_h, scaled_h = (array(entropy["data"][i]["y"]) for i in (0, 1))
@@ -552,9 +556,13 @@ def test_13_kv_cache_equals_full_masked_attention_and_says_it_is_an_illustration
     assert number(metric(at, "max difference, whole model")) < 1e-4
     assert "illustration" in markdown(at)
     step = figure(at, "Step 5")
-    assert float(np.sum(array(step["data"][0]["y"]))) == pytest.approx(1.0, abs=1e-5)
+    assert float(np.sum(array(step["data"][0]["x"]))) == pytest.approx(1.0, abs=1e-5)
+    # the tokens upright, one to a row, under an axis title; every weight written the same way, beyond its bar
+    assert step["data"][0]["orientation"] == "h" and step["layout"]["yaxis"]["title"]["text"] == "key"
+    assert step["data"][0]["textposition"] == "outside" and step["data"][0]["textangle"] == 0
     # GPT-3 at 2,048 tokens: 2 × 96 × 12,288 × 2,048 × 4 bytes = 19,327,352,832 bytes = 18,432 × 2²⁰ = 18 × 2³⁰
-    assert "18,432 MiB = 18 GiB, which is 19.3 GB" in markdown(at) and "9.66 GB" in markdown(at)
+    assert "18,432 MiB = 18.00 GiB (19.3 GB) in float32" in markdown(at)
+    assert "half that, 9.00 GiB (9.7 GB)" in markdown(at)  # as the fp16 metric writes it, not 9.66 GB beside 9.7 GB
     assert "why keys and values, and not queries" in markdown(at).lower()
     length = at.select_slider(key="w:kv_tokens")
     assert length.options[-1] == "512" and length.value == 512  # MiniLM reads 512 tokens: the link's 1,024 stops there

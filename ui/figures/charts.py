@@ -111,7 +111,17 @@ def _log_x(x: np.ndarray) -> dict:
     return dict(type="log", tickvals=values, ticktext=[i18n.fmt(v, "g") for v in values], minor=dict(ticks=""))
 
 
+LINE_PX = round(1.3 * theme.TEMPLATE.layout.title.font.size)  # a title line's height
+
+
+def title_top(title: str) -> int:
+    """The top margin for a title of one or more lines (<br>): the template's, and a line more for each line
+    after the first, so that the title's last line stays clear of the plot."""
+    return theme.TEMPLATE.layout.margin.t + LINE_PX * title.count("<br>")
+
+
 def histograms(samples: dict[str, np.ndarray], title: str, x_title: str) -> go.Figure:
+    """Overlaid histograms, one per sample. title: may run over lines (<br>); the top margin follows."""
     traces = [
         dict(type="histogram", x=np.ravel(values), name=name, opacity=0.65, nbinsx=60, marker_color=colour(i))
         for i, (name, values) in enumerate(samples.items())
@@ -122,6 +132,7 @@ def histograms(samples: dict[str, np.ndarray], title: str, x_title: str) -> go.F
         420,
         barmode="overlay",
         legend=dict(orientation="h", y=-0.2),
+        margin=dict(t=title_top(title)),
         xaxis=dict(title=dict(text=x_title)),
         yaxis=dict(title=dict(text=_("count"))),
     )
@@ -136,26 +147,44 @@ def bars(
     text_fmt: str | None = None,
     horizontal: bool = False,
     compact: bool = False,
+    label_title: str | None = None,
 ) -> go.Figure:
     """Bars of values, one per label. compact: a count axis in the page's language's short words ("20 Md" in
-    French, where plotly would write its own "20B")."""
+    French, where plotly would write its own "20B"). label_title: the title of the labels' axis ("key", "token").
+
+    Labels that are all whole numbers (1, 2, 3…) go on a number axis, written upright at a few round steps,
+    never turned on their side. Each bar's value (text_fmt) is written beyond its end, all alike: inside some
+    bars and above others, they read as two kinds of number."""
     colors = [theme.OKABE_ITO[1] if i == highlight else theme.OKABE_ITO[0] for i in range(len(values))]
     labels = [plain(str(x)) for x in labels]
+    top = max((float(v) for v in values), default=1.0) or 1.0
     bar = dict(
         type="bar",
         marker_color=colors,
         text=[i18n.fmt(v, text_fmt) for v in values] if text_fmt else None,
-        textposition="auto",
+        textposition="outside",
+        textangle=0,  # upright, every one: plotly would turn those wider than their bar
+        cliponaxis=False,
     )
+    label_axis = dict(title=dict(text=label_title)) if label_title else {}
     if horizontal:  # values printed beyond the bar's end, so that a short bar's number stays readable
-        top = max((float(v) for v in values), default=1.0) or 1.0
         return figure(
-            [dict(bar, y=labels, x=list(values), orientation="h", textposition="outside", cliponaxis=False)],
+            [dict(bar, y=labels, x=list(values), orientation="h")],
             title,
             max(380, 60 + 34 * len(labels)),
-            yaxis=dict(type="category", autorange="reversed"),
+            yaxis=dict(type="category", autorange="reversed", **label_axis),
             xaxis=dict(title=dict(text=y_title), range=[0, top * 1.18], **(_compact_ticks(top) if compact else {})),
-            margin=dict(l=label_px(labels) + 15),
+            margin=dict(l=label_px(labels) + 15 + (28 if label_title else 0), t=title_top(title)),
+        )
+    value_axis = dict(title=dict(text=y_title), range=[0, top * 1.15]) if text_fmt else dict(title=dict(text=y_title))
+    if labels and all(x.isdigit() for x in labels):
+        return figure(
+            [dict(bar, x=[int(x) for x in labels], y=list(values))],
+            title,
+            400,
+            xaxis=dict(type="linear", tickangle=0, tickformat="d", nticks=10, **label_axis),
+            yaxis=value_axis,
+            margin=dict(t=title_top(title)),
         )
     # plotly turns the labels 30° when they crowd, and the last one then runs right of its bar, past the plot:
     # the right margin holds it turned (or, upright, the half of it past its bar)
@@ -164,9 +193,9 @@ def bars(
         [dict(bar, x=labels, y=list(values))],
         title,
         400,
-        xaxis=dict(type="category"),
-        yaxis=dict(title=dict(text=y_title)),
-        margin=dict(r=max(theme.TEMPLATE.layout.margin.r, round(last * np.cos(np.radians(30))))),
+        xaxis=dict(type="category", **label_axis),
+        yaxis=value_axis,
+        margin=dict(r=max(theme.TEMPLATE.layout.margin.r, round(last * np.cos(np.radians(30)))), t=title_top(title)),
     )
 
 
