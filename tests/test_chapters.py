@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import attention
-from attention.lessons import masking
+from attention.lessons import masking, position
 from tests import apptest
 from tests.apptest import array, figure, figures, messages, metric, number, run_page, typed_markup
 from tests.gpt2_counts import gpt2_of_sizes, parameters_by_group
@@ -649,13 +649,23 @@ def test_11_rotary_positions_score_by_distance_and_learned_ones_do_not(model):
     they were (q at m and k at n score q·R_{n−m}k), BERT's learned position vectors change them."""
     at = run_page(page("position"), model="smollm2")
     assert "Rotary positions (the loaded model)" in [h.value for h in at.header]
-    assert number(metric(at, "change in layer 1's scores")) < 1e-3  # rounding, on scores of size ~10
-    turn = figure(at, "smollm2: cos(position × θᵢ)")
+    assert number(metric(at, "largest change of one layer-1 score")) < 1e-3  # rounding, on scores of size ~10
+    turn = figure(at, "SmolLM2-135M: cos(position × θᵢ)")
     angles = z(turn)
     assert angles.shape == (64, 32) and np.allclose(angles[0], 1.0)  # position 0 does not turn
     assert angles[1, 0] == pytest.approx(np.cos(1.0), abs=1e-6)  # pair 0 turns 1 radian a position (θ₀ = 1)
     at = run_page(page("position"), model="all-MiniLM-L6-v2")
-    assert number(metric(at, "change in layer 1's scores")) > 1.0
+    change = number(metric(at, "largest change of one layer-1 score q·k, shifted by 100"))
+    assert change > 1.0
+    # the number is one score's change, in the head the caption names, read against that head's own scores
+    moved = position.shift_experiment(model, FLUFFY, 100)
+    before, after = (tr.layers[0].scores for tr in (moved.original, moved.shifted))  # raw q·k, (heads, n, n)
+    by_head = np.abs(after - before).max(axis=(1, 2))
+    head = int(np.argmax(by_head))
+    caption = next(c.value for c in at.caption if "|Δ(q·k)|" in c.value)
+    assert f"all 12 heads of layer 1, found in head {head + 1}." in caption and "no unit" in caption
+    assert change == pytest.approx(by_head[head], rel=0.05)
+    assert f"{np.abs(before[head]).max():.1f}" in caption
 
 
 def test_10_and_13_grouped_query_attention_on_smollm2():
