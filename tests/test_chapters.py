@@ -538,6 +538,26 @@ def test_12_cross_attention_shape(model):
     assert np.allclose(w.sum(axis=1), 1.0, atol=1e-6)
 
 
+@pytest.mark.parametrize("params", [{}, {"layer": "6", "head": "2", "cr_source": "the cat sat on the mat"}])
+def test_12_the_exercise_names_the_source_in_the_box_and_the_strongest_pair_of_the_chart(params):
+    """The exercise starts from the source already in the box (it asked to type it), and names the target and source
+    tokens of the chart's largest weight between two words, whatever the sentences."""
+    import re
+
+    at = run_page(page("cross_attention"), **params)
+    exercise = next(m.value for m in at.markdown if m.value.startswith("**Try this.**"))
+    source, target_token, source_token = re.findall(r"`([^`]+)`", exercise)
+    assert source == at.text_input(key="w:cr_source").value
+    chart = figure(at, "Cross-attention weights")
+    w, rows, cols = z(chart), list(chart["data"][0]["y"]), list(chart["data"][0]["x"])
+    special = ("[CLS]", "[SEP]")  # MiniLM's: many heads rest on them, and they are no word to name
+    targets = [i for i, r in enumerate(rows) if r not in special]
+    sources = [j for j, c in enumerate(cols) if c not in special]
+    best = max(((i, j) for i in targets for j in sources), key=lambda p: w[p])
+    assert (rows[best[0]], cols[best[1]]) == (target_token, source_token)
+    assert f"{source_token}`: {w[best]:.2f}" in exercise
+
+
 def test_12_the_encoder_decoder_picture_sends_the_sources_keys_and_values_to_cross_attention():
     at = run_page(page("cross_attention"))
     notes = figure(at, "Encoder and decoder")["layout"]["annotations"]
