@@ -4,6 +4,7 @@ import streamlit as st
 
 from ui import chapter, engine, figures, i18n, state, widgets
 from ui.figures import diagrams
+from ui.figures.base import shortened
 from ui.i18n import _, n_
 
 
@@ -63,7 +64,12 @@ widgets.chart(
             _("Self-attention weights, layer {layer}, head {head}")
             if self_only
             else _("Cross-attention weights, layer {layer}, head {head}")
-        ).format(layer=layer_i + 1, head=head_i + 1),
+        ).format(layer=layer_i + 1, head=head_i + 1)
+        # both sentences named, as a slide needs them: the subtitle names only the sidebar's (the target)
+        + "<br>"
+        + _("queries: “{target}” · keys and values: “{source}”").format(
+            target=figures.plain(shortened(target)), source=figures.plain(shortened(target if self_only else source))
+        ),
         key_labels=source_labels,
     ),
     "cross_attention",
