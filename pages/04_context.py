@@ -135,7 +135,7 @@ widgets.chart(
         {_("the two “{word}”s").format(word=WORD): shift.across},
         _("“{word}” in “{first}” vs in “{second}”").format(word=WORD, first=SENTENCES[0], second=SENTENCES[1]),
         _("layer (0 = input embeddings)"),
-        _("cosine similarity of the two “{word}”s").format(word=WORD),
+        _("cosine similarity"),
         styles={_("the two “{word}”s").format(word=WORD): dict(color=theme.OKABE_ITO[7])},
         y_range=[min(0.0, float(shift.across.min()) - 0.05), 1.05],
     ),
