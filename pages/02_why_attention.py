@@ -89,22 +89,24 @@ st.caption(
     )
 )
 distances = np.arange(0, int(exp.distances.max()) + 1)
-widgets.chart(
-    charts.fading_memory(
-        distances,
-        motivation.recurrent_share(distances, keep),
-        exp.distances,
-        exp.best,
-        keep,
-        _("{model}, layer {layer}, head {head}: second “{word}” → first").format(
-            model=model.config.name, layer=layer_i + 1, head=head_i + 1, word=motivation.WORD
-        ),
-    ),
-    "fading_memory",
-    layer=layer_i,
-    head=head_i,
-    text="",  # the experiment's own sentences, not the sidebar's
-)
+# Two charts, each with its own axis: a share of the recurrent state and an attention weight are different
+# measures, and one axis for both read as "attention keeps 97 % of the word".
+left, right = st.columns(2)
+with left:
+    widgets.chart(
+        charts.recurrent_memory(distances, motivation.recurrent_share(distances, keep), keep),
+        "recurrent_memory",
+        share=0.5,
+    )
+with right:  # the layer and head after the model's name, on the title's second line
+    widgets.chart(
+        charts.attention_reach(exp.distances, exp.best, float(distances[-1]), model.config.name),
+        "attention_reach",
+        layer=layer_i,
+        head=head_i,
+        text="",  # the experiment's own sentences, not the sidebar's
+        share=0.5,
+    )
 far = int(exp.distances[-1])
 m1, m2 = st.columns(2)
 m1.metric(

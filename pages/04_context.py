@@ -3,7 +3,7 @@
 import streamlit as st
 
 from attention.lessons import similarity
-from ui import chapter, engine, figures, i18n, state, table, widgets
+from ui import chapter, engine, figures, i18n, state, table, theme, widgets
 from ui.i18n import N_, _
 
 # The sentences are the model's input as well as the toy's: their words stay the tokens the model reads.
@@ -105,11 +105,15 @@ st.header(_("In the real model"), anchor="in-the-real-model")
 cfg = chapter.model_view().config
 st.markdown(chapter.fill(prose["decoder" if cfg.is_decoder else "real"], layers=cfg.n_layers))
 shift = engine.context_shift(WORD, SENTENCES, REFERENCES)
-by_layer = {
-    _("{word} in “{sentence}” vs {reference}").format(word=WORD, sentence=s, reference=r): shift.similarity[:, i, j]
-    for i, s in enumerate(SENTENCES)
-    for j, r in enumerate(REFERENCES)
-}
+# Each line in its reference's colour (orange for "vs orange"), each sentence in its own dash: the colours say
+# which word "apple" is compared with, never contradicting the words.
+REFERENCE_COLOURS = {"orange": theme.OKABE_ITO[1], "phone": theme.OKABE_ITO[0]}
+by_layer, styles = {}, {}
+for i, s in enumerate(SENTENCES):
+    for j, r in enumerate(REFERENCES):
+        name = _("{word} in “{sentence}” vs {reference}").format(word=WORD, sentence=s, reference=r)
+        by_layer[name] = shift.similarity[:, i, j]
+        styles[name] = dict(color=REFERENCE_COLOURS[r], dash="solid" if i == 0 else "dash")
 widgets.chart(
     figures.lines(
         shift.layers,
@@ -119,9 +123,24 @@ widgets.chart(
         ),
         _("layer (0 = input embeddings)"),
         _("cosine similarity"),
+        styles=styles,
     ),
     "apple_context",
     key="fig_context_apple",
+)
+st.markdown(prose["apart_decoder" if cfg.is_decoder else "apart"])
+widgets.chart(
+    figures.lines(
+        shift.layers,
+        {_("the two “{word}”s").format(word=WORD): shift.across},
+        _("“{word}” in “{first}” vs in “{second}”").format(word=WORD, first=SENTENCES[0], second=SENTENCES[1]),
+        _("layer (0 = input embeddings)"),
+        _("cosine similarity"),
+        styles={_("the two “{word}”s").format(word=WORD): dict(color=theme.OKABE_ITO[7])},
+        y_range=[min(0.0, float(shift.across.min()) - 0.05), 1.05],
+    ),
+    "two_apples",
+    key="fig_context_two_apples",
 )
 table.table(
     {

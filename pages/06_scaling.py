@@ -51,7 +51,7 @@ def experiment() -> None:
         widgets.chart(
             figures.histograms(
                 {shown: exp.shown_scores(scaled)},
-                _("{scores}, dₖ = {d_k}: spread {spread}").format(
+                _("{scores}, dₖ = {d_k}<br>spread {spread}").format(
                     scores=shown, d_k=d_k, spread=i18n.num(exp.spread(scaled), 2)
                 ),
                 _("score"),
@@ -65,9 +65,10 @@ def experiment() -> None:
             figures.bars(
                 [str(i + 1) for i in range(n_keys)],
                 exp.example_weights(scaled),
-                _("One query's softmax weights ({scores})").format(scores=shown),
+                _("One query's softmax weights<br>of {scores}").format(scores=shown),
                 _("weight"),
                 highlight=exp.example_top_key(scaled),
+                label_title=_("key"),
             ),
             "example_weights",
             key="fig_scaling_example",
@@ -142,7 +143,7 @@ else:
             chapter.half_chart(
                 figures.histograms(
                     {what: scores[:, visible]},
-                    _("{scores} {what}: spread {spread}<br>input × {grow}").format(
+                    _("{scores} {what}<br>spread {spread} · input × {grow}").format(
                         scores=SCALED, what=what, spread=i18n.num(grown.spread(scores), 2), grow=grow
                     ),
                     _("score"),

@@ -7,6 +7,12 @@ from ui import architecture, chapter, engine, figures, i18n, state, widgets
 from ui.figures import diagrams
 from ui.i18n import _, n_
 
+
+def in_code(text: str) -> str:
+    """A token in the prose, as a code span: what a sentence holds is never read as Markdown."""
+    return "`" + text.replace("`", "ˋ") + "`"
+
+
 prose = chapter.begin("09_values.py")
 st.latex(
     r"\Delta e_j = \Big(\sum_i w_{ji}\, v_i\Big) W_O^{(h)}, \qquad v_i = W_V\, e_i, \qquad e_j' = e_j + \Delta e_j"
@@ -23,6 +29,7 @@ uniform = c2.toggle(
     _("Uniform weights"), help=_("A counterfactual: every token weighs 1/n."), **state.bound("val_uniform")
 )
 path, length = engine.value_chain(view.text, layer_i, head_i, token, uniform)
+longest = path.longest(diagrams.CHAIN_LABELS)  # named in the picture, the exercise's two first among them
 widgets.chart(
     diagrams.value_chain(
         path.points[0],
@@ -32,6 +39,7 @@ widgets.chart(
         _("“{token}”: weighted values of layer {layer}, head {head}, tip to tail").format(
             token=figures.token_labels(texts)[token], layer=layer_i + 1, head=head_i + 1
         ),
+        longest,
     ),
     "value_chain",
     key="fig_values_chain",
@@ -45,7 +53,14 @@ vm = engine.value_map(layer_i, head_i)
 gpt3_full, gpt3_low_rank = budget.value_map_parameters(budget.GPT3.d_model, budget.GPT3.d_head)
 st.markdown(prose["lowrank"])
 m1, m2, m3 = st.columns(3)
-m1.metric(_("rank of $W_O^{(h)} W_V^{(h)}$"), vm.rank, help=f"d_head = {cfg.d_head}")
+# words, not LaTeX: an equation in a third of the page's width was drawn as a column of glyphs
+m1.metric(
+    _("rank of the value map"),
+    vm.rank,
+    help=_("the rank of {product}, at most d_head = {d_head}").format(
+        product="$W_O^{(h)} W_V^{(h)}$", d_head=cfg.d_head
+    ),
+)
 for column, model, full, low_rank in (
     (m2, cfg.name, vm.full_parameters, vm.low_rank_parameters),
     (m3, "GPT-3", gpt3_full, gpt3_low_rank),
@@ -78,5 +93,16 @@ widgets.chart(
     head=head_i,
     text="",  # the weights alone: no sentence
 )
-chapter.try_this(prose, d_head=cfg.d_head, d_model=cfg.d_model, rank=vm.rank)
+chapter.try_this(
+    prose,
+    d_head=cfg.d_head,
+    d_model=cfg.d_model,
+    rank=vm.rank,
+    # the tokens as the picture names them (a repeated one with its position), each in a code span: user text
+    token=in_code(figures.token_labels(texts, escaped=False)[token]),
+    first=in_code(figures.token_labels(texts, escaped=False)[longest[0]]),
+    second=in_code(figures.token_labels(texts, escaped=False)[longest[min(1, len(longest) - 1)]]),
+    layer=layer_i + 1,
+    head=head_i + 1,
+)
 chapter.end()

@@ -166,10 +166,18 @@ for col, tr, start, side in ((left, moved.original, 0, "original"), (right, move
             layer=0,
             head=head_i,
         )
+changed_head, change, head_top = moved.largest_change(0)
 st.metric(
-    _("change in layer 1's scores, all {n} heads, shifted by {shift}").format(n=cfg.n_heads, shift=moved.shift),
-    i18n.sci(moved.gap(0), 1),
+    _("largest change of one layer-1 score q·k, shifted by {shift}").format(shift=moved.shift),
+    i18n.sci(change, 1),
     help=_("Layer 1 reads the embeddings directly, so this compares what positions alone do to q·k."),
+)
+st.caption(
+    _(
+        "The largest |Δ(q·k)| over every query–key pair of all {n} heads of layer 1, found in head {head}. A raw score "
+        "q·k has no unit: it is a dot product, before the division by √dₖ and the softmax. For scale, the largest "
+        "|q·k| of head {head} before the shift is {top}."
+    ).format(n=cfg.n_heads, head=changed_head + 1, top=i18n.num(head_top, 1))
 )
 chapter.try_this(prose, positions=positions)
 chapter.end()

@@ -2,9 +2,16 @@
 
 import streamlit as st
 
-from ui import chapter, engine, figures, state, widgets
+from ui import chapter, engine, figures, i18n, state, widgets
 from ui.figures import diagrams
+from ui.figures.base import shortened
 from ui.i18n import _, n_
+
+
+def in_code(text: str) -> str:
+    """User text in the prose, as a code span: what a sentence holds is never read as Markdown."""
+    return "`" + " ".join(text.split()).replace("`", "ˋ") + "`"
+
 
 prose = chapter.begin("12_cross_attention.py")
 st.latex(
@@ -57,7 +64,12 @@ widgets.chart(
             _("Self-attention weights, layer {layer}, head {head}")
             if self_only
             else _("Cross-attention weights, layer {layer}, head {head}")
-        ).format(layer=layer_i + 1, head=head_i + 1),
+        ).format(layer=layer_i + 1, head=head_i + 1)
+        # both sentences named, as a slide needs them: the subtitle names only the sidebar's (the target)
+        + "<br>"
+        + _("queries: “{target}” · keys and values: “{source}”").format(
+            target=figures.plain(shortened(target)), source=figures.plain(shortened(target if self_only else source))
+        ),
         key_labels=source_labels,
     ),
     "cross_attention",
@@ -66,5 +78,18 @@ widgets.chart(
     head=head_i,
     mask="none",
 )
-chapter.try_this(prose, n_target=len(ca.target), n_source=len(ca.source))
+# the exercise's pair, read from the cross-attention the chart shows (or would show, in self-attention's place)
+cross = engine.cross_attention(target, source, layer_i, head_i) if self_only else ca
+asking, answering = cross.strongest()
+chapter.try_this(
+    prose,
+    n_target=len(ca.target),
+    n_source=len(ca.source),
+    source=in_code(source),
+    layer=layer_i + 1,
+    head=head_i + 1,
+    target_token=in_code(figures.token_labels([t.display for t in cross.target], escaped=False)[asking]),
+    source_token=in_code(figures.token_labels([t.display for t in cross.source], escaped=False)[answering]),
+    weight=i18n.num(float(cross.weights[asking, answering]), 2),
+)
 chapter.end()

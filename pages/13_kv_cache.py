@@ -76,6 +76,8 @@ def one_step() -> None:
                 _("weight"),
                 highlight=step - 1,
                 text_fmt=".2f",
+                horizontal=True,  # the tokens upright, one to a row
+                label_title=_("key"),
             ),
             "cached_step",
             key="fig_kv_cache_step",
@@ -214,9 +216,8 @@ chapter.try_this(
     prose,
     context=i18n.whole(gpt3.context),
     gpt3_mib=i18n.whole(round(full_bytes / 2**20)),
-    gpt3_gib=i18n.fmt(full_bytes / 2**30, "g"),
-    gpt3_gb=i18n.num(full_bytes / 1e9, 1),
-    gpt3_fp16_gb=i18n.num(full_bytes / 2 / 1e9, 2),
+    gpt3_size=binary(full_bytes),  # each size as the metrics write it: one value, one rounding
+    gpt3_fp16_size=binary(full_bytes / BYTES["float32"] * BYTES["fp16"]),
     layers=gpt3.n_layers,
     width=i18n.whole(gpt3.d_model),
 )

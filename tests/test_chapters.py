@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import attention
-from attention.lessons import masking
+from attention.lessons import masking, position
 from tests import apptest
 from tests.apptest import array, figure, figures, messages, metric, number, run_page, typed_markup
 from tests.gpt2_counts import gpt2_of_sizes, parameters_by_group
@@ -151,9 +151,16 @@ def test_2_a_recurrent_state_keeps_a_fixed_share_of_dont_at_kill():
     at = run_page(page("why_attention"), why_keep="0.8")
     assert metric(at, "tokens from “Don't” to “kill”") == "13"  # [CLS] don ' t go insane , find … and kill
     assert metric(at, "share of “Don't” left") == f"{leaky_state(0.8, 14)[0]:.2%}"  # 14 words read, "Don't" first
-    chart = figure(at, "How much of a word d tokens back is left")
-    assert array(chart["data"][0]["y"])[10] == pytest.approx(leaky_state(0.8, 11)[0])
-    assert array(chart["data"][1]["y"]).min() > 0.3  # the head that looks back keeps looking, 165 tokens away
+    recurrent, attention = figure(at, "A recurrent state:"), figure(at, "One attention head:")
+    assert array(recurrent["data"][0]["y"])[10] == pytest.approx(leaky_state(0.8, 11)[0])
+    assert array(attention["data"][0]["y"]).min() > 0.3  # the head that looks back keeps looking, 165 tokens away
+    # a share of the state and an attention weight are two measures: never one axis, each titled for its own
+    assert len(recurrent["data"]) == len(attention["data"]) == 1
+    assert recurrent["layout"]["yaxis"]["title"]["text"] == "share of the state (log scale)"
+    assert recurrent["layout"]["yaxis"]["type"] == "log"
+    assert attention["layout"]["yaxis"]["title"]["text"] == "attention weight (0 to 1)"
+    assert attention["layout"]["yaxis"]["range"] == [0, 1.05]
+    assert recurrent["layout"]["xaxis"]["range"] == attention["layout"]["xaxis"]["range"]  # the same distances
     text = markdown(at)
     # λ = 0.9 → 0.99 lowers "Don't"'s share, 2.54 % → 0.88 %, because it enters with 1 − λ (10 % → 1 %) though
     # it keeps far more of it (25.42 % → 87.75 %); of what the 14 words put in, it holds more at 0.99 than at 0.9
@@ -204,6 +211,19 @@ def test_4_context_shows_which_weighting_gives_the_notes_057():
     text = " ".join(markdown(at).split())
     assert f"itself {e / (e + r + 3):.3f}, apple {r / (e + r + 3):.3f}, and the two" in text
     assert f"{2 / (e + r + 3):.3f} together" in text
+    # the question "at which layer do the two apples part ways?" has its curve: apple against apple, layer by layer
+    apart = figure(at, "“apple” in “an apple and an orange” vs in “an apple phone”")
+    model = attention.load_model("all-MiniLM-L6-v2")
+    hidden = [
+        attention.trace(model, s).hidden[:, 2] for s in ("an apple and an orange", "an apple phone")
+    ]  # [CLS] an apple
+    by_hand = [a @ b / np.linalg.norm(a) / np.linalg.norm(b) for a, b in zip(*hidden, strict=True)]
+    assert array(apart["data"][0]["y"]) == pytest.approx(by_hand, abs=1e-5)
+    assert by_hand[0] == pytest.approx(1.0) and min(by_hand) < 0.9  # the same input, then apart
+    # each line in its reference's colour: the orange lines are the ones "vs orange"
+    lines = figure(at, "Cosine similarity of “apple” with “orange” and “phone”")["data"]
+    assert {t["line"]["color"] for t in lines if t["name"].endswith("vs orange")} == {"#E69F00"}
+    assert "#E69F00" not in {t["line"]["color"] for t in lines if t["name"].endswith("vs phone")}
     at.radio(key="w:ctx_weights").set_value("normalized").run()
     spec = figure(at, "Weights: divided by the sum")
     words = list(spec["data"][0]["y"])
@@ -254,6 +274,10 @@ def test_6_every_spread_describes_the_histogram_beside_it():
     raw = array(figure(at, "q·k, dₖ = 64")["data"][0]["x"])
     assert unscaled == pytest.approx(np.std(raw), abs=0.006)  # the histogram now shows the unscaled spread
     assert float(metric(at, "top key's weight")) > top_scaled
+    weights = figure(at, "One query's softmax weights")["layout"]
+    # the keys on a number axis, written upright and titled; the title's lines each have their room
+    assert weights["xaxis"]["title"]["text"] == "key" and weights["xaxis"]["tickangle"] == 0
+    assert weights["xaxis"]["type"] == "linear" and weights["margin"]["t"] > 50
     entropy = figure(at, "Softmax entropy")
     assert entropy["layout"]["xaxis"]["tickvals"] == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]  # no "2, 5"
     raw_h, scaled_h = (array(entropy["data"][i]["y"]) for i in (0, 1))
@@ -420,6 +444,21 @@ def test_9_values_low_rank_and_displacement(model):
     assert sv["exponentformat"] == "power" and sv["dtick"] >= 1  # 10⁻⁴, not "100µ"
 
 
+@pytest.mark.parametrize("params", [{}, {"val_uniform": "1"}, {"layer": "3", "head": "7", "token": "2"}])
+def test_9_every_token_the_exercise_names_is_named_in_the_picture(params):
+    """The exercise names the tokens that send the longest arrows in the picture on screen, and the picture names
+    them beside their arrows: no token the student is sent to find is left to the hover."""
+    import re
+
+    at = run_page(page("values"), **params)
+    named = {a["text"] for a in figure(at, "“")["layout"]["annotations"] if a.get("text")}
+    exercise = next(m.value for m in at.markdown if m.value.startswith("**Try this.**"))
+    tokens = re.findall(r"`([^`]+)`", exercise)
+    assert len(tokens) == 3  # the token followed, then the two that send the longest arrows
+    assert set(tokens[1:]) <= named, (tokens, named)
+    assert "rank of the value map" in [m.label for m in at.metric]  # words, not an equation in a narrow column
+
+
 def test_9_every_name_on_the_chain_of_values_is_clear_of_the_others():
     """The chain's names are placed in pixels (labels.place_labels): measured back from the figure at the
     page's plot size, no two overlap, and "e", "e + Δe" and the longest steps are among them."""
@@ -528,6 +567,26 @@ def test_12_cross_attention_shape(model):
     assert np.allclose(w.sum(axis=1), 1.0, atol=1e-6)
 
 
+@pytest.mark.parametrize("params", [{}, {"layer": "6", "head": "2", "cr_source": "the cat sat on the mat"}])
+def test_12_the_exercise_names_the_source_in_the_box_and_the_strongest_pair_of_the_chart(params):
+    """The exercise starts from the source already in the box (it asked to type it), and names the target and source
+    tokens of the chart's largest weight between two words, whatever the sentences."""
+    import re
+
+    at = run_page(page("cross_attention"), **params)
+    exercise = next(m.value for m in at.markdown if m.value.startswith("**Try this.**"))
+    source, target_token, source_token = re.findall(r"`([^`]+)`", exercise)
+    assert source == at.text_input(key="w:cr_source").value
+    chart = figure(at, "Cross-attention weights")
+    w, rows, cols = z(chart), list(chart["data"][0]["y"]), list(chart["data"][0]["x"])
+    special = ("[CLS]", "[SEP]")  # MiniLM's: many heads rest on them, and they are no word to name
+    targets = [i for i, r in enumerate(rows) if r not in special]
+    sources = [j for j, c in enumerate(cols) if c not in special]
+    best = max(((i, j) for i in targets for j in sources), key=lambda p: w[p])
+    assert (rows[best[0]], cols[best[1]]) == (target_token, source_token)
+    assert f"{source_token}`: {w[best]:.2f}" in exercise
+
+
 def test_12_the_encoder_decoder_picture_sends_the_sources_keys_and_values_to_cross_attention():
     at = run_page(page("cross_attention"))
     notes = figure(at, "Encoder and decoder")["layout"]["annotations"]
@@ -546,9 +605,13 @@ def test_13_kv_cache_equals_full_masked_attention_and_says_it_is_an_illustration
     assert number(metric(at, "max difference, whole model")) < 1e-4
     assert "illustration" in markdown(at)
     step = figure(at, "Step 5")
-    assert float(np.sum(array(step["data"][0]["y"]))) == pytest.approx(1.0, abs=1e-5)
+    assert float(np.sum(array(step["data"][0]["x"]))) == pytest.approx(1.0, abs=1e-5)
+    # the tokens upright, one to a row, under an axis title; every weight written the same way, beyond its bar
+    assert step["data"][0]["orientation"] == "h" and step["layout"]["yaxis"]["title"]["text"] == "key"
+    assert step["data"][0]["textposition"] == "outside" and step["data"][0]["textangle"] == 0
     # GPT-3 at 2,048 tokens: 2 × 96 × 12,288 × 2,048 × 4 bytes = 19,327,352,832 bytes = 18,432 × 2²⁰ = 18 × 2³⁰
-    assert "18,432 MiB = 18 GiB, which is 19.3 GB" in markdown(at) and "9.66 GB" in markdown(at)
+    assert "18,432 MiB = 18.00 GiB (19.3 GB) in float32" in markdown(at)
+    assert "half that, 9.00 GiB (9.7 GB)" in markdown(at)  # as the fp16 metric writes it, not 9.66 GB beside 9.7 GB
     assert "why keys and values, and not queries" in markdown(at).lower()
     length = at.select_slider(key="w:kv_tokens")
     assert length.options[-1] == "512" and length.value == 512  # MiniLM reads 512 tokens: the link's 1,024 stops there
@@ -635,13 +698,23 @@ def test_11_rotary_positions_score_by_distance_and_learned_ones_do_not(model):
     they were (q at m and k at n score q·R_{n−m}k), BERT's learned position vectors change them."""
     at = run_page(page("position"), model="smollm2")
     assert "Rotary positions (the loaded model)" in [h.value for h in at.header]
-    assert number(metric(at, "change in layer 1's scores")) < 1e-3  # rounding, on scores of size ~10
+    assert number(metric(at, "largest change of one layer-1 score")) < 1e-3  # rounding, on scores of size ~10
     turn = figure(at, "SmolLM2-135M: cos(position × θᵢ)")
     angles = z(turn)
     assert angles.shape == (64, 32) and np.allclose(angles[0], 1.0)  # position 0 does not turn
     assert angles[1, 0] == pytest.approx(np.cos(1.0), abs=1e-6)  # pair 0 turns 1 radian a position (θ₀ = 1)
     at = run_page(page("position"), model="all-MiniLM-L6-v2")
-    assert number(metric(at, "change in layer 1's scores")) > 1.0
+    change = number(metric(at, "largest change of one layer-1 score q·k, shifted by 100"))
+    assert change > 1.0
+    # the number is one score's change, in the head the caption names, read against that head's own scores
+    moved = position.shift_experiment(model, FLUFFY, 100)
+    before, after = (tr.layers[0].scores for tr in (moved.original, moved.shifted))  # raw q·k, (heads, n, n)
+    by_head = np.abs(after - before).max(axis=(1, 2))
+    head = int(np.argmax(by_head))
+    caption = next(c.value for c in at.caption if "|Δ(q·k)|" in c.value)
+    assert f"all 12 heads of layer 1, found in head {head + 1}." in caption and "no unit" in caption
+    assert change == pytest.approx(by_head[head], rel=0.05)
+    assert f"{np.abs(before[head]).max():.1f}" in caption
 
 
 def test_10_and_13_grouped_query_attention_on_smollm2():

@@ -224,3 +224,56 @@ def test_every_explorer_figure_names_its_sentence_and_its_layer_and_head_where_t
         text = title.lower()
         assert ("layer 2" in text) == any(k in title for k in OF_A_LAYER), title
         assert ("head 3" in text) == any(k in title for k in ONE_HEAD), title
+
+
+# --- a figure as a file shows it ---------------------------------------------------------------------------
+
+
+def test_a_file_leaves_out_the_words_meant_for_the_page_even_where_wrapping_broke_them():
+    import plotly.graph_objects as go
+
+    marked = go.Figure(
+        layout=dict(
+            title=dict(text="Toutes les 12 têtes de la couche 4 (cliquez-en<br>une pour la choisir) · couche 4"),
+            meta={downloads.SCREEN_ONLY: "(cliquez-en une pour la choisir)", "alt": ["kept"]},
+        )
+    )
+    shown = downloads.for_file(marked)["layout"]
+    assert shown["title"]["text"] == "Toutes les 12 têtes de la couche 4 · couche 4"
+    assert shown["meta"]["alt"] == ["kept"]
+    # an English instruction nobody marked is left out too: a slide cannot be clicked
+    unmarked = {"layout": {"title": {"text": "All 12 heads of layer 4 (click one to pick it)<br>layer 4 · no mask"}}}
+    assert downloads.for_file(unmarked)["layout"]["title"]["text"] == "All 12 heads of layer 4<br>layer 4 · no mask"
+    plain_figure = go.Figure(layout=dict(title=dict(text="Cache size (click-free)")))
+    assert downloads.for_file(plain_figure) is plain_figure  # nothing to change: the very figure
+
+
+def test_a_picture_of_vectors_keeps_the_pages_ranges_in_a_file():
+    """Drawn at a slide's width, a picture whose axes share one scale would widen its x range to fill it (−6…5
+    around arrows within −2…1.5): the file narrows the plot instead."""
+    spec = {"data": [], "layout": {"xaxis": {"range": [-2, 1.5]}, "yaxis": {"range": [-1, 1], "scaleanchor": "x"}}}
+    shown = downloads.for_file(spec)["layout"]
+    assert shown["xaxis"] == {"range": [-2, 1.5], "constrain": "domain"}
+    assert shown["yaxis"]["constrain"] == "domain" and shown["yaxis"]["range"] == [-1, 1]
+
+
+@pytest.mark.parametrize("chapter_", CHAPTERS, ids=lambda c: c.file)
+def test_no_figure_of_a_chapter_carries_an_instruction_meant_for_its_page(chapter_):
+    """A figure's title says what it shows; what to do with it (click, hover, drag, pick) belongs to the page's
+    text, which a slide or a file does not have."""
+    at = run_page(f"pages/{chapter_.file}")
+    for title in drawn_figures(at):
+        flat = title.replace("<br>", " ").lower()
+        assert not re.search(r"\b(click|hover|drag|tap)\b|to pick it", flat), title
+        assert downloads.for_file({"layout": {"title": {"text": title}}}) == {"layout": {"title": {"text": title}}}
+
+
+def test_the_zip_and_the_command_draw_each_figure_as_a_file_shows_it(monkeypatch, tmp_path):
+    from ui import export
+
+    drawn = []
+    monkeypatch.setattr(downloads, "render", lambda figs: drawn.extend(f for f, _ in figs) or [b""] * len(figs))
+    title = {"text": "All 12 heads of layer 4 (click one to pick it)"}
+    downloads.zip_of([downloads.Export("grid", {"layout": {"title": title}})], "png")
+    export.write(export.Drawn([("grid", {"layout": {"title": title}})], []), tmp_path, "png", "auto")
+    assert [f["layout"]["title"]["text"] for f in drawn] == ["All 12 heads of layer 4"] * 2

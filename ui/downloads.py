@@ -151,6 +151,53 @@ def page_figures() -> dict[str, Export]:
 
 # --- drawing them -----------------------------------------------------------------------------------------
 
+SCREEN_ONLY = "screen_only"  # layout.meta's words of a title meant for the page alone ("click one to pick it")
+INSTRUCTION = re.compile(r"\((?:click|tap|hover|drag)\s[^)]*\)", flags=re.IGNORECASE)  # one left unmarked
+
+
+def for_file(fig: Any) -> Any:
+    """The figure as a file shows it, away from its page: the same figure, but
+
+    - its title without the words its builder marked as meant for the page (layout.meta["screen_only"]: an
+      instruction such as "click one to pick it", found again where wrapping broke it over lines), and without an
+      English "(click …)" left unmarked: a slide cannot be clicked;
+    - axes that keep one scale (a 2D picture of vectors) keep the page's ranges: the file is drawn at the slide's
+      width, and plotly would otherwise widen the x range to fill it (−6…5 around arrows within −2…1.5); here
+      the plot narrows instead, and the arrows keep the size and the names the page placed for them.
+
+    fig: a plotly Figure or its dict; returned as it is where nothing changes, else as a changed copy (a dict)."""
+    spec = fig if isinstance(fig, dict) else fig.to_dict()
+    layout = spec.get("layout", {})
+    title = layout.get("title")
+    text = (title.get("text") if isinstance(title, dict) else title) or ""
+    meta = layout.get("meta") if isinstance(layout.get("meta"), dict) else {}
+    shown = _without_screen_only(text, meta.get(SCREEN_ONLY, ()))
+    tied = any(isinstance(layout.get(a), dict) and layout[a].get("scaleanchor") for a in ("xaxis", "yaxis"))
+    if shown == text and not tied:
+        return fig
+    layout = dict(layout)
+    if shown != text:
+        layout["title"] = dict(title, text=shown) if isinstance(title, dict) else shown
+    if tied:
+        for a in ("xaxis", "yaxis"):
+            layout[a] = dict(layout.get(a) or {}, constrain="domain")
+    return dict(spec, layout=layout)
+
+
+def _without_screen_only(text: str, marked: str | Sequence[str]) -> str:
+    """The title without each marked phrase, matched across the spaces and line breaks wrapping put between its
+    words, and without any "(click …)", "(hover …)" left unmarked; no empty line or dangling separator is left."""
+    kept = text
+    for phrase in [marked] if isinstance(marked, str) else list(marked):
+        words = [re.escape(w) for w in phrase.split()]
+        if words:
+            kept = re.sub(r"(?:\s|<br>)*\(?" + r"(?:\s|<br>)+".join(words) + r"\)?", "", kept)
+    kept = INSTRUCTION.sub("", kept)
+    if kept == text:
+        return text
+    lines = [re.sub(r"\s+", " ", line).strip(" ·,") for line in kept.split("<br>")]
+    return "<br>".join(line for line in lines if line)
+
 
 @functools.cache
 def browser() -> str | None:
@@ -181,7 +228,7 @@ def height_of(fig: Any) -> int | None:
 
 def zip_of(exports: Sequence[Export], export: str, size: str = "auto") -> bytes:
     """Every figure drawn as `export` ("png" or "svg") at `size` (theme.EXPORT_SIZES), in one zip."""
-    figs = [e.fig() if callable(e.fig) else e.fig for e in exports]
+    figs = [for_file(e.fig() if callable(e.fig) else e.fig) for e in exports]
     images = render([(fig, theme.image_options(export, size, height_of(fig))) for fig in figs])
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:

@@ -105,9 +105,8 @@ def write(drawn: Drawn, out: Path, export: str, size: str) -> list[Path]:
     """Every figure drawn by one Chromium, written to `out` (created if need be)."""
     out.mkdir(parents=True, exist_ok=True)
     names = downloads.unique([name for name, _ in drawn.figures], export)
-    images = downloads.render(
-        [(spec, theme.image_options(export, size, downloads.height_of(spec))) for _, spec in drawn.figures]
-    )
+    specs = [downloads.for_file(spec) for _, spec in drawn.figures]  # as a file shows them: no page instruction
+    images = downloads.render([(spec, theme.image_options(export, size, downloads.height_of(spec))) for spec in specs])
     paths = []
     for name, image in zip(names, images, strict=True):
         path = out / name

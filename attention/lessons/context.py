@@ -18,6 +18,7 @@ class ContextShift:
     sentences: tuple[str, ...]
     references: tuple[str, ...]
     similarity: np.ndarray  # (n_layers + 1, n_sentences, n_references): cos(word in sentence, reference alone)
+    across: np.ndarray  # (n_layers + 1,): cos(word in the first sentence, word in the second), layer by layer
 
     @property
     def layers(self) -> np.ndarray:
@@ -48,7 +49,8 @@ def _position(tr, word: str) -> int:
 
 def context_shift(model: Model, word: str, sentences: list[str], references: list[str]) -> ContextShift:
     """Cosine similarity, at every layer, between `word`'s embedding inside each sentence and each
-    reference word's embedding when that word is run through the model on its own."""
+    reference word's embedding when that word is run through the model on its own; and between the word's
+    embeddings in the first two sentences."""
     traces = [trace(model, s) for s in sentences]
     words = [tr.hidden[:, _position(tr, word)] for tr in traces]  # each (n_layers + 1, d_model)
     refs = []
@@ -56,6 +58,11 @@ def context_shift(model: Model, word: str, sentences: list[str], references: lis
         tr = trace(model, r)
         refs.append(tr.hidden[:, _position(tr, r)])
     sim = np.array([[ops.cosine(w, ref) for ref in refs] for w in words])  # (n_sentences, n_refs, n_layers + 1)
+    across = ops.cosine(words[0], words[1])  # (n_layers + 1,)
     return ContextShift(
-        word=word, sentences=tuple(sentences), references=tuple(references), similarity=np.moveaxis(sim, -1, 0)
+        word=word,
+        sentences=tuple(sentences),
+        references=tuple(references),
+        similarity=np.moveaxis(sim, -1, 0),
+        across=across,
     )

@@ -23,6 +23,15 @@ class CrossAttention:
     weights: np.ndarray  # (n_target, n_source): each row sums to 1
     displacement: np.ndarray  # (n_target, d_model): what the head adds to each target token
 
+    def strongest(self) -> tuple[int, int]:
+        """(target position, source position) of the largest weight between two tokens of text: special tokens
+        ([CLS], <bos>), which many heads rest on, are left out unless a sentence holds nothing else."""
+        rows = [t.position for t in self.target if not t.is_special] or [t.position for t in self.target]
+        cols = [t.position for t in self.source if not t.is_special] or [t.position for t in self.source]
+        sub = self.weights[np.ix_(rows, cols)]
+        i, j = np.unravel_index(int(np.argmax(sub)), sub.shape)
+        return rows[i], cols[j]
+
 
 def cross_attention(model: Model, target_text: str, source_text: str, layer: int, head: int) -> CrossAttention:
     target_trace, source_trace = trace(model, target_text), trace(model, source_text)

@@ -231,6 +231,11 @@ class Chain:
         """(n_steps, dims): each step as drawn."""
         return np.diff(self.points, axis=0)
 
+    def longest(self, k: int) -> list[int]:
+        """The k steps drawn longest, longest first (the earlier step where two are as long)."""
+        lengths = np.linalg.norm(self.steps, axis=1)
+        return np.argsort(-lengths, kind="stable")[:k].tolist()
+
 
 def chain(start: np.ndarray, steps: np.ndarray, dims: int = 2) -> Chain:
     """Project start, start + s_1, start + s_1 + s_2, … with a PCA fitted to those points."""

@@ -89,6 +89,14 @@ class Shifted:
         """max |scores at 0… − scores at shift…| over the layer's heads: 0 (to rounding) when only distances count."""
         return float(np.abs(self.original.layers[layer].scores - self.shifted.layers[layer].scores).max())
 
+    def largest_change(self, layer: int) -> tuple[int, float, float]:
+        """Where the shift changes the layer's raw scores q·k most: (head, 0-based; max |Δ(q·k)| in that head, which
+        is gap(layer); the largest |q·k| of that head before the shift, to read the change against)."""
+        change = np.abs(self.original.layers[layer].scores - self.shifted.layers[layer].scores)  # (n_heads, n, n)
+        by_head = change.reshape(len(change), -1).max(axis=1)
+        head = int(np.argmax(by_head))
+        return head, float(by_head[head]), float(np.abs(self.original.layers[layer].scores[head]).max())
+
 
 def shift_experiment(model: Model, text: str, shift: int, max_tokens: int | None = None) -> Shifted:
     """Trace the text from position 0 and from position `shift`, each with the model's own mask.

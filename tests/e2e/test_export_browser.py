@@ -10,6 +10,7 @@ from collections import Counter
 
 from app_driver import url_mark, wait_complete
 from tests.e2e.driver import screenshot
+from ui import downloads
 
 SENTENCE = "the bank by the river bank"
 LINK = "?" + url_mark(text=SENTENCE, layer=2, head=3)
@@ -34,6 +35,12 @@ def shown_titles(page) -> Counter:
     )
 
 
+def as_files_show(titles: Counter) -> Counter:
+    """The titles on screen as the files show them: without the words meant for the page ("(click one to pick it)")."""
+    spec = lambda title: {"layout": {"title": {"text": title}}}  # noqa: E731
+    return Counter({downloads.for_file(spec(t))["layout"]["title"]["text"]: n for t, n in titles.items()})
+
+
 def zipped_titles(z: zipfile.ZipFile) -> Counter:
     """Each SVG's title, as its text (plotly writes a title of several lines as one <tspan> per line)."""
     titles = []
@@ -50,7 +57,8 @@ def test_the_explorers_zip_holds_every_figure_it_shows(server, page):
     z = download_all(page)
     assert len(z.namelist()) == state["plots"] >= 5
     assert all(n.endswith(".svg") for n in z.namelist())
-    assert zipped_titles(z) == shown_titles(page)  # the very figures on screen, each once
+    assert zipped_titles(z) == as_files_show(shown_titles(page))  # the very figures on screen, each once
+    assert not any("(click" in t for t in zipped_titles(z))  # a slide cannot be clicked
     assert any("_L2_H3_the-bank-by-the-river-bank.svg" in n for n in z.namelist())
 
     # following another token redraws two figures on their own (a fragment): the zip follows them
@@ -60,7 +68,7 @@ def test_the_explorers_zip_holds_every_figure_it_shows(server, page):
     page.get_by_role("option", name="3 · by").click()
     wait_complete(page, url_has="token=3")  # the fragment writes the URL when it has drawn its figures
     z = download_all(page)
-    assert zipped_titles(z) == shown_titles(page)
+    assert zipped_titles(z) == as_files_show(shown_titles(page))
 
 
 def test_a_chapter_offers_the_format_and_its_zip_in_png(server, page):

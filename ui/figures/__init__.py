@@ -4,7 +4,7 @@ base: what they share (escaped labels, token ticks, margins, the figure in one s
 tokens: the token chips; matrices: heatmaps (an attention matrix, small tables, large matrices); head_view: the
 explorer's head view (one head's four steps, its q, k and v, every head of the layer in a grid), with cells (what a
 cell prints) and head_meta (what the browser swaps in on a head switch); vectors: 2D pictures of vectors; charts:
-lines, histograms, bars (of heads, of next tokens), a fading memory, the mask; roles: the map of what each head does; diagrams: the model as
+lines, histograms, bars (of heads, of next tokens), a recurrent memory and an attention head's reach, the mask; roles: the map of what each head does; diagrams: the model as
 boxes, the encoder beside the decoder, the value chain. Text measuring (text), pixel layout (pixels) and label
 placing (labels) serve them. The names below are the ones most pages use; the rest are imported from their module.
 """

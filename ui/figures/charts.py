@@ -24,9 +24,16 @@ def lines(
     marker_x: float | None = None,
     log_y: bool = False,
     log_x: bool = False,
+    styles: dict[str, dict] | None = None,
+    y_range: Sequence[float] | None = None,
 ) -> go.Figure:
     """One line per series. A logarithmic axis is labelled at its data's own x values (log_x) or at whole
-    powers of ten written 10⁻⁴ (log_y), never with plotly's in-between "2, 5" ticks or SI prefixes (µ, n, p)."""
+    powers of ten written 10⁻⁴ (log_y), never with plotly's in-between "2, 5" ticks or SI prefixes (µ, n, p).
+
+    styles: a series' line settings (its colour, its dash), where the palette's next colour would say the wrong
+    thing (an orange line for a word that is not "orange"). y_range: the y axis's, where the data's padded one
+    would run past what the measure can reach (a cosine above 1)."""
+    styles = styles or {}
     traces = [
         dict(
             type="scatter",
@@ -34,7 +41,7 @@ def lines(
             y=np.maximum(y, LOG_FLOOR) if log_y else y,
             mode="lines+markers" if len(x) <= 12 else "lines",
             name=name,
-            line=dict(width=3, color=colour(i)),
+            line=dict(width=3, color=colour(i)) | styles.get(name, {}),
         )
         for i, (name, y) in enumerate(series.items())
     ]
@@ -62,7 +69,7 @@ def lines(
         xaxis=dict(title=dict(text=x_title, standoff=10), **(_log_x(x) if log_x else {}), **GRID),
         yaxis=dict(
             title=dict(text=y_title),
-            range=_padded_range(list(series.values()), log_y),
+            range=list(y_range) if y_range is not None else _padded_range(list(series.values()), log_y),
             **(_log_y(list(series.values())) if log_y else {}),
             **GRID,
         ),
@@ -104,7 +111,17 @@ def _log_x(x: np.ndarray) -> dict:
     return dict(type="log", tickvals=values, ticktext=[i18n.fmt(v, "g") for v in values], minor=dict(ticks=""))
 
 
+LINE_PX = round(1.3 * theme.TEMPLATE.layout.title.font.size)  # a title line's height
+
+
+def title_top(title: str) -> int:
+    """The top margin for a title of one or more lines (<br>): the template's, and a line more for each line
+    after the first, so that the title's last line stays clear of the plot."""
+    return theme.TEMPLATE.layout.margin.t + LINE_PX * title.count("<br>")
+
+
 def histograms(samples: dict[str, np.ndarray], title: str, x_title: str) -> go.Figure:
+    """Overlaid histograms, one per sample. title: may run over lines (<br>); the top margin follows."""
     traces = [
         dict(type="histogram", x=np.ravel(values), name=name, opacity=0.65, nbinsx=60, marker_color=colour(i))
         for i, (name, values) in enumerate(samples.items())
@@ -115,6 +132,7 @@ def histograms(samples: dict[str, np.ndarray], title: str, x_title: str) -> go.F
         420,
         barmode="overlay",
         legend=dict(orientation="h", y=-0.2),
+        margin=dict(t=title_top(title)),
         xaxis=dict(title=dict(text=x_title)),
         yaxis=dict(title=dict(text=_("count"))),
     )
@@ -129,26 +147,44 @@ def bars(
     text_fmt: str | None = None,
     horizontal: bool = False,
     compact: bool = False,
+    label_title: str | None = None,
 ) -> go.Figure:
     """Bars of values, one per label. compact: a count axis in the page's language's short words ("20 Md" in
-    French, where plotly would write its own "20B")."""
+    French, where plotly would write its own "20B"). label_title: the title of the labels' axis ("key", "token").
+
+    Labels that are all whole numbers (1, 2, 3…) go on a number axis, written upright at a few round steps,
+    never turned on their side. Each bar's value (text_fmt) is written beyond its end, all alike: inside some
+    bars and above others, they read as two kinds of number."""
     colors = [theme.OKABE_ITO[1] if i == highlight else theme.OKABE_ITO[0] for i in range(len(values))]
     labels = [plain(str(x)) for x in labels]
+    top = max((float(v) for v in values), default=1.0) or 1.0
     bar = dict(
         type="bar",
         marker_color=colors,
         text=[i18n.fmt(v, text_fmt) for v in values] if text_fmt else None,
-        textposition="auto",
+        textposition="outside",
+        textangle=0,  # upright, every one: plotly would turn those wider than their bar
+        cliponaxis=False,
     )
+    label_axis = dict(title=dict(text=label_title)) if label_title else {}
     if horizontal:  # values printed beyond the bar's end, so that a short bar's number stays readable
-        top = max((float(v) for v in values), default=1.0) or 1.0
         return figure(
-            [dict(bar, y=labels, x=list(values), orientation="h", textposition="outside", cliponaxis=False)],
+            [dict(bar, y=labels, x=list(values), orientation="h")],
             title,
             max(380, 60 + 34 * len(labels)),
-            yaxis=dict(type="category", autorange="reversed"),
+            yaxis=dict(type="category", autorange="reversed", **label_axis),
             xaxis=dict(title=dict(text=y_title), range=[0, top * 1.18], **(_compact_ticks(top) if compact else {})),
-            margin=dict(l=label_px(labels) + 15),
+            margin=dict(l=label_px(labels) + 15 + (28 if label_title else 0), t=title_top(title)),
+        )
+    value_axis = dict(title=dict(text=y_title), range=[0, top * 1.15]) if text_fmt else dict(title=dict(text=y_title))
+    if labels and all(x.isdigit() for x in labels):
+        return figure(
+            [dict(bar, x=[int(x) for x in labels], y=list(values))],
+            title,
+            400,
+            xaxis=dict(type="linear", tickangle=0, tickformat="d", nticks=10, **label_axis),
+            yaxis=value_axis,
+            margin=dict(t=title_top(title)),
         )
     # plotly turns the labels 30° when they crowd, and the last one then runs right of its bar, past the plot:
     # the right margin holds it turned (or, upright, the half of it past its bar)
@@ -157,9 +193,9 @@ def bars(
         [dict(bar, x=labels, y=list(values))],
         title,
         400,
-        xaxis=dict(type="category"),
-        yaxis=dict(title=dict(text=y_title)),
-        margin=dict(r=max(theme.TEMPLATE.layout.margin.r, round(last * np.cos(np.radians(30))))),
+        xaxis=dict(type="category", **label_axis),
+        yaxis=value_axis,
+        margin=dict(r=max(theme.TEMPLATE.layout.margin.r, round(last * np.cos(np.radians(30)))), t=title_top(title)),
     )
 
 
@@ -256,45 +292,62 @@ def next_token_bars(tokens: Sequence[str], probabilities: Sequence[float], title
     )
 
 
-def fading_memory(
-    distances: np.ndarray,
-    recurrent: np.ndarray,
-    measured_at: np.ndarray,
-    measured: np.ndarray,
-    keep: float,
-    head_name: str,
-) -> go.Figure:
-    """The share of a word d tokens back: a recurrent state's fixed decay (a line) against the weight one
-    attention head of the real model gives it (points), on a logarithmic scale."""
-    back = _("distance {d}: {share}")  # one message for any distance: plotly fills it in, on hover
-    traces = [
-        dict(
-            type="scatter",
-            x=distances,
-            y=np.maximum(recurrent, LOG_FLOOR),
-            mode="lines",
-            name=_("recurrent state, λ = {keep}").format(keep=i18n.fmt(keep, "g")),
-            line=dict(width=3, color=colour(0)),
-            hovertemplate=back.format(d="%{x}", share="%{y:.2e}") + "<extra>" + _("recurrent") + "</extra>",
-        ),
-        dict(
-            type="scatter",
-            x=measured_at,
-            y=np.maximum(measured, LOG_FLOOR),
-            mode="lines+markers",
-            name=plain(head_name),
-            line=dict(width=2, color=colour(3), dash="dot"),
-            marker=dict(size=11),
-            hovertemplate=back.format(d="%{x}", share="%{y:.3f}") + "<extra>" + _("attention") + "</extra>",
-        ),
-    ]
+# chapter 2's two titles, of three short lines each (what is measured, then its setting), and the top margin that
+# holds them: the two charts side by side keep their plots level
+THREE_LINE_TOP = theme.TEMPLATE.layout.margin.t + 2 * round(1.3 * theme.TEMPLATE.layout.title.font.size) + 12
+
+
+def recurrent_memory(distances: np.ndarray, share: np.ndarray, keep: float) -> go.Figure:
+    """A leaky recurrent state's share (1 − λ) λ^d of a word read d tokens back, on a logarithmic scale: the word's
+    part of the one vector that carries everything read so far. Drawn alone, never on an axis with attention
+    weights, which measure something else (attention_reach)."""
+    line = dict(
+        type="scatter",
+        x=distances,
+        y=np.maximum(share, LOG_FLOOR),
+        mode="lines",
+        line=dict(width=3, color=colour(0)),
+        hovertemplate=_("distance {d}: {share}").format(d="%{x}", share="%{y:.2e}") + "<extra></extra>",
+    )
     return figure(
-        traces,
-        _("How much of a word d tokens back is left"),
+        [line],
+        "<br>".join((_("A recurrent state:"), _("the word's share of it"), f"λ = {i18n.fmt(keep, 'g')}")),
         440,
-        xaxis=dict(title=dict(text=_("distance d (tokens)")), **GRID),
-        yaxis=dict(title=dict(text=_("share of the word (log scale)")), **_log_y([recurrent, measured]), **GRID),
-        legend=dict(orientation="h", y=-0.22),
+        margin=dict(t=THREE_LINE_TOP),
+        showlegend=False,
+        xaxis=dict(title=dict(text=_("distance d (tokens)")), range=_distance_range(float(np.max(distances))), **GRID),
+        yaxis=dict(title=dict(text=_("share of the state (log scale)")), **_log_y([share]), **GRID),
+    )
+
+
+def _distance_range(top: float) -> list[float]:
+    """The distance axis of both chapter 2 charts, so that side by side they read the same distances."""
+    return [-0.04 * top, 1.04 * top]
+
+
+def attention_reach(distances: np.ndarray, weights: np.ndarray, top: float, model: str) -> go.Figure:
+    """The weight one attention head gives a word d tokens back, on a linear axis from 0 to 1: how much that head
+    reads the word's value when it looks back at it, not a share of a state that carries the word along.
+
+    top: the x axis's end, the recurrent chart's, so that the two charts beside each other share their distances.
+    model: its name, on the title's second line, where the page adds the layer and head."""
+    points = dict(
+        type="scatter",
+        x=distances,
+        y=weights,
+        mode="lines+markers",
+        line=dict(width=2, color=colour(3), dash="dot"),
+        marker=dict(size=11),
+        hovertemplate=_("distance {d}: {weight}").format(d="%{x}", weight="%{y:.3f}") + "<extra></extra>",
+    )
+    return figure(
+        [points],
+        "<br>".join((_("One attention head:"), _("its weight on the word"), plain(model))),
+        440,
+        margin=dict(t=THREE_LINE_TOP),
+        showlegend=False,
+        xaxis=dict(title=dict(text=_("distance d (tokens)")), range=_distance_range(top), **GRID),
+        yaxis=dict(title=dict(text=_("attention weight (0 to 1)")), range=[0, 1.05], dtick=0.2, **GRID),
     )
 
 

@@ -201,13 +201,18 @@ CHAIN_LABELS = 4  # the chain's longest steps that get their token's name; the r
 
 
 def value_chain(
-    start: np.ndarray, steps: np.ndarray, step_labels: Sequence[str], explained: np.ndarray, title: str
+    start: np.ndarray,
+    steps: np.ndarray,
+    step_labels: Sequence[str],
+    explained: np.ndarray,
+    title: str,
+    longest: Sequence[int],
 ) -> go.Figure:
-    """The weighted values laid tip to tail (vectors.arrow_chain), with only the longest few steps named: a
-    dozen short steps near one point would otherwise leave no room for any name."""
-    lengths = np.linalg.norm(np.asarray(steps, dtype=float), axis=1)
-    longest = np.argsort(-lengths, kind="stable")[:CHAIN_LABELS].tolist()
-    return arrow_chain(start, steps, step_labels, explained, title, named=longest)
+    """The weighted values laid tip to tail (vectors.arrow_chain), with only the longest few steps named, longest
+    first: a dozen short steps near one point would otherwise leave no room for any name.
+
+    longest: those steps, at most CHAIN_LABELS of them (the page's exercise names the first of them too)."""
+    return arrow_chain(start, steps, step_labels, explained, title, named=list(longest)[:CHAIN_LABELS])
 
 
 NARROW_PX, NARROW_TYPE = 640, 12  # a diagram narrower than this (a phone's) writes its words this size
