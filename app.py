@@ -10,12 +10,17 @@ import os
 import time
 from pathlib import Path
 
+import pandas  # noqa: F401  (see below)
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ui import preload, reconnect
 
 ROOT = Path(__file__).resolve().parent
+# pandas is imported whole before any page runs (above): plotly, building a figure, takes a module it finds in
+# sys.modules as it is, and a session that first imported pandas (the masking chapter's table) while another drew a
+# figure crashed that one ("partially initialized module 'pandas' has no attribute 'Series'"). Every session's run
+# passes this import first, so none draws a figure while pandas is half imported.
 # The browser tab's icon comes with the page, as a data URL: Streamlit fetches a :material/…: page icon from a
 # font CDN, and an emoji needs an emoji font the browser may not have. The app makes no request outside its
 # own server (class networks block them, and visitors' addresses leak). In the sidebar a :material/…: icon

@@ -199,10 +199,18 @@ def current_or_stop() -> attention.Model:
     if name in _failed():
         st.error(_failed()[name])
         stop()
+    shown = attention.sources.SHOWN.get(name, name)
+    kept = [n for n in _slot() if n != name]  # the one model kept beside the bundled one, let go for this one
+    loading = (
+        _(
+            "Loading {model}: this server keeps one model beside {default} at a time, so {other} is let go "
+            "(switching back loads it again)…"
+        ).format(model=shown, default=MODEL, other=attention.sources.SHOWN.get(kept[0], kept[0]))
+        if kept and name != MODEL
+        else _("Loading {model}…").format(model=shown)
+    )
     try:
-        with st.spinner(
-            _("Loading {model} (once per server start)…").format(model=attention.sources.SHOWN.get(name, name))
-        ):
+        with st.spinner(loading):
             return model(name)
     except attention.ModelError as exc:
         _failed()[name] = str(exc)
