@@ -317,7 +317,7 @@ def test_the_explorer_writes_each_models_own_equations_and_names_shared_heads():
     assert r"P_i + T_0" in encoder and "b_Q" in encoder and "R_i" not in encoder
     at = run_page(model="smollm2")
     decoder = "\n".join(e.value for e in at.get("latex"))
-    assert r"R_i\,W_Q\,\hat e_i" in decoder and "b_Q" not in decoder and "P_i" not in decoder
+    assert r"R_i(\hat e_i W_Q)" in decoder and "b_Q" not in decoder and "P_i" not in decoder  # row vectors
     assert r"\operatorname{RMSNorm}(e)" in decoder and r"\operatorname{RMSNorm}_f" in decoder
     assert any("heads 4–6 read key/value head 2" in c.value for c in at.caption)
     grid = figures(at)[next(t for t in figures(at) if t.startswith("All 9 heads"))]

@@ -164,16 +164,18 @@ def heads_input_latex(cfg: ModelConfig) -> str:
 
 def qkv_latex(cfg: ModelConfig) -> str:
     x = heads_input_latex(cfg)
-    parts = {
-        m: rf"W_{m}\,{x}_{i}" + (rf" + b_{m}" if cfg.bias else "") for m, i in (("Q", "i"), ("K", "j"), ("V", "j"))
-    }
+    parts = {m: rf"{x}_{i} W_{m}" + (rf" + b_{m}" if cfg.bias else "") for m, i in (("Q", "i"), ("K", "j"), ("V", "j"))}
     q, k, v = parts["Q"], parts["K"], parts["V"]
     if cfg.qk_norm:  # each head's q and k normalized before the rotation
         q, k = rf"{norm_latex(cfg)}_q({q})", rf"{norm_latex(cfg)}_k({k})"
     if pick(cfg, "positions", {"learned": False, "rotary": True}):
-        q, k = rf"R_i\,{q}", rf"R_j\,{k}"
-    tail = "" if x == "e" else rf"\qquad \hat e = {norm_latex(cfg)}(e)"
-    return rf"q_i = {q} \qquad k_j = {k} \qquad v_j = {v}{tail}"
+        q, k = (q, k) if cfg.qk_norm else (rf"({q})", rf"({k})")  # the rotation turns the whole projected vector
+        q, k = rf"R_i{q}", rf"R_j{k}"
+    line = rf"q_i = {q} \qquad k_j = {k} \qquad v_j = {v}"  # row vectors, as every page writes them (e W)
+    if x == "e":
+        return line
+    # the norm the heads read through on a line of its own: on one line Gemma's ran past a 1280 px column
+    return rf"\begin{{gathered}} {line} \\ \hat e = {norm_latex(cfg)}(e) \end{{gathered}}"
 
 
 def qk_norm_sentence(cfg: ModelConfig) -> str:
@@ -567,16 +569,18 @@ def pipeline_latex(cfg: ModelConfig) -> str:
     embedding = pick(
         cfg, "positions", {"learned": rf"{n}({learned})" if _embedding_norm(cfg) else learned, "rotary": word}
     )
-    block = pick(
+    sub_layer = pick(  # one sub-layer, its norms where the model puts them (f: Attention, then MLP)
         cfg,
         "norm_position",
         {
-            "post": rf"x \leftarrow {n}(x + \operatorname{{Attention}}(x)),\; x \leftarrow {n}(x + \operatorname{{MLP}}(x))",
-            "pre": rf"x \leftarrow x + \operatorname{{Attention}}({n}(x)),\; x \leftarrow x + \operatorname{{MLP}}({n}(x))",
-            "sandwich": rf"x \leftarrow x + {n}(\operatorname{{Attention}}({n}(x))),\;"
-            rf" x \leftarrow x + {n}(\operatorname{{MLP}}({n}(x)))",
+            "post": rf"x \leftarrow {n}(x + \operatorname{{{{f}}}}(x))",
+            "pre": rf"x \leftarrow x + \operatorname{{{{f}}}}({n}(x))",
+            "sandwich": rf"x \leftarrow x + {n}(\operatorname{{{{f}}}}({n}(x)))",
         },
     )
+    attention_line, mlp_line = (sub_layer.replace("{f}", f) for f in ("Attention", "MLP"))
+    # the block's two sub-layers on a line each: Gemma's sandwich on one line ran past a 1280 px column
+    block = rf"{attention_line} \\ {mlp_line}"
     tokens, one_block, output, block_is = _("tokens"), _("block"), _("output"), _("block:")
     return (
         rf"\begin{{gathered}}\text{{{tokens}}} \;\to\; e = {embedding} \;\to\; {cfg.n_layers} \times "
