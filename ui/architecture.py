@@ -685,5 +685,8 @@ def sharing_note(cfg: ModelConfig) -> str:
     if cfg.n_kv_heads == cfg.n_heads:
         return _(", as in the original Transformer")
     if cfg.n_kv_heads == 1:
-        return _(", the limit of grouped-query attention with a single group, used by PaLM and Gemma 3")
+        return _(
+            ", the limit of grouped-query attention with a single group, used by PaLM and by the smallest Gemma 3 "
+            "models (270M and 1B; the larger ones group their heads)"
+        )
     return _(", used by Llama, Mistral, Qwen and SmolLM")
