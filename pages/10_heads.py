@@ -121,31 +121,34 @@ widgets.chart(
 )
 e_length = float(np.median(np.linalg.norm(layer.x, axis=-1)))
 move_length = float(np.median(mv.lengths))
-st.caption(
-    (
-        _(
-            "Each arrow is one token's {moved}, what the heads propose to add, drawn from one common start so that "
-            "the moves compare. The picture is fitted to the moves themselves, not to the embeddings: its two axes are "
-            "the directions along which the heads move these tokens most, and keep {kept} of their squared length. A "
-            "picture fitted to the embeddings shows their spread instead, which can dwarf the moves: here a token's "
-            "|e| is about {e_length} and its |{moved}| about {move_length}."
-        )
-        if e_length > move_length
-        else _(
-            "Each arrow is one token's {moved}, what the heads propose to add, drawn from one common start so that "
-            "the moves compare. The picture is fitted to the moves themselves, not to the embeddings: its two axes are "
-            "the directions along which the heads move these tokens most, and keep {kept} of their squared length. "
-            "Here the proposals are longer than the embeddings themselves: a token's |e| is about {e_length} and its "
-            "|{moved}| about {move_length}. {after}"
-        )
-    ).format(
-        moved=moved_by,
-        kept=i18n.share(mv.projection.explained_total),
-        e_length=i18n.num(e_length, 0 if e_length >= 10 else 1),
-        move_length=i18n.num(move_length, 1),
-        after=architecture.residual_sentence(cfg, cfg.name),
-    )
+FITTED = _(  # what every case says first
+    "Each arrow is one token's {moved}, what the heads propose to add, drawn from one common start so that the moves "
+    "compare. The picture is fitted to the moves themselves, not to the embeddings: its two axes are the directions "
+    "along which the heads move these tokens most, and keep {kept} of their squared length."
 )
+if e_length >= 2 * move_length:
+    lengths = _(
+        "A picture fitted to the embeddings shows their spread instead, which can dwarf the moves: here a token's |e| "
+        "is about {e_length} and its |{moved}| about {move_length}."
+    )
+elif move_length >= 2 * e_length:
+    lengths = _(
+        "Here the proposals are longer than the embeddings themselves: a token's |e| is about {e_length} and its "
+        "|{moved}| about {move_length}. {after}"
+    )
+else:
+    lengths = _(
+        "Here the proposals are about as long as the embeddings themselves: a token's |e| is about {e_length} and its "
+        "|{moved}| about {move_length}."
+    )
+words = dict(
+    moved=moved_by,
+    kept=i18n.share(mv.projection.explained_total),
+    e_length=i18n.num(e_length, 0 if e_length >= 10 else 1),
+    move_length=i18n.num(move_length, 1),
+    after=architecture.residual_sentence(cfg, cfg.name),
+)
+st.caption(FITTED.format(**words) + " " + lengths.format(**words))
 st.header(_("Heads that share their keys and values"), anchor="heads-that-share-their-keys-and-values")
 sharing = heads.key_value_sharing(cfg)
 if cfg.n_kv_heads < cfg.n_heads:
