@@ -516,7 +516,7 @@ def test_10_the_moves_are_what_the_picture_shows(model):
 
 def test_10_heads_sum_equals_concat():
     at = run_page(page("heads"))
-    assert number(metric(at, "max |Σ")) <= 1e-5
+    assert number(metric(at, r"$\max \big|\sum_h")) <= 1e-5
 
 
 def test_10_the_width_is_split_into_one_slice_per_head():
