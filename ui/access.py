@@ -33,6 +33,8 @@ _CSS = f"""
 [data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * {{
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
 }}
+/* …but a formula in it stays whole: KaTeX lays out its glyphs on one line, and wrapped they stood one per line */
+[data-testid="stMetricLabel"] .katex, [data-testid="stMetricLabel"] .katex * {{ white-space: nowrap !important; }}
 /* a ring around whatever the keyboard reached; around a text box or select box, and a radio button's or a
    switch's label, where the focused input itself is hidden or framed */
 :focus-visible {{ outline: 2px solid {FOCUS} !important; outline-offset: 2px; }}

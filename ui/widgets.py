@@ -55,7 +55,12 @@ def chart(
     if text is None and (layer, head, mask) != (None, None, None):
         text = state.get("text")
     model = engine.model_name() if text else None
-    subtitle = f"“{shortened(text)}” · {model}" if text else None
+    # the sentence as the language quotes it, and the model as the menu names it (its id is for links and files)
+    subtitle = (
+        _("“{sentence}” · {model}").format(sentence=shortened(text), model=attention.sources.SHOWN.get(model, model))
+        if text
+        else None
+    )
     names = tuple(downloads.what_it_shows(layer, head, mask))
     own = engine.own_mask(model) if model else "none"
     file = downloads.file_name(name, layer, head, *downloads.unusual(mask, model, own), text=text)

@@ -453,7 +453,7 @@ def moves_figure(
         moves,
         explained,
         labels,
-        after_name=f"e + {moved_by}",
+        after_name=_("the tip of its {moved}").format(moved=moved_by),
         title=title,
         before_name=_("each token's e, drawn at one start"),
         axis_names=(
