@@ -34,16 +34,16 @@ def test_numbers_as_each_language_writes_them(code, decimal, whole, share, separ
 
 @pytest.mark.parametrize("code", ["en", "fr", "ko"])
 def test_a_negative_number_has_the_minus_sign_not_a_hyphen(code):
-    """−0.57 as the figures' −∞ and the equations write it, in every language and every way the app writes numbers."""
+    """−0.57 as the figures' −∞ and the equations write it, in every language, wherever a sentence or a metric
+    writes a number (a figure's cells keep the hyphen: i18n.formatted)."""
     for written in (
         i18n.decimal(code, -0.5734, 2),
         i18n.integer(code, -12),
-        i18n.formatted(code, -0.5734, ".2f"),
         i18n.measured(code, -1.19e-7, 2),
         i18n.measured(code, -0.0534, 1),
     ):
         assert written.startswith("\u2212") and "-" not in written, written
-    assert i18n.formatted(code, 0.5, "+.1f").startswith("+")
+    assert i18n.decimal(code, 0.5, 1)[0].isdigit()
 
 
 @pytest.mark.parametrize(
