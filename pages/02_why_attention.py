@@ -30,9 +30,9 @@ st.latex(
     + r"\ w_{tj} = \operatorname{softmax}_j\big(q_t \cdot k_j / \sqrt{d_k}\big)\ "
     + reach
 )
-st.markdown(prose["example"])
-st.info(motivation.NOTES_SENTENCE)  # the sentence the model reads, in the notes' words
 apart = engine.tokens_apart(motivation.NOTES_SENTENCE, FIRST, LATER)
+st.markdown(chapter.fill(prose["example"], apart=i18n.whole(apart)))
+st.info(motivation.NOTES_SENTENCE)  # the sentence the model reads, in the notes' words
 st.markdown(prose["recurrent"])
 keep = widgets.decimal_slider(
     _("λ, the share of the state a recurrent step keeps"), 0.5, 0.99, 0.01, 2, **state.bound("why_keep")
@@ -75,6 +75,7 @@ st.markdown(
         head=head_i + 1,
         reach=prose["reach_decoder" if model.config.is_decoder else "reach_encoder"].strip(),
         distance=architecture.distance_enters(model.config),
+        window=architecture.window_clause(model.config),
     )
 )
 st.caption(

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from attention.lessons import budget, heads, similarity
-from ui import chapter, figures, i18n, state, theme, widgets
+from ui import architecture, chapter, figures, i18n, state, theme, widgets
 from ui.i18n import _
 
 prose = chapter.begin("05_queries_keys.py")
@@ -13,6 +13,7 @@ st.latex(
 )
 view = chapter.sentence_view()
 cfg, layer_i, head_i = view.config, view.layer, view.head
+st.markdown(architecture.scores_sentence(cfg))  # the equation is the idea; the heatmap is the model's own q · k
 tr = view.trace()
 layer = tr.layers[layer_i]
 labels = figures.token_labels([t.display for t in tr.tokens])
@@ -102,6 +103,7 @@ sizes = dict(
     gpt3_vocab=i18n.whole(gpt3.vocab),
     gpt3_context=i18n.whole(gpt3.context),
     cfg_q_width=i18n.whole(cfg.n_heads * cfg.d_head),
+    stored=architecture.stacked_words(cfg),
 )
 # most models split their width between the heads; Gemma 3's heads are wider than that split
 split = cfg.n_heads * cfg.d_head == cfg.d_model

@@ -115,7 +115,7 @@ else:
     view = chapter.sentence_view(model=model)
     st.latex(architecture.qkv_latex(cfg))
     grow = st.select_slider(
-        _("The vectors entering the layer, made this many times larger (a counterfactual)"),
+        architecture.grown_input_label(cfg),
         state.QK_GROWTH,
         **state.bound("sc_grow"),
     )
@@ -129,6 +129,7 @@ else:
             with_norm=i18n.num(plain.spread(plain.with_norm), 2),
             without_norm=i18n.num(plain.spread(plain.without_norm), 2),
             grow=grow,
+            grown_input=architecture.grown_input_words(cfg),
             grown_with=i18n.num(grown.spread(grown.with_norm), 2),
             grown_without=i18n.num(grown.spread(grown.without_norm), 2),
         )

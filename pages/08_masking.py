@@ -7,7 +7,7 @@ from babel.numbers import get_decimal_symbol
 
 import attention
 from attention.lessons import masking, window
-from ui import chapter, engine, figures, i18n, state, table, theme, widgets
+from ui import architecture, chapter, engine, figures, i18n, state, table, theme, widgets
 from ui.i18n import _, n_
 
 KEYS = [f"k{i + 1}" for i in range(4)]
@@ -198,7 +198,14 @@ for col, mask in zip((left, right), attention.MASKS, strict=True):
 st.header(_("Sliding windows"), anchor="sliding-windows")
 cfg = view.config
 if not (cfg.sliding_window and cfg.layer_kinds):
-    st.markdown(chapter.fill(prose["window_elsewhere"], model=cfg.name, pick=widgets.models_with("sliding_window")))
+    st.markdown(
+        chapter.fill(
+            prose["window_elsewhere"],
+            model=cfg.name,
+            reads=architecture.reads_words(cfg),
+            pick=widgets.models_with("sliding_window"),
+        )
+    )
 else:
     kinds = window.windows(cfg)
     n_tokens = view.trace().n_tokens

@@ -14,14 +14,18 @@ def in_code(text: str) -> str:
 
 
 prose = chapter.begin("09_values.py")
-st.latex(
-    r"\Delta e_j = \Big(\sum_i w_{ji}\, v_i\Big) W_O^{(h)}, \qquad v_i = W_V\, e_i, \qquad e_j' = e_j + \Delta e_j"
-)
 view = chapter.sentence_view()
 cfg, layer_i, head_i = view.config, view.layer, view.head
+# the model's own step: v from what its heads read (e or ê), e′ as its norm takes the heads' sum
+st.latex(
+    r"\Delta e_j^{(h)} = \Big(\sum_i w_{ji}\, v_i\Big) W_O^{(h)}, \qquad "
+    + architecture.value_latex(cfg)
+    + r", \qquad e_j' = "
+    + architecture.after_heads_latex(cfg)
+)
 tr = view.trace()
 texts = [t.display for t in tr.tokens]
-st.markdown(prose["displacement"])
+st.markdown(chapter.fill(prose["displacement"], value=architecture.value_words(cfg)))
 st.markdown(architecture.residual_sentence(cfg, cfg.name))
 c1, c2 = st.columns([2, 1])
 token = widgets.token_picker(tr, container=c1)
@@ -40,6 +44,7 @@ widgets.chart(
             token=figures.token_labels(texts)[token], layer=layer_i + 1, head=head_i + 1
         ),
         longest,
+        end_label=architecture.head_end_label(cfg),
     ),
     "value_chain",
     key="fig_values_chain",

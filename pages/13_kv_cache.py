@@ -168,14 +168,24 @@ def costs_section() -> None:
         )
     m1, m2 = st.columns(2)
     for column, name in zip((m1, m2), BYTES, strict=True):
-        column.metric(
-            n_("cache at {n} token, {format}", "cache at {n} tokens, {format}", n).format(
-                n=i18n.whole(n), format=number_format(name)
-            ),
-            binary(per_number[name].cache_bytes[-1]),
+        label = (  # the metric says what its size counts: with the windows, where the model has them
+            n_(
+                "cache at {n} token, sliding windows included, {format}",
+                "cache at {n} tokens, sliding windows included, {format}",
+                n,
+            )
+            if capped and n > capped["window"]
+            else n_("cache at {n} token, {format}", "cache at {n} tokens, {format}", n)
         )
+        column.metric(
+            label.format(n=i18n.whole(n), format=number_format(name)), binary(per_number[name].cache_bytes[-1])
+        )
+    # Every layer keeping every token: the key/value sharing's figure alone, before the windows take their share.
+    all_layers = kv_cache.cache_costs(
+        n, sizes.n_layers, sizes.n_heads, sizes.d_head, sizes.d_model, BYTES["float32"], kv_heads
+    )
     if kv_heads < sizes.n_heads:  # grouped-query attention: the cache keeps only the shared key/value heads
-        unshared = kv_cache.cache_costs(n, sizes.n_layers, sizes.n_heads, sizes.d_head, sizes.d_model, **capped)
+        unshared = kv_cache.cache_costs(n, sizes.n_layers, sizes.n_heads, sizes.d_head, sizes.d_model)
         st.markdown(
             chapter.fill(
                 prose["grouped"],
@@ -189,7 +199,7 @@ def costs_section() -> None:
                 per_token=i18n.whole(2 * sizes.n_layers * kv_heads * sizes.d_head),
                 per_token_unshared=i18n.whole(2 * sizes.n_layers * sizes.n_heads * sizes.d_head),
                 n=i18n.whole(n),
-                size=binary(costs.cache_bytes[-1]),
+                size=binary(all_layers.cache_bytes[-1]),
                 size_unshared=binary(unshared.cache_bytes[-1]),
             )
         )
@@ -197,8 +207,11 @@ def costs_section() -> None:
         st.markdown(
             _(
                 "{model}'s {local} sliding-window layers keep only the keys and values of their last {window} tokens: "
-                "at {n} tokens its cache is {share} smaller than if every layer kept them all, as chapter 8 counts it."
+                "at {n} tokens its cache is {share} smaller than if every layer kept them all, as chapter 8 counts it: "
+                "{full} becomes {windowed} in float32."
             ).format(
+                full=binary(all_layers.cache_bytes[-1]),
+                windowed=binary(costs.cache_bytes[-1]),
                 model=sizes.name,
                 local=capped["n_local"],
                 window=i18n.whole(capped["window"]),

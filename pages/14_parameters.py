@@ -30,7 +30,8 @@ COMPONENTS = {  # budget.decoder_budget's rows as the page names them
     "LayerNorm before the MLP": N_("LayerNorm before the MLP"),
     "final LayerNorm": N_("final LayerNorm"),
 }
-PARTS = {"embedding": N_("embedding"), "attention": N_("attention"), "mlp": N_("MLP")}  # a row's group
+# a row's group; "output": the loaded model's final norm and untied output head, after the last block
+PARTS = {"embedding": N_("embedding"), "attention": N_("attention"), "mlp": N_("MLP"), "output": N_("output")}
 
 
 def preset_name(key: str) -> str:

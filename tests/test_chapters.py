@@ -760,7 +760,7 @@ def test_5_a_model_with_heads_wider_than_its_width_is_not_said_to_split_it():
     """Gemma 3's four heads of 256 make 1,024 numbers of queries from a width of 640: the page says so, and never
     640 / 4 = 256. MiniLM's twelve heads of 32 do split its 384."""
     text = markdown(run_page(page("queries_keys"), model="gemma3"))
-    assert "640 / 4 = 256" not in text and "1,024 × 640" in text
+    assert "640 / 4 = 256" not in text and "$W_Q$ is 640 × 1,024 here" in text  # row vectors: e W_Q
     assert "384 / 12 = 32" in markdown(run_page(page("queries_keys")))
 
 
@@ -780,3 +780,89 @@ def test_a_slider_of_decimals_writes_them_as_the_page_s_language_does():
     box = at.select_slider(key="w:sim_a1")
     assert "3,0" in box.options and "3.0" not in box.options and box.value == 3.0
     assert "3.0" in run_page(page("similarity")).select_slider(key="w:sim_a1").options
+
+
+# --- statements about the model on screen, each from its own fields -------------------------------------------------
+
+
+def test_2_the_distance_to_kill_is_the_counted_one_and_gemma_s_window_is_said():
+    at = run_page(page("why_attention"), model="smollm2")
+    apart = metric_exactly(at, "tokens from “Don't” to “kill”")
+    text = " ".join(markdown(at).split())
+    assert (
+        f"“kill”, {apart} tokens later" in text.replace('"', "“", 1).replace('"', "”", 1)
+        or f'"kill", {apart} tokens later' in text
+    )
+    assert "dozen" not in text and "sliding window hides it" not in text  # SmolLM2 has no window
+    text = " ".join(markdown(run_page(page("why_attention"), model="gemma3")).split())
+    assert (
+        "except on its 15 local layers of 18, where a key more than 511 tokens back gets a weight of exactly 0" in text
+    )
+
+
+def test_5_the_stored_projections_have_their_own_sizes_and_the_heatmap_s_steps_are_said():
+    text = " ".join(markdown(run_page(page("queries_keys"), model="smollm2")).split())
+    assert "$W_Q$ is 576 × 576 here, cut into 9 blocks of 64 columns, and $W_K$ is 576 × 192, 3 blocks" in text
+    assert "each shared by 3 query heads" in text
+    text = " ".join(markdown(run_page(page("queries_keys"), model="gemma3")).split())
+    assert "(QK-norm)" in text and "rotated by their positions" in text and "$\\hat e$" in text
+    text = " ".join(markdown(run_page(page("queries_keys"))).split())
+    assert "for $W_Q$ and $W_K$ alike" in text and "QK-norm" not in text
+
+
+def test_8_an_encoder_is_said_to_read_every_token_before_and_after():
+    text = markdown(run_page(page("masking"), model="all-MiniLM-L6-v2"))
+    assert "reads every token of the text, before it and after it in every layer" in " ".join(text.split())
+    assert "reads every earlier token in every layer" in " ".join(
+        markdown(run_page(page("masking"), model="smollm2")).split()
+    )
+
+
+def test_9_gemma_s_values_and_residual_step_are_its_own():
+    at = run_page(page("values"), model="gemma3")
+    equation = at.get("latex")[0].value
+    assert r"W_V\,\hat e_i" in equation and r"e_j + \operatorname{RMSNorm}" in equation
+    text = markdown(at)
+    assert "is where the token would move" not in text and "$e_j + \\Delta e_j$" not in text
+    assert any(
+        t["name"] == "Δe, before RMSNorm" for t in figure(at, "“␣creature”: weighted values")["data"] if "name" in t
+    )
+    equation = run_page(page("values")).get("latex")[0].value  # MiniLM: post-norm, reads e itself
+    assert r"W_V\,e_i" in equation and r"\operatorname{LayerNorm}\Big(e_j" in equation
+
+
+def test_11_the_rotation_s_base_is_the_model_s_not_the_sinusoids():
+    text = " ".join(markdown(run_page(page("position"), model="smollm2")).split())
+    assert "the sinusoids' form with base 100,000" in text and "sinusoids' frequencies" not in text
+
+
+def test_13_gemma_s_sharing_and_windows_are_counted_apart():
+    """Gemma 3 at 1,024 tokens: 9,216 numbers per token × 1,024 × 4 B = 36.0 MiB with every layer keeping every token
+    (144.0 MiB without sharing); its windows then bring it to 21.0 MiB, the metric labelled so."""
+    at = run_page(page("kv_cache"), model="gemma3", kv_tokens="1024")
+    text = " ".join(markdown(at).split())
+    assert "that is 36.0 MiB (37.7 MB) instead of 144.0 MiB (151.0 MB)" in text
+    assert "36.0 MiB (37.7 MB) becomes 21.0 MiB (22.0 MB) in float32" in text
+    assert metric_exactly(at, "cache at 1,024 tokens, sliding windows included, float32 (4 bytes a number)") == (
+        "21.0 MiB (22.0 MB)"
+    )
+    text = " ".join(markdown(run_page(page("kv_cache"), model="smollm2", kv_tokens="1024")).split())
+    assert "that is 45.0 MiB" in text
+
+
+def test_14_the_calculator_s_mlp_and_the_final_norm_s_part_are_said_right():
+    at = run_page(page("parameters"), model="gemma3")
+    text = " ".join(markdown(at).split())
+    assert (
+        "the calculator takes 3 × its own width, heads × d_head = 1,024: 3,072 (3 is 2,048 ÷ 640, rounded down)" in text
+    )
+    rows = apptest.table(at, "budget_table_loaded")
+    parts = dict(zip(rows["component"], rows["part"], strict=True))
+    assert parts["final RMSNorm"] == "output"
+
+
+def test_6_gemma_s_qk_norm_slider_grows_the_normalised_input_and_says_the_model_s_cannot_grow():
+    at = run_page(page("scaling"), model="gemma3")
+    assert at.select_slider[-1].label.startswith("The heads' input ê, the vectors after the RMSNorm before attention")
+    text = " ".join(markdown(at).split())
+    assert "That norm already fixes their size" in text and "keeps it from growing at all" not in text

@@ -178,6 +178,131 @@ def qkv_latex(cfg: ModelConfig) -> str:
     return rf"\begin{{gathered}} {line} \\ \hat e = {norm_latex(cfg)}(e) \end{{gathered}}"
 
 
+def value_latex(cfg: ModelConfig) -> str:
+    """A value vector as the model computes it, from what the heads read: v_i = W_V e_i, or W_V ê_i."""
+    return rf"v_i = W_V\,{heads_input_latex(cfg)}_i"
+
+
+def value_words(cfg: ModelConfig) -> str:
+    """The prose's value vector, inline: from e where the norm comes after, from ê (said) where it comes before."""
+    x = heads_input_latex(cfg)
+    if x == "e":
+        return f"${value_latex(cfg)}$"
+    return _("{v}, where {e_hat} is {e_i} normalised by the {norm} before the heads").format(
+        v=f"${value_latex(cfg)}$", e_hat=r"$\hat e_i$", e_i="$e_i$", norm=norm_name(cfg)
+    )
+
+
+def head_end_label(cfg: ModelConfig) -> str:
+    """The point one head's weighted values end at, drawn from e: e + Δe, a point the model reaches with the other
+    heads' (pre- and post-norm), or Δe alone where the model normalises the heads' sum before adding it (a
+    sandwich), so that e + Δe is never formed."""
+    norm = norm_name(cfg)
+    return pick(
+        cfg,
+        "norm_position",
+        {"post": "e + Δe", "pre": "e + Δe", "sandwich": _("Δe, before {norm}").format(norm=norm)},
+    )
+
+
+def scores_sentence(cfg: ModelConfig) -> str:
+    """Under the chapter's bare equation q = e W_Q, what the loaded model's q · k also includes, in the order the
+    model applies it: the normalised input, the biases, QK-norm, the rotation."""
+    norm = norm_name(cfg)
+    steps = []
+    if heads_input_latex(cfg) != "e":
+        steps.append(
+            _("the heads read {e_hat}, {e} normalised by the {norm} before attention").format(
+                e_hat=r"$\hat e$", e="$e$", norm=norm
+            )
+        )
+    if cfg.bias:
+        steps.append(_("the biases {b_q} and {b_k} are added").format(b_q="$b_Q$", b_k="$b_K$"))
+    if cfg.qk_norm:
+        steps.append(
+            _("each head's {q} and {k} then go through their own {norm} (QK-norm)").format(q="$q$", k="$k$", norm=norm)
+        )
+    if pick(cfg, "positions", {"learned": False, "rotary": True}):
+        steps.append(_("{q} and {k} are then rotated by their positions (chapter 11)").format(q="$q$", k="$k$"))
+    if not steps:
+        return _("The heatmap's {qk} is {model}'s, exactly as this equation writes it.").format(
+            qk=r"$q \cdot k$", model=cfg.name
+        )
+    return _("The heatmap's {qk} is {model}'s own, with what this equation leaves out: {steps}.").format(
+        qk=r"$q \cdot k$", model=cfg.name, steps="; ".join(steps)
+    )
+
+
+def stacked_words(cfg: ModelConfig) -> str:
+    """A layer's W_Q and W_K as the model stores them, each with its own size: W_K is narrower where query heads
+    share key/value heads."""
+    q_width, kv_width = cfg.n_heads * cfg.d_head, cfg.n_kv_heads * cfg.d_head
+    if cfg.n_kv_heads == cfg.n_heads:
+        return _(
+            "{d_model} × {width} here, cut into {n_heads} blocks of {d_head} columns, for {wq} and {wk} alike"
+        ).format(
+            wq="$W_Q$",
+            wk="$W_K$",
+            d_model=whole(cfg.d_model),
+            width=whole(q_width),
+            n_heads=cfg.n_heads,
+            d_head=cfg.d_head,
+        )
+    return n_(
+        "{wq} is {d_model} × {width} here, cut into {n_heads} blocks of {d_head} columns, and {wk} is {d_model} × "
+        "{kv_width}, {kv} block of {d_head} columns, which all {group} query heads share",
+        "{wq} is {d_model} × {width} here, cut into {n_heads} blocks of {d_head} columns, and {wk} is {d_model} × "
+        "{kv_width}, {kv} blocks of {d_head} columns, each shared by {group} query heads",
+        cfg.n_kv_heads,
+    ).format(
+        wq="$W_Q$",
+        wk="$W_K$",
+        d_model=whole(cfg.d_model),
+        width=whole(q_width),
+        n_heads=cfg.n_heads,
+        d_head=cfg.d_head,
+        kv_width=whole(kv_width),
+        kv=cfg.n_kv_heads,
+        group=cfg.n_heads // cfg.n_kv_heads,
+    )
+
+
+def grown_input_label(cfg: ModelConfig) -> str:
+    """The QK-norm slider's label: what it scales is the heads' input, which is ê, already normalised, where the
+    norm comes before attention: the model's own input could not grow, larger gains or projections could."""
+    norm = norm_name(cfg)
+    return pick(
+        cfg,
+        "norm_position",
+        {
+            "post": _("The vectors entering the layer, made this many times larger (a counterfactual)"),
+            "pre": _(
+                "The heads' input ê, the vectors after the {norm} before attention, made this many times larger (a "
+                "counterfactual: as if that norm's gains, or W_Q and W_K, grew)"
+            ).format(norm=norm),
+            "sandwich": _(
+                "The heads' input ê, the vectors after the {norm} before attention, made this many times larger (a "
+                "counterfactual: as if that norm's gains, or W_Q and W_K, grew)"
+            ).format(norm=norm),
+        },
+    )
+
+
+def grown_input_words(cfg: ModelConfig) -> str:
+    """In the QK-norm prose, what the slider makes larger, and why the model's own input cannot grow so."""
+    norm = norm_name(cfg)
+    pre = _(
+        "the heads' input {e_hat} larger, the vectors after the {norm} before attention. That norm already fixes "
+        "their size, so the vectors entering the layer cannot grow this way in the model itself: the slider stands "
+        "for larger gains in that norm, or larger {wq} and {wk}"
+    ).format(e_hat=r"$\hat e$", norm=norm, wq="$W_Q$", wk="$W_K$")
+    return pick(
+        cfg,
+        "norm_position",
+        {"post": _("the vectors entering the layer larger"), "pre": pre, "sandwich": pre},
+    )
+
+
 def qk_norm_sentence(cfg: ModelConfig) -> str:
     if not cfg.qk_norm:
         return ""
@@ -242,6 +367,15 @@ def mask_sentence(cfg: ModelConfig) -> str:
         "{model} was trained without it: each token sees the whole sentence, and **mask → causal** in the sidebar "
         "shows what the mask would hide."
     ).format(model=cfg.name)
+
+
+def reads_words(cfg: ModelConfig) -> str:
+    """Which tokens a query reads under the mask the model runs with, after "reads"."""
+    return pick(
+        cfg,
+        "native_mask",
+        {"causal": _("every earlier token"), "none": _("every token of the text, before it and after it")},
+    )
 
 
 # --- after the heads --------------------------------------------------------------------------------------------
@@ -643,8 +777,15 @@ def gap_sentence(cfg: ModelConfig, gap: tuple[tuple[str, int], ...]) -> str:
             "its {heads} query heads share {kv} key/value heads ({sharing}), so W_K and W_V are smaller",
             cfg.n_kv_heads,
         ).format(heads=cfg.n_heads, kv=cfg.n_kv_heads, sharing=sharing_name(cfg)),
-        "d_ff": _("its MLP is {d_ff} wide, where the calculator takes a whole multiple of its width, {calc}").format(
-            d_ff=whole(cfg.d_ff), calc=whole(budget.sizes_of(cfg).d_ff)
+        "d_ff": _(
+            "its MLP is {d_ff} wide, where the calculator takes {ratio} × its own width, heads × d_head = {width}: "
+            "{calc} ({ratio} is {d_ff} ÷ {d_model}, rounded down)"
+        ).format(
+            d_ff=whole(cfg.d_ff),
+            ratio=budget.sizes_of(cfg).mlp_ratio,
+            width=whole(budget.sizes_of(cfg).d_model),
+            d_model=whole(cfg.d_model),
+            calc=whole(budget.sizes_of(cfg).d_ff),
         ),
         "gated": _("its MLP is gated, a third matrix beside up and down"),
         "norms": _("it has two more norms in every layer, on the sub-layers' outputs"),
@@ -678,6 +819,19 @@ def distance_enters(cfg: ModelConfig) -> str:
             ),
         },
     )
+
+
+def window_clause(cfg: ModelConfig) -> str:
+    """After distance_enters: the sliding window's hard limit on the local layers, "" where the model has none."""
+    if not (cfg.sliding_window and cfg.layer_kinds):
+        return ""
+    n_local = sum(k == "local" for k in cfg.layer_kinds)
+    if not n_local:
+        return ""
+    return " " + _(
+        "(except on its {n_local} local layers of {n_layers}, where a key more than {before} tokens back gets a "
+        "weight of exactly 0: the sliding window hides it)"
+    ).format(n_local=whole(n_local), n_layers=whole(cfg.n_layers), before=whole(cfg.sliding_window - 1))
 
 
 def sharing_note(cfg: ModelConfig) -> str:

@@ -84,7 +84,9 @@ def value_map_parameters(d_model: int, d_head: int) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class Budget:
-    rows: tuple[tuple[str, str, int], ...]  # (component, group, parameters); group is attention, mlp or embedding
+    rows: tuple[
+        tuple[str, str, int], ...
+    ]  # (component, group, parameters); group is attention, mlp, embedding or output
 
     @property
     def total(self) -> int:
@@ -171,8 +173,8 @@ def model_budget(model: Model) -> Budget:
         ("down", "mlp", total(("w_ff2", "b_ff2"))),
         ("norm_ffn", "mlp", norms("norm_ffn")),
         ("norm_ffn_out", "mlp", norms("norm_ffn_out")),
-        ("final_norm", "embedding", norm(model.final_norm)),
-        ("output_head", "embedding", size(model.output)),
+        ("final_norm", "output", norm(model.final_norm)),  # after the last block, before the output head
+        ("output_head", "output", size(model.output)),
     ]
     return Budget(rows=tuple(r for r in rows if r[2]))
 

@@ -207,12 +207,15 @@ def value_chain(
     explained: np.ndarray,
     title: str,
     longest: Sequence[int],
+    end_label: str | None = None,
 ) -> go.Figure:
     """The weighted values laid tip to tail (vectors.arrow_chain), with only the longest few steps named, longest
     first: a dozen short steps near one point would otherwise leave no room for any name.
 
     longest: those steps, at most CHAIN_LABELS of them (the page's exercise names the first of them too)."""
-    return arrow_chain(start, steps, step_labels, explained, title, named=list(longest)[:CHAIN_LABELS])
+    return arrow_chain(
+        start, steps, step_labels, explained, title, named=list(longest)[:CHAIN_LABELS], end_label=end_label
+    )
 
 
 NARROW_PX, NARROW_TYPE = 640, 12  # a diagram narrower than this (a phone's) writes its words this size

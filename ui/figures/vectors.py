@@ -109,13 +109,16 @@ def arrow_chain(
     title: str,
     total_label: str = "Δe",
     named: Sequence[int] | None = None,
+    end_label: str | None = None,
 ) -> go.Figure:
     """Arrows laid tip to tail from `start` (2D), one per step, and the total from start to the end. Each point
     names itself on hover; "e", "e + Δe" and the steps in `named` (all by default, the first the most
     important) are named beside their points where the name touches no other name, arrow or marker, in the
     page's width and on a phone (place_labels).
 
-    step_labels: already escaped (base.token_labels)."""
+    step_labels: already escaped (base.token_labels).
+    end_label: the end point's name, "e + {total_label}" unless the model never forms that point."""
+    end_label = f"e + {total_label}" if end_label is None else end_label
     points = np.vstack([start, start + np.cumsum(steps, axis=0)])
     n = len(steps)
     named = range(n) if named is None else named
@@ -129,7 +132,7 @@ def arrow_chain(
     total = points[-1] - points[0]
     labels = [
         Label("e", tuple(points[0]), tuple(-total), 15),
-        Label(f"e + {total_label}", tuple(points[-1]), tuple(total), 15, theme.OKABE_ITO[2]),
+        Label(end_label, tuple(points[-1]), tuple(total), 15, theme.OKABE_ITO[2]),
     ]
     for i in named:
         here = points[i + 1]
@@ -160,7 +163,7 @@ def arrow_chain(
             y=[points[-1, 1]],
             mode="markers",
             marker=dict(size=13, color=theme.OKABE_ITO[2]),
-            name=f"e + {total_label}",
+            name=end_label,
         ),
     ]
     top, bottom = title_room(title), AXIS_BOTTOM + LEGEND_LINE
