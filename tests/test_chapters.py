@@ -821,14 +821,14 @@ def test_8_an_encoder_is_said_to_read_every_token_before_and_after():
 def test_9_gemma_s_values_and_residual_step_are_its_own():
     at = run_page(page("values"), model="gemma3")
     equation = at.get("latex")[0].value
-    assert r"W_V\,\hat e_i" in equation and r"e_j + \operatorname{RMSNorm}" in equation
+    assert r"\hat e_i W_V" in equation and r"e_j + \operatorname{RMSNorm}" in equation
     text = markdown(at)
     assert "is where the token would move" not in text and "$e_j + \\Delta e_j$" not in text
     assert any(
         t["name"] == "Δe, before RMSNorm" for t in figure(at, "“␣creature”: weighted values")["data"] if "name" in t
     )
     equation = run_page(page("values")).get("latex")[0].value  # MiniLM: post-norm, reads e itself
-    assert r"W_V\,e_i" in equation and r"\operatorname{LayerNorm}\Big(e_j" in equation
+    assert r"e_i W_V" in equation and r"\operatorname{LayerNorm}\Big(e_j" in equation
 
 
 def test_11_the_rotation_s_base_is_the_model_s_not_the_sinusoids():

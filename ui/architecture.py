@@ -179,8 +179,8 @@ def qkv_latex(cfg: ModelConfig) -> str:
 
 
 def value_latex(cfg: ModelConfig) -> str:
-    """A value vector as the model computes it, from what the heads read: v_i = W_V e_i, or W_V ê_i."""
-    return rf"v_i = W_V\,{heads_input_latex(cfg)}_i"
+    """A value vector as the model computes it, from what the heads read (row vectors): v_i = e_i W_V, or ê_i W_V."""
+    return rf"v_i = {heads_input_latex(cfg)}_i W_V"
 
 
 def value_words(cfg: ModelConfig) -> str:
