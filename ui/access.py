@@ -55,7 +55,7 @@ label:has(input[type="radio"]:focus-visible) {{ outline: 2px solid {FOCUS}; outl
 .katex-display {{ padding-inline: 4px; }}
 /* Korean breaks lines between words, never inside one (a syllable cut from its word reads as another word); a word
    longer than the line (a long token) may still break anywhere */
-html:lang(ko) body {{ word-break: keep-all; overflow-wrap: anywhere; }}
+html:lang(ko) body, html:lang(ko) body * {{ word-break: keep-all !important; overflow-wrap: anywhere; }}
 .skip-links {{
   position: fixed; top: 0.5rem; left: 0.5rem; z-index: 1000100; max-width: calc(100vw - 1rem);
   max-height: calc(100vh - 1rem); overflow-y: auto; padding: 0.5rem 0.75rem; background: white; color: #1f2430;

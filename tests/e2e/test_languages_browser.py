@@ -48,6 +48,9 @@ def settled(page, name: str) -> None:
         wait_complete(page, url_has="text=", timeout=180)
 
 
+WORD_BREAK = """() => getComputedStyle(document.querySelector('[data-testid="stMarkdownContainer"] p')).wordBreak"""
+
+
 @pytest.mark.parametrize("lang", ["en", "fr", "ko"])
 def test_every_page_on_a_phone_and_a_projector_says_its_language_cuts_nothing_and_passes_axe(server, browser, lang):
     page = browser.new_page(viewport=PHONE)
@@ -58,6 +61,8 @@ def test_every_page_on_a_phone_and_a_projector_says_its_language_cuts_nothing_an
             page.goto(f"{server}/{path}?lang={lang}")
             settled(page, name)
             assert page.evaluate("document.documentElement.lang") == lang, name
+            if lang == "ko":  # a line breaks between Korean words, never inside one
+                assert page.evaluate(WORD_BREAK) == "keep-all", name
             cut = page.evaluate(CUT)
             screenshot(page, f"{lang}-{name}-390")
             if cut:
