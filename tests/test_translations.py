@@ -179,3 +179,17 @@ def test_no_english_sentence_on_a_french_page(page):
     assert not at.exception
     english = [t[:120] for t in page_words(at) if len(FUNCTION_WORDS & set(w.lower() for w in english_words(t))) >= 3]
     assert english == []
+
+
+FRENCH_SPACE = re.compile(r" [:;!?]|« | »")  # a plain space where French sets a no-break one
+NOT_PROSE = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\{\{?[^{}]*\}?\}|`[^`]*`|https?://\S+|<[^>]*>")  # maths, places, code
+
+
+def test_french_messages_keep_their_punctuation_with_a_no_break_space():
+    """« », and the space before : ; ! ?, never broken from their word at a line's end: U+00A0, not a plain space."""
+    broken = []
+    for m in po("fr"):
+        for text in m.string if isinstance(m.string, tuple) else (m.string,):
+            if m.id and FRENCH_SPACE.search(NOT_PROSE.sub("", text or "")):
+                broken.append(text[:80])
+    assert broken == []
