@@ -237,53 +237,36 @@ def stacked_words(cfg: ModelConfig) -> str:
     """A layer's W_Q and W_K as the model stores them, each with its own size: W_K is narrower where query heads
     share key/value heads."""
     q_width, kv_width = cfg.n_heads * cfg.d_head, cfg.n_kv_heads * cfg.d_head
+    sizes = dict(
+        wq="$W_Q$", wk="$W_K$", d_model=whole(cfg.d_model), width=whole(q_width), n_heads=cfg.n_heads, d_head=cfg.d_head
+    )
     if cfg.n_kv_heads == cfg.n_heads:
         return _(
             "{d_model} × {width} here, cut into {n_heads} blocks of {d_head} columns, for {wq} and {wk} alike"
-        ).format(
-            wq="$W_Q$",
-            wk="$W_K$",
-            d_model=whole(cfg.d_model),
-            width=whole(q_width),
-            n_heads=cfg.n_heads,
-            d_head=cfg.d_head,
-        )
+        ).format(**sizes)
     return n_(
         "{wq} is {d_model} × {width} here, cut into {n_heads} blocks of {d_head} columns, and {wk} is {d_model} × "
         "{kv_width}, {kv} block of {d_head} columns, which all {group} query heads share",
         "{wq} is {d_model} × {width} here, cut into {n_heads} blocks of {d_head} columns, and {wk} is {d_model} × "
         "{kv_width}, {kv} blocks of {d_head} columns, each shared by {group} query heads",
         cfg.n_kv_heads,
-    ).format(
-        wq="$W_Q$",
-        wk="$W_K$",
-        d_model=whole(cfg.d_model),
-        width=whole(q_width),
-        n_heads=cfg.n_heads,
-        d_head=cfg.d_head,
-        kv_width=whole(kv_width),
-        kv=cfg.n_kv_heads,
-        group=cfg.n_heads // cfg.n_kv_heads,
-    )
+    ).format(**sizes, kv_width=whole(kv_width), kv=cfg.n_kv_heads, group=cfg.n_heads // cfg.n_kv_heads)
 
 
 def grown_input_label(cfg: ModelConfig) -> str:
     """The QK-norm slider's label: what it scales is the heads' input, which is ê, already normalised, where the
     norm comes before attention: the model's own input could not grow, larger gains or projections could."""
-    norm = norm_name(cfg)
+    normalised = _(
+        "The heads' input ê, the vectors after the {norm} before attention, made this many times larger (a "
+        "counterfactual: as if that norm's gains, or W_Q and W_K, grew)"
+    ).format(norm=norm_name(cfg))
     return pick(
         cfg,
         "norm_position",
         {
             "post": _("The vectors entering the layer, made this many times larger (a counterfactual)"),
-            "pre": _(
-                "The heads' input ê, the vectors after the {norm} before attention, made this many times larger (a "
-                "counterfactual: as if that norm's gains, or W_Q and W_K, grew)"
-            ).format(norm=norm),
-            "sandwich": _(
-                "The heads' input ê, the vectors after the {norm} before attention, made this many times larger (a "
-                "counterfactual: as if that norm's gains, or W_Q and W_K, grew)"
-            ).format(norm=norm),
+            "pre": normalised,
+            "sandwich": normalised,
         },
     )
 
