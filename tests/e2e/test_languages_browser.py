@@ -48,7 +48,9 @@ def settled(page, name: str) -> None:
         wait_complete(page, url_has="text=", timeout=180)
 
 
-WORD_BREAK = """() => getComputedStyle(document.querySelector('[data-testid="stMarkdownContainer"] p')).wordBreak"""
+WORD_BREAK = """() => getComputedStyle(
+    document.querySelector('[data-testid="stMain"] [data-testid="stMarkdownContainer"] p') || document.body
+).wordBreak"""
 
 
 @pytest.mark.parametrize("lang", ["en", "fr", "ko"])
