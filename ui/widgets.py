@@ -220,6 +220,9 @@ def label(choice: attention.ModelChoice) -> str:
     return _(choice.label).format(name=choice.name)
 
 
+REFUSED = "_model_refused"  # (the model a link or a pick asked for, why this server cannot load it)
+
+
 def model_choice(prefer_decoder: bool = False) -> None:
     """The Model choice, in the sidebar: the bundled encoder, and the decoders this machine has.
 
@@ -252,12 +255,15 @@ def model_choice(prefer_decoder: bool = False) -> None:
     chosen = state.get("model")
     if chosen != engine.model_name():
         why = engine.failed_reason(chosen) or (_(options[chosen].reason) if chosen in options else _("not offered"))
+        st.session_state[REFUSED] = (chosen, why)  # said on every run until another model is picked
+        state.put("model", engine.MODEL)
+    refused = st.session_state.get(REFUSED)
+    if refused is not None and state.get("model") == engine.MODEL:
         st.warning(
             _("**{model}** cannot be used here ({why}), so the page shows {default}.").format(
-                model=chosen, why=why, default=engine.MODEL
+                model=refused[0], why=refused[1], default=engine.MODEL
             )
         )
-        state.put("model", engine.MODEL)
     if "mask" not in chose:
         state.put("mask", engine.own_mask(engine.model_name()))
     with st.sidebar:
@@ -363,6 +369,7 @@ def _choose(name: str) -> None:
 def _model_changed() -> None:
     """A model picked by the user stays picked; its own mask comes with it (a decoder's causal one)."""
     name = st.session_state["w:model"]
+    st.session_state.pop(REFUSED, None)  # a model picked: the one refused before is no longer the news
     state.put("model", name)
     chose = st.session_state.setdefault(state.LINK_CHOSE, set())
     chose.add("model")
