@@ -272,5 +272,18 @@ else:
         )
     )
 column_2 = masking.column_softmax(masking.NOTES_SCORES)[:2, 1]
-chapter.try_this(prose, q2=i18n.series(i18n.num(v, 3) for v in column_2))
+seen = masking.NOTES_SCORES[:2, 1]  # q2's scores for k1 and k2, the keys the mask leaves it
+
+
+def pair(values) -> str:
+    return i18n.series(i18n.num(v, 3) for v in values)
+
+
+chapter.try_this(
+    prose,
+    q2=pair(column_2),
+    kept=pair(seen),
+    even=pair([0.5, 0.5]),
+    by_total=pair(seen / np.abs(seen).sum()),
+)
 chapter.end()

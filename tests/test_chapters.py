@@ -90,6 +90,18 @@ def test_the_question_is_checked_and_explained():
     assert at.success and "right angle" in at.success[0].value
 
 
+def test_the_options_come_in_an_order_drawn_from_the_question_and_the_right_one_moves():
+    from ui import prose
+
+    places = []
+    for c in CHAPTERS:
+        q = chapter.quiz(prose.sections(c.prose)["quiz"])
+        shown = chapter.shuffled(q)
+        assert sorted(shown) == sorted(q.options) and chapter.shuffled(q) == shown  # the same question, the same order
+        places.append(shown.index(q.options[q.answer]))
+    assert len(set(places)) >= 3, places  # not always first, not always second
+
+
 def test_a_chapter_link_reopens_its_controls_and_a_change_goes_into_the_link():
     at = run_page(page("scaling"), sc_dk="512", sc_keys="8", sc_scaled="0")
     assert at.select_slider(key="w:sc_dk").value == 512

@@ -116,6 +116,12 @@ def quiz(markdown: str) -> Quiz:
     return Quiz(" ".join(question), tuple(options), answer, " ".join(why))
 
 
+def shuffled(q: Quiz) -> list[str]:
+    """The options in an order drawn from the question's own words, numbers included: the same link shows the same
+    order, and the right option is not always in the place the prose wrote it."""
+    return sorted(q.options, key=lambda option: hashlib.sha1(f"{q.question}\n{option}".encode()).digest())
+
+
 def try_this(prose: dict[str, str], section: str = "try", **values: object) -> None:
     """The chapter's "Try this" (its prose `section`), then its question (`quiz`): answered in the page,
     checked, explained in a line."""
@@ -123,9 +129,10 @@ def try_this(prose: dict[str, str], section: str = "try", **values: object) -> N
     with st.container(border=True):
         st.markdown(_("**Try this.**") + " " + fill(prose[section], **values))
         key = "w:quiz_" + hashlib.sha1(q.question.encode()).hexdigest()[:10]
-        picked = st.radio(_("**Question.** {question}").format(question=q.question), q.options, index=None, key=key)
+        options = shuffled(q)
+        picked = st.radio(_("**Question.** {question}").format(question=q.question), options, index=None, key=key)
         if picked is not None:
-            if q.options.index(picked) == q.answer:
+            if picked == q.options[q.answer]:
                 st.success(_("Right. {why}").format(why=q.why))
             else:
                 st.error(_("Not quite: it is “{answer}”. {why}").format(answer=q.options[q.answer], why=q.why))
