@@ -96,10 +96,13 @@ def set_apart_said(guesses: prediction.EveryNextToken) -> str:
 
 def reads(i: int) -> str:
     """What position i has read: the text up to the end of its token, its last READS characters (a long passage's
-    start cut, …), or the tokenizer's own tokens where that text is empty (Gemma's <bos> alone)."""
+    start cut, …), or the tokenizer's own tokens where that text is empty (Gemma's <bos> alone). A space it ends
+    on is drawn (␣), so that a row that has read one more space does not look like the row before it."""
     text = tr.text[: tr.tokens[i].end]
     if not text.strip():
         return " ".join(t.display for t in tr.tokens[: i + 1])
+    kept = text.rstrip()
+    text = kept + "".join("↵" if c == "\n" else "␣" for c in text[len(kept) :])
     return text if len(text) <= READS else "…" + text[-(READS - 1) :].lstrip()
 
 

@@ -315,6 +315,13 @@ def test_7_opens_on_the_installed_decoder_says_so_and_shows_its_own_predictions(
     assert not at.exception
 
 
+def test_7_a_row_that_has_read_one_more_space_shows_it():
+    at = run_page(page("next_word"), model="smollm2", text="the cat  sat")
+    reads = list(apptest.table(at, "next_word_lessons")["reads"])
+    assert "the cat" in reads and "the cat␣" in reads, reads  # SmolLM2 reads the second space as a token of its own
+    assert len(set(reads)) == len(reads)
+
+
 def test_7_a_model_named_in_the_link_stays_the_model():
     at = run_page(page("next_word"), model="all-MiniLM-L6-v2")
     assert "opens on" not in messages(at) and at.sidebar.selectbox(key="w:model").value == "all-MiniLM-L6-v2"
