@@ -207,9 +207,12 @@ def costs_section() -> None:
         st.markdown(
             _(
                 "{model}'s {local} sliding-window layers keep only the keys and values of their last {window} tokens: "
-                "at {n} tokens its cache is {share} smaller than if every layer kept them all, as chapter 8 counts it: "
-                "{full} becomes {windowed} in float32."
+                "at {n} tokens its cache is {share} smaller than if every layer kept them all ({full} becomes "
+                "{windowed} in float32). Chapter 8 counts the same saving at the longest text the model reads, "
+                "{longest} tokens, where it is {longest_share}: the longer the text, the more the window saves."
             ).format(
+                longest=i18n.whole(cfg.max_tokens),
+                longest_share=i18n.share(kinds.cache_per_token_saved(cfg, cfg.max_tokens)),
                 full=binary(all_layers.cache_bytes[-1]),
                 windowed=binary(costs.cache_bytes[-1]),
                 model=sizes.name,

@@ -754,6 +754,18 @@ def test_10_and_13_grouped_query_attention_on_smollm2():
     assert "= **11,520** numbers per token instead of 34,560" in " ".join(markdown(at).split())
 
 
+def test_13_gemma_s_window_saving_at_this_length_and_at_chapter_8_s_length():
+    from attention.lessons import window
+
+    cfg = attention.load_model("gemma3").config
+    at = run_page(page("kv_cache"), model="gemma3")
+    text = " ".join(markdown(at).split())
+    kinds = window.windows(cfg)
+    here, longest = kinds.cache_per_token_saved(cfg, 1024), kinds.cache_per_token_saved(cfg, cfg.max_tokens)
+    assert f"at 1,024 tokens its cache is {i18n.percent('en', here, 0)} smaller" in text
+    assert f"{cfg.max_tokens:,} tokens, where it is {i18n.percent('en', longest, 0)}" in text and here < longest
+
+
 def test_10_head_roles_and_a_removed_head_on_both_models():
     at = run_page(page("heads"), model="smollm2", text="The capital of France is", layer="18", head="7")
     counts = next(c.value for c in at.caption if "(of 270 heads)" in c.value)
