@@ -75,21 +75,22 @@ def window(keep: Sequence[int], size: int = WINDOW) -> list[int]:
 
 
 def window_control(keep: Sequence[int], shown: Sequence[int]) -> None:
-    """For a long text, the slider that moves the window of tokens sections 2 to 4 show, and what it leaves out."""
+    """For a long text, the slider that moves the window of tokens sections 2 to 4 show, and what it leaves out.
+    It names positions as section 1's chips and the figures do (from 0); the link keeps the window's place."""
     if len(shown) == len(keep):
         return
-    st.slider(
+    st.select_slider(
         _("First token of the window (sections 2 to 4 show {n} tokens at a time)").format(n=len(shown)),
-        1,
-        len(keep) - len(shown) + 1,
+        range(1, len(keep) - len(shown) + 2),
+        format_func=lambda place: str(keep[place - 1]),
         **state.bound("win"),
     )
-    first, last = keep.index(shown[0]) + 1, keep.index(shown[-1]) + 1
     st.caption(
         _(
-            "Tokens {first} to {last} of {n}, each named in the figures. A query's weights on the keys outside the "
-            "window are not drawn: a row sums to 1 only over all {n} keys."
-        ).format(first=first, last=last, n=len(keep))
+            "Tokens {first} to {last} (numbered from 0, as in section 1), {count} of the {n}, each named in the "
+            "figures. A query's weights on the keys outside the window are not drawn: a row sums to 1 only over all "
+            "{n} keys."
+        ).format(first=shown[0], last=shown[-1], count=len(shown), n=len(keep))
     )
 
 
