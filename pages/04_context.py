@@ -11,9 +11,9 @@ SENTENCES = ("an apple and an orange", "an apple phone")
 WORD, REFERENCES = "apple", ("orange", "phone")  # the word the context moves, and the words it is compared with
 # The ways of weighting (similarity.WEIGHTINGS) and the toy features (similarity.FEATURES), in words.
 WEIGHTINGS = {
-    "softmax": N_("softmax over every distinct word"),
+    "normalized": N_("divided by the sum"),  # in the order the prose takes them, the attention's own last
     "softmax_related": N_("softmax over the related words"),
-    "normalized": N_("divided by the sum"),
+    "softmax": N_("softmax over every distinct word"),
 }
 FEATURES = {"tech": N_("tech"), "fruitness": N_("fruitness"), "other": N_("other")}
 

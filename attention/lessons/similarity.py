@@ -40,9 +40,9 @@ def cosine_of_angle(degrees: float) -> float:
 NOTES_RELATED_WEIGHTS = (0.57, 0.43)
 # Each way of turning similarities into weights, as it is named on screen.
 WEIGHTINGS = {
-    "softmax": "softmax over every distinct word",
-    "softmax_related": "softmax over the related words",
     "normalized": "divided by the sum",
+    "softmax_related": "softmax over the related words",
+    "softmax": "softmax over every distinct word",
 }
 
 
