@@ -157,3 +157,85 @@ def test_the_page_s_language_follows_the_link(monkeypatch):
     assert "**lang** value could not be used" in messages(at)
     assert at.query_params.get("lang") in (None, [])
     assert not at.exception
+
+
+# --- Korean particles (i18n.particles) ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("칸(으)로", "칸으로"),  # a final consonant
+        ("물(으)로", "물로"),  # a final ㄹ takes 로
+        ("사과(으)로", "사과로"),  # a vowel
+        ("책은(는) 사과은(는)", "책은 사과는"),
+        ("책이(가) 사과이(가)", "책이 사과가"),
+        ("책을(를) 사과을(를)", "책을 사과를"),
+        ("책와(과) 사과와(과)", "책과 사과와"),
+        ("책(이)다 사과(이)다", "책이다 사과다"),
+        ("1,000,000(으)로", "1,000,000으로"),  # 영: the last digit read in Sino-Korean
+        ("3486억(으)로", "3486억으로"),
+        ("7(으)로 8(으)로 1(으)로", "7로 8로 1로"),  # 칠 팔 일
+        ("3은(는) 6은(는) 10은(는)", "3은 6은 10은"),  # 삼 육 십
+        ("2은(는) 4은(는) 5은(는) 9은(는)", "2는 4는 5는 9는"),  # 이 사 오 구
+        ("0.57이(가) 0.5이(가)", "0.57이 0.5가"),
+        ("62.6%이(가)", "62.6%가"),  # 퍼센트
+        ("“고양이”을(를) “책”을(를)", "“고양이”를 “책”을"),  # a closing quote: the word inside
+        ("**토큰**을(를)", "**토큰**을"),
+        ("토큰(token)이(가) 가중치(7)은(는)", "토큰(token)이 가중치(7)는"),  # brackets: the word before them
+        ("L(으)로 M(으)로 N와(과) A와(과) GPT은(는) MLP은(는)", "L로 M으로 N과 A와 GPT는 MLP는"),  # 엘 엠 엔 에이
+        ("RMSNorm을(를) model은(는) layer은(는)", "RMSNorm을 model은 layer는"),  # 놈, 모델, 레이어
+        ("−∞(으)로 x²은(는)", "−∞로 x²은"),  # 무한대, 제곱
+    ],
+)
+def test_a_korean_particle_takes_the_form_its_word_calls_for(text, written):
+    assert i18n.particles(text) == written
+
+
+def test_a_korean_message_chooses_its_particles_once_its_places_are_filled():
+    """The translator writes both forms after a {place}; the formatting (str.format, %, prose.fill) chooses."""
+    message = i18n.Korean("{cells}(으)로 보이는 곳, “{word}”은(는), %(n)s개")
+    assert i18n.particles(message, filled=False) == message  # the places are not filled yet: nothing chosen
+    assert message.format(cells="회색 칸", word="고양이") == "회색 칸으로 보이는 곳, “고양이”는, %(n)s개"
+    assert message.format(cells="−∞", word="책") == "−∞로 보이는 곳, “책”은, %(n)s개"
+    assert isinstance(message.format(cells="", word=""), i18n.Korean)  # formatted again, it chooses again
+    assert i18n.Korean("{n}이(가) %(m)s와(과)").format(n=3) % {"m": "8"} == "3이 8과"
+    assert prose.fill("밑 {{base}}(으)로, {{share}}을(를)", base="1,000,000", share="1%") == "밑 1,000,000으로, 1%를"
+    assert prose.fill("the base {{base}} (kept)", base="10") == "the base 10 (kept)"  # no Korean, nothing changes
+
+
+FALLBACKS = ("(으)로", "은(는)", "는(은)", "이(가)", "가(이)", "을(를)", "를(을)", "와(과)", "과(와)")
+
+
+def test_no_korean_message_writes_a_particle_fallback_after_a_fixed_word():
+    """In the catalogue, a fallback stands only after a {place}: after a word the translator knows, the particle
+    is written as it is said ("밑 1,000,000으로", never "(으)로")."""
+    from tests.test_translations import po
+
+    left = []
+    for m in po("ko"):
+        for text in m.string if isinstance(m.string, tuple) else (m.string,):
+            if m.id and text and any(f in i18n.particles(text, filled=False) for f in FALLBACKS):
+                for fallback in i18n.FALLBACK.finditer(text):
+                    if i18n.final_sound(text[: fallback.start()], filled=False) is not None:
+                        left.append(text[:80])
+    assert left == []
+
+
+def _korean_pages():
+    from tests.test_architecture_words import PAGES
+
+    return [*PAGES, "pages/00_explorer.py"]
+
+
+@pytest.mark.parametrize("page", _korean_pages(), ids=[p.split("/")[-1] for p in _korean_pages()])
+def test_no_korean_page_shows_a_particle_fallback(page):
+    """Every page in Korean on the default model: every particle after a number, a token or a name in the form
+    that word calls for, none of "(으)로", "은(는)", "이(가)", "을(를)", "와(과)" left for the student to choose."""
+    from tests.apptest import run_page
+    from tests.test_translations import page_words
+
+    at = run_page(page, lang="ko")
+    assert not at.exception
+    shown = [t[:120] for t in page_words(at) if any(f in t for f in FALLBACKS)]
+    assert shown == []

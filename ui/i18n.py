@@ -69,14 +69,138 @@ def from_browser(locale: str | None) -> str:
 
 def gettext(code: str, message: str) -> str:
     t = catalogue(code)
-    return message if t is None else t.ugettext(message)
+    if t is None:
+        return message
+    return Korean(particles(t.ugettext(message), filled=False)) if code == "ko" else t.ugettext(message)
 
 
 def ngettext(code: str, singular: str, plural: str, n: int) -> str:
     t = catalogue(code)
     if t is None:
         return singular if n == 1 else plural
-    return t.ungettext(singular, plural, n)
+    return (
+        Korean(particles(t.ungettext(singular, plural, n), filled=False))
+        if code == "ko"
+        else t.ungettext(singular, plural, n)
+    )
+
+
+# --- Korean particles, chosen by the syllable before them ------------------------------------------------------
+# A Korean particle has two forms, one after a final consonant (batchim) and one after a vowel: 책은 / 사과는,
+# 책으로 / 사과로 (and 로 after a final ㄹ: 연필로). A message whose particle follows a {place} cannot know the
+# word it will hold, so the translator writes both, "{cells}(으)로", "{word}은(는)", and the fallback is replaced by
+# the right form once the message is formatted (Korean.format, prose.fill): nobody reads "(으)로" on a page.
+
+PARTICLE_FALLBACKS = {  # fallback: (form after a final consonant, form after a vowel)
+    "은(는)": ("은", "는"),
+    "는(은)": ("은", "는"),
+    "이(가)": ("이", "가"),
+    "가(이)": ("이", "가"),
+    "을(를)": ("을", "를"),
+    "를(을)": ("을", "를"),
+    "과(와)": ("과", "와"),
+    "와(과)": ("과", "와"),
+    "(으)로": ("으로", "로"),
+    "(이)": ("이", ""),  # the copula's 이 in "(이)다", "(이)라는", "(이)나": dropped after a vowel
+}
+FALLBACK = re.compile(
+    "|".join(re.escape(f) + ("(?=[가-힣])" if f == "(이)" else "") for f in sorted(PARTICLE_FALLBACKS, key=len)[::-1])
+)
+# what a word ends in, read aloud in Korean: True (a final consonant), "ㄹ" (a final ㄹ) or False (a vowel)
+DIGIT_ENDS = {
+    "0": True,
+    "1": "ㄹ",
+    "3": True,
+    "6": True,
+    "7": "ㄹ",
+    "8": "ㄹ",
+}  # 영 일 삼 육 칠 팔; 이 사 오 구, and 10 십
+LETTER_ENDS = {
+    "L": "ㄹ",
+    "M": True,
+    "N": True,
+    "R": "ㄹ",
+}  # 엘 엠 엔 알; every other letter ends in a vowel (에이, 비…)
+SYMBOL_ENDS = {"ε": True, "ϵ": True, "ℓ": "ㄹ", "∞": False, "%": False}  # 엡실론, 엘, 무한대, 퍼센트
+SYMBOL_ENDS |= dict.fromkeys("⁰¹²³⁴⁵⁶⁷⁸⁹", True)  # a power, read 제곱 or …승
+SKIPPED = "”\"’')]}」』》〉*`$_"  # closing quotes and emphasis: the word is the one inside them
+SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+
+
+def final_sound(text: str, filled: bool = True) -> bool | str | None:
+    """How the last word of `text` ends when read aloud in Korean: True after a final consonant (책, 3 삼, M 엠),
+    "ㄹ" after a final ㄹ (연필, 1 일, L 엘), False after a vowel (사과, 2 이, A 에이, %), None where there is no word,
+    or where the text is not `filled` yet and ends in a {place} (the fallback then waits for the formatting)."""
+    if re.search(r"%\(\w+\)[sd][”\"’'*]*$", text):  # a %(place)s not filled yet
+        return None
+    i = len(text) - 1
+    while i >= 0 and text[i] in SKIPPED:
+        if text[i] == "}" and not filled:
+            return None
+        if text[i] == ")":  # a particle after brackets goes with the word before them: 토큰(token)은
+            depth, j = 0, i
+            while j >= 0:
+                depth += {")": 1, "(": -1}.get(text[j], 0)
+                if depth == 0:
+                    break
+                j -= 1
+            if j > 0 and not text[j - 1].isspace():
+                i = j
+        i -= 1
+    if i < 0:
+        return None
+    c = text[i]
+    if "가" <= c <= "힣":
+        final = (ord(c) - 0xAC00) % 28
+        return "ㄹ" if final == 8 else final != 0
+    c = c.translate(SUBSCRIPTS)
+    if c in "0123456789":
+        return DIGIT_ENDS.get(c, False)
+    if c in SYMBOL_ENDS:
+        return SYMBOL_ENDS[c]
+    if c.isascii() and c.isalpha():
+        start = i
+        while start > 0 and text[start - 1].isascii() and text[start - 1].isalpha():
+            start -= 1
+        word = text[start : i + 1]
+        if len(word) == 1 or word.isupper():  # a letter or an acronym, read letter by letter: GPT 지피티, MLP
+            return LETTER_ENDS.get(c.upper(), False)
+        if word.lower().endswith(("m", "n", "ng")):  # token 토큰, RMSNorm 놈
+            return True
+        return "ㄹ" if word.lower().endswith("l") else False  # model 모델; cache 캐시, layer 레이어
+    return False
+
+
+def particles(text: str, filled: bool = True) -> str:
+    """Korean text with each particle fallback ("(으)로", "은(는)"…) replaced by the form its preceding word takes;
+    in a message not `filled` yet, a fallback right after a {place} is left for the formatting to replace."""
+
+    def chosen(m: re.Match) -> str:
+        end = final_sound(text[: m.start()], filled)
+        if end is None:
+            return m.group(0)
+        after_consonant, after_vowel = PARTICLE_FALLBACKS[m.group(0)]
+        if m.group(0) == "(으)로" and end == "ㄹ":
+            return after_vowel
+        return after_consonant if end else after_vowel
+
+    return FALLBACK.sub(chosen, text) if "(" in text else text
+
+
+class Korean(str):
+    """A Korean message: formatted (str.format, %), its particle fallbacks take the form the filled-in words call
+    for ("{cells}(으)로" with "회색 칸" gives "회색 칸으로", with "−∞" "−∞로")."""
+
+    __slots__ = ()
+
+    def format(self, *args, **kwargs) -> Korean:
+        return Korean(particles(str.format(self, *args, **kwargs)))
+
+    def format_map(self, mapping) -> Korean:
+        return Korean(particles(str.format_map(self, mapping)))
+
+    def __mod__(self, values) -> Korean:
+        return Korean(particles(str.__mod__(self, values)))
 
 
 # --- numbers, as each language writes them ---------------------------------------------------------------------

@@ -95,5 +95,8 @@ def extract_markdown(fileobj, keywords, comment_tags, options):
 
 
 def fill(markdown: str, **values: object) -> str:
-    """Prose with its {{name}} places filled by numbers the page computed (a missing one raises KeyError)."""
-    return PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), markdown)
+    """Prose with its {{name}} places filled by numbers the page computed (a missing one raises KeyError), and its
+    Korean particle fallbacks ("{{cells}}(으)로") in the form the numbers call for (i18n.particles)."""
+    from .i18n import particles
+
+    return particles(PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), markdown))
