@@ -153,7 +153,7 @@ if mask_on and masking.is_worked_example(typed):
     st.markdown(
         prose["slips"]
         + " "
-        + "; ".join(
+        + i18n.semicolons(
             _("{query}, {key}: the notes write {notes}, exactly {exact}").format(
                 query=QUERIES[q], key=KEYS[k], notes=i18n.num(notes, 2), exact=i18n.num(exact, 3)
             )

@@ -160,7 +160,7 @@ if cfg.n_kv_heads < cfg.n_heads:
             n_heads=cfg.n_heads,
             kv_heads=n_("{n} key/value head", "{n} key/value heads", cfg.n_kv_heads).format(n=cfg.n_kv_heads),
             size=cfg.group_size,
-            groups="; ".join(
+            groups=i18n.semicolons(
                 _("key/value head {kv} → query heads {heads}").format(
                     kv=g + 1, heads=", ".join(str(h + 1) for h in members)
                 )

@@ -202,3 +202,16 @@ def test_no_page_describes_another_architecture(model, page):
         for m in re.finditer(pattern, text or "")
     ]
     assert found == []
+
+
+@pytest.mark.parametrize(
+    "name, added",
+    [
+        ("all-MiniLM-L6-v2", "Add & LayerNorm x + attention(x), then 384 gains"),  # post-norm: the sum, then its norm
+        ("smollm2", "Residual: x + attention(RMSNorm(x))"),  # pre-norm: the heads read a normalised x
+        ("gemma3", "Residual: x + RMSNorm(attention(RMSNorm(x)))"),  # sandwich: the heads' output normalised too
+    ],
+)
+def test_the_residual_box_adds_what_the_sub_layer_computes(name, added):
+    words = " ".join(architecture.part_words(attention.load_model(name), "add_attention"))
+    assert added in words

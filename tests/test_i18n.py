@@ -239,3 +239,16 @@ def test_no_korean_page_shows_a_particle_fallback(page):
     assert not at.exception
     shown = [t[:120] for t in page_words(at) if any(f in t for f in FALLBACKS)]
     assert shown == []
+
+
+def test_clauses_are_separated_as_each_language_writes_them(monkeypatch):
+    from ui import i18n
+
+    for code, expected in {
+        "en": "a; b",
+        "fr": "a\u00a0; b",
+        "ko": "헤드가 읽는다. 쿼리, 키",  # no semicolon in Korean: a full stop after a clause, a comma after a noun
+    }.items():
+        monkeypatch.setattr(i18n, "language", lambda code=code: code)
+        parts = ["a", "b"] if code != "ko" else ["헤드가 읽는다", "쿼리", "키"]
+        assert i18n.semicolons(parts) == expected

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 from attention import ModelConfig
 from attention.lessons import budget
 
-from .i18n import _, n_, whole
+from .i18n import _, n_, semicolons, whole
 
 
 def _num(value: float, digits: int) -> str:
@@ -229,7 +229,7 @@ def scores_sentence(cfg: ModelConfig) -> str:
             qk=r"$q \cdot k$", model=cfg.name
         )
     return _("The heatmap's {qk} is {model}'s own, with what this equation leaves out: {steps}.").format(
-        qk=r"$q \cdot k$", model=cfg.name, steps="; ".join(steps)
+        qk=r"$q \cdot k$", model=cfg.name, steps=semicolons(steps)
     )
 
 
@@ -647,7 +647,7 @@ def part_words(model: Any, key: str) -> tuple[str, str]:
             ).format(n=cfg.n_heads, kv=cfg.n_kv_heads, d=cfg.d_head)
         )
         extras = [pick(cfg, "positions", {"learned": "", "rotary": _("rotary")}), "QK-norm" if cfg.qk_norm else ""]
-        return _("Attention"), "; ".join(filter(None, [heads, *extras]))  # its window: chapter 8 (one line here)
+        return _("Attention"), semicolons([heads, *extras])  # its window: chapter 8 (one line here)
     if key == "mlp":
         gated = pick(cfg, "mlp", {"gelu": "", "gelu_tanh": "", "swiglu": "SwiGLU", "geglu": "GeGLU"})
         name = f"MLP ({gated})" if gated else _("MLP (feed-forward)")
@@ -658,9 +658,13 @@ def part_words(model: Any, key: str) -> tuple[str, str]:
     if key in ("norm_attention_out", "norm_mlp_out"):
         return _("{norm} (on the output)").format(norm=norm), detail
     if key in ("add_attention", "add_mlp"):
-        what = _("attention(x)") if key == "add_attention" else "MLP(x)"
+        # what the sub-layer adds, as the model computes it: f(x), f(norm(x)) or norm(f(norm(x)))
+        read = f"{norm}(x)" if cfg.norm_position in ("pre", "sandwich") else "x"
+        what = (_("attention({x})") if key == "add_attention" else "MLP({x})").format(x=read)
         if has_norm_after_heads(cfg) and cfg.norm_position == "post":
             return f"Add & {norm}", _("x + {what}, then {detail}").format(what=what, detail=detail)
+        if cfg.norm_position == "sandwich":
+            what = f"{norm}({what})"
         return _("Residual: x + {what}").format(what=what), _("adds, learns nothing")
     if key == "final_norm":
         return _("Final {norm}").format(norm=norm), detail
@@ -781,7 +785,7 @@ def gap_sentence(cfg: ModelConfig, gap: tuple[tuple[str, int], ...]) -> str:
             raise ValueError(f"No words for the difference '{key}' ({cfg.name}): add them to ui/architecture.py.")
         sign = "+" if change >= 0 else "−"
         parts.append(f"{clauses[key]} ({sign}{whole(abs(change))})")
-    return _("Replace its assumptions by the model's own, one at a time: {steps}.").format(steps="; ".join(parts))
+    return _("Replace its assumptions by the model's own, one at a time: {steps}.").format(steps=semicolons(parts))
 
 
 def positions_noun(cfg: ModelConfig) -> str:

@@ -380,6 +380,21 @@ def series(numbers: Iterable[str]) -> str:
     return ("\u00a0; " if get_decimal_symbol(language()) == "," else ", ").join(numbers)
 
 
+def semicolons(parts: Iterable[str]) -> str:
+    """Clauses or items already written, one after another, as the session's language separates them: "a; b" (en),
+    "a ; b" in French (a no-break space before the semicolon), and in Korean, which writes no semicolon, a full stop
+    after a clause that ends a sentence (…다) and a comma after a noun phrase."""
+    parts = [p for p in parts if p]
+    code = language()
+    if code == "fr":
+        return "\u00a0; ".join(parts)
+    if code == "ko":
+        return "".join(p + (". " if p.rstrip().endswith("다") else ", ") for p in parts[:-1]) + (
+            parts[-1] if parts else ""
+        )
+    return "; ".join(parts)
+
+
 def compact(count: float, digits: int = 0) -> str:
     """A count in a few digits, as the session's language abbreviates it: "174.6B" (en), "174,6 Md" (fr),
     "1746억" (ko)."""

@@ -286,7 +286,7 @@ def model_choice(prefer_decoder: bool = False) -> None:
                 + (
                     [
                         _("Not on this server: {models}.").format(
-                            models="; ".join(
+                            models=i18n.semicolons(
                                 _("**{model}** ({why})").format(model=label(c), why=_(c.reason)) for c in missing
                             )
                         )

@@ -180,7 +180,7 @@ class HeadView:
         )
         cfg = self.tr.config
         if cfg.n_kv_heads < cfg.n_heads:  # grouped-query attention: say whose keys and values each head reads
-            groups = "; ".join(
+            groups = i18n.semicolons(
                 _("heads {first}–{last} read key/value head {kv}").format(
                     first=g * cfg.group_size + 1, last=(g + 1) * cfg.group_size, kv=g + 1
                 )

@@ -357,7 +357,7 @@ def removed_head(tr: attention.Trace) -> None:
                 "text tokens, renormalised over text tokens: {moves}."
             ).format(
                 kl=i18n.num(gone.kl_divergence, 4),
-                moves="; ".join(
+                moves=i18n.semicolons(
                     f"{next_word.code(readable(model.tokenizer, p.token, p.id))} {pct(p.probability)} → {pct(q)}"
                     for p, q in zip(gone.words_before.text, gone.words_before_after, strict=True)
                 ),
