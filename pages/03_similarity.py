@@ -53,7 +53,9 @@ table.table(
 st.header(_("A hand-made embedding"), anchor="a-hand-made-embedding")
 words = list(similarity.TOY_EMBEDDING)
 cosines = similarity.cosine_table(words)
-st.markdown(chapter.fill(prose["toy"], cos_apple=i18n.num(cosines[words.index("apple"), words.index("orange")], 4)))
+cos_apple = cosines[words.index("apple"), words.index("orange")]
+st.markdown(chapter.fill(prose["toy"], cos_apple=i18n.num(cos_apple, 4)))
+chapter.notes_aside(chapter.fill(prose["aside_toy"], cos_apple_short=i18n.num(cos_apple, 2)))
 left, right = st.columns([1, 2])
 with left:
     table.table(

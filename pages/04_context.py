@@ -37,6 +37,17 @@ orange_row = {f"{how}_{w}": i18n.num(getattr(c, w), 3) for how, c in checks.item
 every_token = similarity.token_softmax_row(SENTENCES[0].split(), "orange")
 orange_row |= {f"token_{w}": i18n.num(every_token[w], 3) for w in ("orange", "apple", "an")}
 st.markdown(chapter.fill(prose["toy"], **orange_row))
+chapter.notes_aside(
+    chapter.fill(
+        prose["aside_toy"],
+        **orange_row,
+        **dict(
+            zip(
+                ("notes_orange", "notes_apple"), (i18n.num(w, 2) for w in similarity.NOTES_RELATED_WEIGHTS), strict=True
+            )
+        ),
+    )
+)
 c1, c2 = st.columns(2)
 sentence = c1.radio(_("Sentence"), SENTENCES, horizontal=True, **state.bound("ctx_sentence"))
 how = c2.radio(
@@ -93,9 +104,9 @@ table.table(
 )
 softmax_rows = similarity.mix(SENTENCES[0].split(), "softmax")
 and_row = softmax_rows.weights[softmax_rows.words.index("and")]
-st.markdown(
+chapter.notes_aside(
     chapter.fill(
-        prose["value_matrix"],
+        prose["aside_value_matrix"],
         and_and=i18n.num(and_row[softmax_rows.words.index("and")], 3),
         and_orange=i18n.num(and_row[softmax_rows.words.index("orange")], 3),
     )

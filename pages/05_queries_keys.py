@@ -18,6 +18,7 @@ tr = view.trace()
 layer = tr.layers[layer_i]
 labels = figures.token_labels([t.display for t in tr.tokens])
 st.markdown(prose["why"])
+chapter.notes_aside(prose["aside_why"])
 same = st.toggle(
     _("Same projection for queries and keys"), help=_("A counterfactual: q = k."), **state.bound("qk_same")
 )
@@ -108,7 +109,7 @@ sizes = dict(
 # most models split their width between the heads; Gemma 3's heads are wider than that split
 split = cfg.n_heads * cfg.d_head == cfg.d_model
 st.markdown(chapter.fill(prose["sizes" if split else "sizes_wider"], **sizes))
-st.info(chapter.fill(prose["slip"], **sizes))
+chapter.notes_aside(chapter.fill(prose["aside_width"], **sizes))
 widgets.chart(
     figures.bars(
         ["GPT-3 d_model", "GPT-3 d_head", f"{cfg.name} d_model", f"{cfg.name} d_head"],

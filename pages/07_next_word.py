@@ -19,6 +19,7 @@ st.latex(
     r"\mathcal{L} = -\frac{1}{n-1} \sum_{i=1}^{n-1} \ln p(t_{i+1} \mid t_1 \dots t_i)"
 )
 st.markdown(prose["training"])
+chapter.notes_aside(prose["aside_training"])
 candidates = prediction.candidate_probabilities(prediction.NOTES_CANDIDATES)
 st.markdown(prose["notes"])
 left, right = st.columns([2, 3])

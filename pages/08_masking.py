@@ -148,10 +148,10 @@ st.caption(
         sums=i18n.series(f"{q}: {i18n.num(s, 6)}" for q, s in zip(QUERIES, sums, strict=True))
     )
 )
-if mask_on and masking.is_worked_example(typed):
+if mask_on and masking.is_worked_example(typed) and chapter.notes_shown():
     slips = masking.notes_slips(weights)
-    st.markdown(
-        prose["slips"]
+    chapter.notes_aside(
+        prose["aside_slips"]
         + " "
         + i18n.semicolons(
             _("{query}, {key}: the notes write {notes}, exactly {exact}").format(
@@ -176,6 +176,7 @@ st.markdown(
         prose["small"], small=i18n.series(i18n.num(v, 7) for v in small), ratio=i18n.whole(round(small[1] / small[0]))
     )
 )
+chapter.notes_aside(prose["aside_small"])
 
 st.header(_("On the real sentence"), anchor="on-the-real-sentence")
 view = chapter.sentence_view(prefer_decoder=True)

@@ -26,6 +26,7 @@ st.latex(
 tr = view.trace()
 texts = [t.display for t in tr.tokens]
 st.markdown(chapter.fill(prose["displacement"], value=architecture.value_words(cfg)))
+chapter.notes_aside(prose["aside_displacement"])
 st.markdown(architecture.residual_sentence(cfg, cfg.name))
 c1, c2 = st.columns([2, 1])
 token = widgets.token_picker(tr, container=c1)

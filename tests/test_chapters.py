@@ -32,6 +32,11 @@ def markdown(at) -> str:
     return "\n".join(m.value for m in at.markdown)
 
 
+def captions(at) -> str:
+    """The page's captions, where a chapter says how the lesson notes differ (chapter.notes_aside)."""
+    return "\n".join(" ".join(c.value.split()) for c in at.caption)
+
+
 def in_link(at, name: str) -> str | None:
     """A parameter of the page's link (AppTest gives a string, or a list of them)."""
     value = at.query_params.get(name)
@@ -212,7 +217,7 @@ def test_4_context_shows_which_weighting_gives_the_notes_057():
     assert f"{row['softmax over the related words']:.4f}" == f"{math.e / (math.e + math.exp(s)):.4f}" == "0.5727"
     assert f"{row['divided by the sum']:.4f}" == f"{1 / (1 + s):.4f}" == "0.5858"
     assert list(table["rounds to the notes' 0.57 / 0.43"]) == ["no", "yes", "no"]
-    assert "not a slip" in markdown(at)
+    assert "0.57 and 0.43 are the softmax over the related words, 0.573 and 0.427" in captions(at)
     assert apptest.table(at, "context_final_cosines")["nearer"] == ["orange", "phone"]
     # every value of the new vectors to three decimals: st.dataframe wrote 1.810 as "1.81" beside "1.708"
     vectors = next(e for e in at.get("bidi_component") if e.proto.id.endswith("-context_new_vectors"))
@@ -267,8 +272,8 @@ def test_5_symmetric_scores_give_asymmetric_weights_and_the_notes_12288_is_a_wid
     text = markdown(at)
     assert f"{orange_and:.4f}" in text and f"{and_orange:.4f}" in text and "0.1482" in text and "0.1345" in text
     assert "384 / 12 = 32" in text  # MiniLM: d_model / n_heads = d_head
-    slip = messages(at)
-    assert "12,288 is GPT-3's embedding width" in slip and "50,257" in slip and "2,048" in slip
+    aside = captions(at)
+    assert "12,288 is GPT-3's embedding width" in aside and "50,257" in aside and "2,048" in aside
 
 
 # --- 6. scaling ------------------------------------------------------------------------------------------
@@ -412,7 +417,7 @@ def test_8_masking_worked_softmax_keeps_minus_infinity_and_a_centred_scale(model
     assert np.allclose(w[:2, 1], [e(0.8), e(-0.3)] / (e(0.8) + e(-0.3)), atol=5e-4)  # 0.750, 0.250, as the notes say
     assert w[0, 2] == pytest.approx(e(1.9) / (e(1.9) + e(-0.2) + e(0.99)), abs=5e-4)  # 0.656; the notes print 0.69
     column_4 = e(4.4) / (e(4.4) + e(0.8) + e(0.67) + e(1.31))
-    assert f"the notes write 0.92, exactly {column_4:.3f}" in markdown(at) and f"{column_4:.3f}" == "0.912"
+    assert f"the notes write 0.92, exactly {column_4:.3f}" in captions(at) and f"{column_4:.3f}" == "0.912"
     assert "(0.0000454, 0.9999092, 0.0000454)" in markdown(at)  # softmax(10, 20, 10), not (0.33, 0.67, 0)
     causal = z(figure(at, "Illustration"))  # the encoder's counterfactual
     assert (causal[np.triu_indices(13, 1)] == 0).all()

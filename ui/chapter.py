@@ -27,6 +27,7 @@ def begin(file: str) -> dict[str, str]:
     """Shared state from the URL, the chapter's title and opening prose; returns its prose sections."""
     state.init()
     widgets.language_choice()  # every page, those without a model too, says its language
+    notes_switch()
     engine.accept_where_needed()  # before the link's notices are said: a token the link named is checked
     chapter = chapters.by_file(file)
     st.session_state[CURRENT] = file
@@ -35,6 +36,34 @@ def begin(file: str) -> dict[str, str]:
     st.markdown(prose["intro"])
     widgets.url_notices()
     return prose
+
+
+ASIDE_PREFIX = "aside_"  # a prose section so named says where the lesson notes differ: notes_aside shows it
+
+
+def notes_switch() -> None:
+    """In the sidebar: whether the chapters say where the lesson notes' numbers or words differ from the exact
+    ones (bound to the link's "notes", so that a teacher's link keeps it)."""
+    st.sidebar.toggle(
+        _("Show where the notes' numbers differ"),
+        **state.bound("notes"),
+        help=_(
+            "The asides that compare the lesson notes with the exact values. Off, they are hidden; "
+            "every number the page shows is the exact one either way."
+        ),
+    )
+
+
+def notes_shown() -> bool:
+    """Whether this view shows the asides on the lesson notes (the sidebar's switch)."""
+    return bool(state.get("notes"))
+
+
+def notes_aside(text: str) -> None:
+    """A remark on where the lesson notes differ from the exact value, as a small aside that the sidebar's
+    switch hides: the page's own numbers stay the same either way."""
+    if notes_shown():
+        st.caption(_("**Beside the notes.**") + " " + text)
 
 
 def end() -> None:

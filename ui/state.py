@@ -185,6 +185,7 @@ PARAMS: dict[str, Param] = {
     "layout": Param("paper", _one_of(*attention.LAYOUTS)),
     "specials": Param(True, _bool, lambda v: "1" if v else "0"),
     "presenter": Param(False, _bool, lambda v: "1" if v else "0"),  # projector type, prose hidden
+    "notes": _flag_param(True),  # the chapters' asides on where the lesson notes' numbers differ (chapter.notes_aside)
     "step": Param(0, _int_in(0, 4)),  # presenter mode: the step of the four shown alone, 0 for all four
     # weights coloured 0 to 1, one scale a class can compare across rows, or each query's own (0 to its largest)
     "colours": Param("unit", _one_of("unit", "row")),
