@@ -145,7 +145,9 @@ if blind:
 sums = masking.column_sums(weights)
 st.caption(
     _("Column sums: {sums}").format(
-        sums=i18n.series(f"{q}: {i18n.num(s, 6)}" for q, s in zip(QUERIES, sums, strict=True))
+        sums=i18n.series(
+            _("{query}: {sum}").format(query=q, sum=i18n.num(s, 6)) for q, s in zip(QUERIES, sums, strict=True)
+        )
     )
 )
 if mask_on and masking.is_worked_example(typed) and chapter.notes_shown():
