@@ -73,8 +73,8 @@ html:lang(ko) body, html:lang(ko) body * {{ word-break: keep-all !important; ove
 # Streamlit's note under a text box that was changed ("Press Ctrl+Enter to apply") is written in English by its own
 # code: in another language, the page's words instead (its <html lang>, ui/widgets.py, picks them)
 APPLY = {
-    "stTextArea": N_("Press Ctrl+Enter (⌘+Enter on a Mac) to apply"),
-    "stTextInput": N_("Press Enter to apply"),
+    "stTextArea": N_("Ctrl+Enter to apply"),  # as short as Streamlit's, which the box holds in its corner; ⌘ works too
+    "stTextInput": N_("Enter to apply"),
 }
 _CSS += "".join(
     f'html:lang({code}) [data-testid="{box}"] [data-testid="InputInstructions"] > span:first-child {{ display: none; }}\n'
