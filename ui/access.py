@@ -84,6 +84,16 @@ _CSS += "".join(
     if code != i18n.SOURCE
     for box, words in APPLY.items()
 )
+# Streamlit's own chart (where a click must reach the app) adds a Fullscreen button to Plotly's toolbar, titled in
+# English; Plotly shows a button's title from its data-title attribute, in CSS, which can say it in the page's words
+STREAMLIT_BUTTONS = (N_("Fullscreen"), N_("Close fullscreen"))
+_CSS += "".join(
+    f'html:lang({code}) [data-testid="stPlotlyChart"] .modebar-btn[data-title="{words}"]::after '
+    f"{{ content: {json.dumps(i18n.gettext(code, words), ensure_ascii=False)}; }}\n"
+    for code in i18n.offered()
+    if code != i18n.SOURCE
+    for words in STREAMLIT_BUTTONS
+)
 _component = st.components.v2.component(
     "attention_access", html='<div class="page-access"></div>', css=_CSS, js=_JS, isolate_styles=False
 )
