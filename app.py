@@ -37,6 +37,10 @@ reconnect.watch()  # a page whose server was lost, drawn again by the one it rea
 from ui import caches, chapters, state  # noqa: E402
 from ui.i18n import _  # noqa: E402
 
+# the tab's title in the page's language, once the language is known (the call above sets the icon and the layout
+# as early as they can be; a second call changes only what it names)
+st.set_page_config(page_title=_("Attention, step by step"))
+
 home = st.Page(ROOT / "pages" / "00_explorer.py", title=_("Explorer"), icon=":material/search:", default=True)
 lesson = [st.Page(ROOT / "pages" / c.file, title=c.title) for c in chapters.CHAPTERS]
 # The chapters in a menu at the top (on a phone, in the sidebar), every one listed and the open one marked: in

@@ -18,7 +18,9 @@ st.markdown(prose["why"])
 def experiment() -> None:
     """Its own fragment: moving d_k or the number of keys redraws the experiment, not the whole page."""
     c1, c2, c3 = st.columns(3)
-    d_k = c1.select_slider(_("d_k, the width of queries and keys"), state.D_K_WIDTHS, **state.bound("sc_dk"))
+    d_k = c1.select_slider(
+        _("d_k, the width of queries and keys"), state.D_K_WIDTHS, format_func=i18n.whole, **state.bound("sc_dk")
+    )
     n_keys = c2.slider(_("keys per query"), 2, 64, **state.bound("sc_keys"))
     scaled = c3.toggle(_("Divide by √dₖ"), help=_("A counterfactual when off."), **state.bound("sc_scaled"))
     exp = engine.scaling_experiment(d_k, n_keys)

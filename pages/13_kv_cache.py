@@ -128,6 +128,7 @@ def costs_section() -> None:
             model=sizes.name, context=i18n.whole(context)
         ),
         lengths,
+        format_func=i18n.whole,  # 32,768 (French 32 768): the language's grouping, at the slider's ends too
         **state.bound("kv_tokens"),
     )
     per_number = {

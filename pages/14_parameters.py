@@ -121,13 +121,15 @@ m2.metric(
 m3.metric(_("attention share"), i18n.share(b.share("attention"), 1))
 m4.metric(_("MLP share"), i18n.share(b.share("mlp"), 1))
 if sizes.published:
-    unit = sizes.published[-1]
-    st.caption(  # the count as the authors write it ("175B"), to set beside theirs
+    # the count to the precision its authors give ("175B"), set beside theirs, both abbreviated as the page's language
+    # abbreviates a count ("175 Md", "1750억"): the paper's "B" is English
+    scale = {"M": 1e6, "B": 1e9}[sizes.published[-1]]
+    st.caption(
         _("{model}: {total} parameters, {rounded} to the precision its authors give; they publish {published}.").format(
             model=sizes.name,
             total=i18n.whole(b.total),
-            rounded=budget.rounded(b.total, unit),
-            published=sizes.published,
+            rounded=i18n.compact(round(b.total / scale) * scale, 2),
+            published=i18n.compact(float(sizes.published[:-1]) * scale, 2),
         )
     )
 show_budget(b, sizes.name, "calculator")

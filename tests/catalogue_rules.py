@@ -109,13 +109,15 @@ def first_use_problems(units: list[tuple[str, str]], terms: list[Term]) -> list[
 
 def chapters_units(translations: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
     """Each prose file's messages in the order the file has them, with their translations (those of the draft
-    only)."""
+    only); its quiz left out, where an option with an English word in brackets reads as a hint."""
     from ui import prose
 
     out: dict[str, list[tuple[str, str]]] = {}
     for path in sorted((ROOT / "assets").rglob("*.md")):
         name = str(path.relative_to(ROOT / "assets").with_suffix(""))
-        for markdown in prose.sections(name).values():
+        for section, markdown in prose.sections(name).items():
+            if section == "quiz":  # a question and its options gloss nothing: the prose before them has
+                continue
             for _prefix, unit in prose.units(markdown):
                 if unit in translations:
                     out.setdefault(name, []).append((unit, translations[unit]))

@@ -641,7 +641,7 @@ def test_13_kv_cache_equals_full_masked_attention_and_says_it_is_an_illustration
     assert length.options[-1] == "512" and length.value == 512  # MiniLM reads 512 tokens: the link's 1,024 stops there
     at.radio(key="w:kv_model").set_value("gpt3").run()
     length = at.select_slider(key="w:kv_tokens")
-    assert length.options[-1] == "2048"  # GPT-3's context, not 4,096
+    assert length.options[-1] == "2,048"  # GPT-3's context (not 4,096), grouped
     length.set_value(2048).run()
     assert metric(at, "cache at 2,048 tokens, float32") == "18.00 GiB (19.3 GB)"
     assert metric(at, "cache at 2,048 tokens, fp16") == "9.00 GiB (9.7 GB)"

@@ -80,7 +80,7 @@ def move_every_control(at, end: int) -> list[str]:
             try:
                 slider._widget_state  # noqa: B018 (serialising the value is what checks it)
                 break
-            except ValueError:
+            except (ValueError, ArithmeticError):  # a number's format_func given the text ("2,048"): Decimal's error
                 continue
         moved.append(slider.key or slider.label)
     for box in at.number_input:

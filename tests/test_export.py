@@ -59,8 +59,12 @@ def test_file_names_carry_layer_head_and_the_sentence():
     assert downloads.file_name("tokens") == "tokens"
     long = downloads.slug("a fluffy blue creature roamed the verdant forest and then slept")
     assert long == "a-fluffy-blue-creature-roamed-the"  # cut after a word, at most 40 characters
-    other = [downloads.slug(t) for t in ("猫が座った", "犬が走った")]  # no Latin letters: still two names
+    # the sentence in its own script, accents and Hangul kept (fr59, ko25)
+    assert downloads.slug("Le café est chaud !") == "le-café-est-chaud"
+    assert downloads.slug("고양이가 매트 위에 앉았다") == "고양이가-매트-위에-앉았다"
+    other = [downloads.slug(t) for t in ("?!", "…")]  # no letter or digit at all: still two names
     assert other[0] != other[1] and all(s.startswith("text-") for s in other)
+    assert downloads.unusual(None, "gemma3") == ["", "gemma-3-270m"]  # the model as the menu names it
     assert downloads.unique(["a", "b", "a"], "png") == ["a.png", "b.png", "a-2.png"]
 
 

@@ -102,7 +102,6 @@ KEPT_TEXTS = sorted(
     key=len,
 )[::-1]
 KEPT_WORDS = {"minilm", "smollm", "gemma", "gpt", "bert", "llama", "bos", "eos", "cls", "sep", "unk", "pad"}
-KEPT_WORDS |= {"none", "causal"}  # the mask's values, as the link writes them (?mask=none) and every page names them
 KEPT_WORDS |= {"rmsnorm", "layernorm", "mlp", "rope", "qwen", "mistral", "mib", "gib", "float", "small", "brown"}
 # the English words the lessons feed a model or compare its guesses with (chapters 3, 4 and 7)
 KEPT_WORDS |= {"apple", "orange", "phone", "dog", "cat", "bluebird", "creature", "animal", "fluffy", "blue", "doll"}

@@ -9,11 +9,13 @@ it. Every control shows where the focus is, and Streamlit's captions are dark en
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import streamlit as st
 
-from .i18n import _
+from . import i18n
+from .i18n import N_, _
 
 _JS = Path(__file__).with_name("access.js").read_text(encoding="utf-8")
 FOCUS = "#0072B2"  # the theme's primary colour: 5.2:1 on white, 4.9:1 on the sidebar's grey
@@ -68,6 +70,30 @@ html:lang(ko) body, html:lang(ko) body * {{ word-break: keep-all !important; ove
 .skip-links li {{ margin: 0.15rem 0; }}
 .skip-links a {{ color: {FOCUS}; text-decoration: underline; }}
 """
+# Streamlit's note under a text box that was changed ("Press Ctrl+Enter to apply") is written in English by its own
+# code: in another language, the page's words instead (its <html lang>, ui/widgets.py, picks them)
+APPLY = {
+    "stTextArea": N_("Ctrl+Enter to apply"),  # as short as Streamlit's, which the box holds in its corner; ⌘ works too
+    "stTextInput": N_("Enter to apply"),
+}
+_CSS += "".join(
+    f'html:lang({code}) [data-testid="{box}"] [data-testid="InputInstructions"] > span:first-child {{ display: none; }}\n'
+    f'html:lang({code}) [data-testid="{box}"] [data-testid="InputInstructions"]::before '
+    f"{{ content: {json.dumps(i18n.gettext(code, words), ensure_ascii=False)}; }}\n"
+    for code in i18n.offered()
+    if code != i18n.SOURCE
+    for box, words in APPLY.items()
+)
+# Streamlit's own chart (where a click must reach the app) adds a Fullscreen button to Plotly's toolbar, titled in
+# English; Plotly shows a button's title from its data-title attribute, in CSS, which can say it in the page's words
+STREAMLIT_BUTTONS = (N_("Fullscreen"), N_("Close fullscreen"))
+_CSS += "".join(
+    f'html:lang({code}) [data-testid="stPlotlyChart"] .modebar-btn[data-title="{words}"]::after '
+    f"{{ content: {json.dumps(i18n.gettext(code, words), ensure_ascii=False)}; }}\n"
+    for code in i18n.offered()
+    if code != i18n.SOURCE
+    for words in STREAMLIT_BUTTONS
+)
 _component = st.components.v2.component(
     "attention_access", html='<div class="page-access"></div>', css=_CSS, js=_JS, isolate_styles=False
 )

@@ -338,18 +338,25 @@ def mask_sentence(cfg: ModelConfig) -> str:
             before=whole(cfg.sliding_window - 1),
             window=whole(cfg.sliding_window),
         )
+    names = mask_names()
     if pick(cfg, "native_mask", {"causal": True, "none": False}):
         return (
             _(
-                "{model} was trained with this mask, so it always runs with it; **mask → none** in the sidebar shows "
-                "what its heads would do if they could see ahead."
-            ).format(model=cfg.name)
+                "{model} was trained with this mask, so it always runs with it; **{mask} → {none}** in the sidebar "
+                "shows what its heads would do if they could see ahead."
+            ).format(model=cfg.name, mask=_("Mask"), none=names["none"])
             + window
         )
     return _(
-        "{model} was trained without it: each token sees the whole sentence, and **mask → causal** in the sidebar "
-        "shows what the mask would hide."
-    ).format(model=cfg.name)
+        "{model} was trained without it: each token sees the whole sentence, and **{mask} → {causal}** in the "
+        "sidebar shows what the mask would hide."
+    ).format(model=cfg.name, mask=_("Mask"), causal=names["causal"])
+
+
+def mask_names() -> dict[str, str]:
+    """The explorer's Mask choices (attention.MASKS) as its sidebar names them, in the page's language: the prose
+    that sends a reader there quotes the same words."""
+    return {"none": _("none"), "causal": _("causal")}
 
 
 def reads_words(cfg: ModelConfig) -> str:

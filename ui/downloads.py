@@ -23,6 +23,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import attention
+import attention.sources
 
 from . import theme
 from .i18n import N_, _
@@ -34,12 +35,12 @@ _ONE_AT_A_TIME = threading.Lock()
 
 
 def slug(text: str, limit: int = SLUG_CHARS) -> str:
-    """User text as part of a file name: lowercase ASCII words joined by "-", cut after a word.
+    """User text as part of a file name: its words, lowercase, joined by "-", cut after a word.
 
-    Text with no Latin letters or digits gets a short hash instead, so two sentences still differ."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    The words keep their own script ("le-café-est-chaud", "고양이가-앉았다"): a French or Korean sentence is not
+    spelled in ASCII. Text with no letters or digits at all gets a short hash instead, so two still differ."""
     out = ""
-    for word in re.findall(r"[a-z0-9]+", ascii_text):
+    for word in re.findall(r"[^\W_]+", unicodedata.normalize("NFC", text).lower()):
         longer = f"{out}-{word}" if out else word[:limit]
         if len(longer) > limit:
             break
@@ -80,10 +81,11 @@ def what_it_shows(layer: int | None, head: int | None, mask: str | None) -> list
 
 def unusual(mask: str | None, model: str | None, own: str = "none") -> list[str]:
     """What a file name adds when it is not the usual: a mask other than the model's own (`own`), a model other
-    than the bundled one (so the same view under SmolLM2, or masked, is another file)."""
+    than the bundled one, by the name the menu shows ("gemma-3-270m"): the same view under SmolLM2, or masked, is
+    another file."""
     return [
         f"{mask}-mask" if mask is not None and mask != own else "",
-        "" if model in (None, attention.DEFAULT_MODEL) else slug(model),
+        "" if model in (None, attention.DEFAULT_MODEL) else slug(attention.sources.SHOWN.get(model, model)),
     ]
 
 

@@ -10,10 +10,10 @@ const FULLSCREEN_ICON = {
 };
 
 // The figure alone on the screen, and back: Streamlit's own charts have this in their toolbar.
-function fullscreenButton(gd) {
+function fullscreenButton(gd, title) {
   return {
     name: "fullscreen",
-    title: "Fullscreen",
+    title,
     icon: FULLSCREEN_ICON,
     click: () => {
       if (document.fullscreenElement) document.exitFullscreen();
@@ -111,7 +111,7 @@ export default function (component) {
       gd.__height = layout.height || height;
       gd.style.minHeight = `${gd.__height}px`;
       const options = JSON.parse(config);
-      options.modeBarButtonsToAdd = [fullscreenButton(gd)];
+      options.modeBarButtonsToAdd = [fullscreenButton(gd, data.fullscreen || "Fullscreen")];
       return Plotly.newPlot(gd, fig.data, layout, options).then(() => {
         readable(gd);
         gd.on("plotly_afterplot", () => readable(gd)); // a relayout draws its texts anew
@@ -119,7 +119,7 @@ export default function (component) {
       });
     })
     .catch((error) => {
-      gd.textContent = `This figure could not be drawn: ${error}`;
+      gd.textContent = (data.failed || "This figure could not be drawn: {error}").replace("{error}", error); // ui/plot.py says it
     })
     .finally(() => {
       if (gd.__spec === data.spec && gd.__config === config) delete gd.dataset.drawing;

@@ -27,7 +27,8 @@ import plotly.io
 import streamlit as st
 from _plotly_utils.utils import to_typed_array_spec
 
-from .i18n import _
+from . import i18n
+from .i18n import N_, _
 from .preload import LOADER, PLOTLY_JS
 
 _JS = LOADER + "".join(Path(__file__).with_name(f).read_text(encoding="utf-8") for f in ("plot_fit.js", "plot.js"))
@@ -47,7 +48,37 @@ def plot(
     # every value text: Streamlit looks for data frames in any other (and imports pandas to do it)
     data = {"spec": spec(fig), "config": json.dumps(config), "plotly": PLOTLY_JS}
     data |= {"label": label, "describedBy": described_by, "headName": _("head {n}"), "laidOut": laid_out}
+    data |= {"fullscreen": _("Fullscreen"), "failed": _("This figure could not be drawn: {error}")}
     _component(key=key, data=data, height="content")
+
+
+# What Plotly itself writes on a chart of ours, in English, by its own words (its locale dictionary's keys): the
+# toolbar's tooltips, the note after a zoom, the camera button's messages. Plotly ships a locale file per language;
+# the app says them through its own catalogues instead, so every word on a page is translated in one place.
+PLOTLY_WORDS = (
+    N_("Zoom"),
+    N_("Pan"),
+    N_("Zoom in"),
+    N_("Zoom out"),
+    N_("Autoscale"),
+    N_("Reset axes"),
+    N_("Download plot as a PNG"),
+    N_("Download plot"),
+    N_("Double-click to zoom back out"),
+    N_("Preparing image - this may take a few seconds"),
+    N_("Image download succeeded"),
+    N_("Sorry, there was a problem downloading your image!"),
+)
+
+
+def localised(config: dict) -> dict:
+    """Plotly's config with its own words in the page's language (config.locale and the dictionary beside it), for
+    this element and for Streamlit's chart alike; English as it is."""
+    code = i18n.language()
+    if code == i18n.SOURCE:
+        return config
+    words = {word: _(word) for word in PLOTLY_WORDS}
+    return config | {"locale": code, "locales": {code: {"dictionary": words}}}
 
 
 def spec(fig: go.Figure) -> str:

@@ -81,7 +81,7 @@ def chart(
         if switch is not None:
             shown[key or name] = _Shown(drawn_view, fig, file)
         downloads.register(key or name, file, fig)
-    config = theme.chart_config(drawn, state.get("export"))
+    config = plot.localised(theme.chart_config(drawn, state.get("export")))
     label = chart_text.name(fig, switch)
     if subtitle:
         label = f"{label} — {subtitle}"

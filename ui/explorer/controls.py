@@ -12,9 +12,9 @@ from ..i18n import _
 
 def mask_help() -> str:
     return _(
-        "none: every token sees every other (how an encoder runs). causal: a token sees only itself and the ones "
+        "{none}: every token sees every other (how an encoder runs). {causal}: a token sees only itself and the ones "
         "before it (how a decoder runs)."
-    )
+    ).format(**architecture.mask_names())
 
 
 def layout_names() -> dict[str, str]:
@@ -35,6 +35,7 @@ def controls(cfg: attention.ModelConfig) -> int:
             _("Mask"),
             attention.MASKS,
             **state.bound("mask"),
+            format_func=architecture.mask_names().get,
             horizontal=True,
             help=mask_help(),
         )

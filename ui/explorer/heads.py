@@ -383,7 +383,7 @@ def steps_caption(tr: attention.Trace, colours: str, layout: str) -> str:
         weights = _("Weights are coloured from 0 to 1.")
     scores = _("Scores: red above 0, blue below, each step on its own scale.")
     if tr.mask_kind == "none":
-        mask = _("With mask none nothing is hidden, so step 3 is step 2 unchanged.")
+        mask = _("With no mask nothing is hidden, so step 3 is step 2 unchanged.")
         if not tr.mask_is_real:
             mask += " " + _(
                 "This decoder was trained with the causal mask: without it, every token here is a counterfactual."

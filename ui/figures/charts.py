@@ -260,6 +260,18 @@ def head_norm_bars(
     )
 
 
+PERCENT_STEPS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5)
+
+
+def percent_ticks(code: str, end: float, most: int = 6) -> dict:
+    """An axis of shares from 0 to `end` labelled as percentages the language's way ("10%", French "10 %"): plotly's
+    own "%" format writes no space before the sign."""
+    step = next((s for s in PERCENT_STEPS if end / s <= most), 1.0)
+    values = [round(i * step, 6) for i in range(int(end / step + 1e-9) + 1)]
+    digits = 1 if step < 0.01 else 0
+    return dict(tickmode="array", tickvals=values, ticktext=[i18n.percent(code, v, digits if v else 0) for v in values])
+
+
 def next_token_bars(tokens: Sequence[str], probabilities: Sequence[float], title: str) -> go.Figure:
     """The most likely next tokens as horizontal bars, the likeliest on top, each with its probability.
 
@@ -278,8 +290,11 @@ def next_token_bars(tokens: Sequence[str], probabilities: Sequence[float], title
         text=[i18n.percent(code, p, 1) for p in probabilities],
         textposition="outside",
         cliponaxis=False,
-        customdata=names,
-        hovertemplate="%{customdata}: %{x:.2%}<extra></extra>",
+        customdata=[
+            _("{name}: {said}").format(name=n, said=i18n.percent(code, p, 2))
+            for n, p in zip(names, probabilities, strict=True)
+        ],
+        hovertemplate="%{customdata}<extra></extra>",
     )
     return figure(
         [bar],
@@ -287,7 +302,7 @@ def next_token_bars(tokens: Sequence[str], probabilities: Sequence[float], title
         title_room(title) + 55 + 36 * len(names),
         checked=False,
         yaxis=dict(tickmode="array", tickvals=rows, ticktext=names, autorange="reversed"),
-        xaxis=dict(title=dict(text=_("probability")), range=[0, top * 1.25], tickformat=".0%", **GRID),
+        xaxis=dict(title=dict(text=_("probability")), range=[0, top * 1.25], **percent_ticks(code, top * 1.25), **GRID),
         margin=dict(l=label_px(names) + 15, r=20, b=55),
     )
 
