@@ -13,9 +13,11 @@ import re
 
 import pytest
 
+from tests import typography
 from tests.apptest import run_page
 from tests.test_architecture_words import PAGES
 from tests.test_translations import KEPT_TEXTS, KEPT_WORDS, outside_glosses, page_words
+from ui import plot
 
 # English's commonest small words, and the code names that leaked before (the mask's values, the head roles'
 # keys, the MLP's matrices). Not those French also writes ("on", "or", "an", "as", "but", "causal"): those are
@@ -76,7 +78,7 @@ def english_left(text: str, code: str) -> list[str]:
 @pytest.mark.parametrize("model", list(MODELS))
 @pytest.mark.parametrize("code", ["fr", "ko"])
 @pytest.mark.parametrize("page", PAGES, ids=[p.split("/")[-1] for p in PAGES])
-def test_no_english_function_word_on_a_french_or_korean_page(page, code, model):
+def test_a_french_or_korean_page_has_no_english_function_word_and_keeps_its_typography(page, code, model):
     params = {"lang": code} | ({"model": MODELS[model]} if MODELS[model] else {})
     at = run_page(page, **params)
     assert not at.exception
@@ -85,3 +87,28 @@ def test_no_english_function_word_on_a_french_or_korean_page(page, code, model):
     assert read > 60, f"only {read} words read: the page did not draw"  # the test measured a page
     left = [(t[:100], words) for t in texts if (words := english_left(t, code))]
     assert left == []
+    # the same page's typography, in what the code assembles as well as in the catalogues
+    broken = [fault for t in texts for fault in typography.faults(t, code)]
+    broken += [fault for spec, _ in plot.drawn(at) for fault in typography.percent_axes(spec, code)]
+    assert broken == []
+
+
+def test_the_typography_rules_find_what_the_reviews_found():
+    """The rules above fail on the strings the French and Korean reviews quoted, and pass their corrections."""
+    broken = [
+        "q1: 1,000000 ; q2\u00a0: 0,5",
+        "ticks 0% 10%",
+        "(−184 067 328); il n'a pas",
+        "« -0,3 »",
+        "“une créature”",
+    ]
+    right = [
+        "q1\u00a0: 1,000000\u00a0; q2\u00a0: 0,5",
+        "10\u00a0%",
+        "(−184 067 328)\u00a0; il",
+        "−0,3",
+        "«\u00a0une\u00a0»",
+    ]
+    assert all(typography.faults(t, "fr") for t in broken)
+    assert [f for t in right for f in typography.faults(t, "fr")] == []
+    assert typography.faults("-0.123", "ko") and not typography.faults("−0.123, L1-H2, 1e-5", "ko")

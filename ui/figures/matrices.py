@@ -175,7 +175,8 @@ def table_heatmap(
         xgap=1,
         ygap=1,
         colorbar=dict(thickness=12),
-        hovertemplate="%{y} · %{x}: %{z:.4f}<extra></extra>",
+        hovertemplate=_("{row} · {column}: {value}").format(row="%{y}", column="%{x}", value="%{z:.4f}")
+        + "<extra></extra>",
         **cells,
     )
     return figure(
