@@ -100,7 +100,7 @@ def move_every_control(at, end: int) -> list[str]:
 
 
 def _numbers(option: str) -> list:
-    digits = option.replace(",", "").replace("\u202f", "").replace("\xa0", "").replace(" ", "")
+    digits = option.replace(",", "").replace("\u202f", "").replace("\xa0", "").replace(" ", "").replace("\u2212", "-")
     out = []
     for kind in (int, float):
         with contextlib.suppress(ValueError):

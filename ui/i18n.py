@@ -261,17 +261,16 @@ def percent(code: str, share: float, digits: int = 0) -> str:
 
 @functools.cache
 def _separators_table(code: str) -> dict[int, str]:
-    """str.translate's table from Python's separators (. and ,) to the language's."""
+    """str.translate's table from Python's separators (. and ,) to the language's, and its hyphen to a minus sign."""
     from babel.numbers import get_decimal_symbol, get_group_symbol
 
-    return str.maketrans({".": get_decimal_symbol(code), ",": get_group_symbol(code)})
+    return str.maketrans({".": get_decimal_symbol(code), ",": get_group_symbol(code), "-": "\u2212"})
 
 
 def formatted(code: str, value: float, spec: str) -> str:
     """format(value, spec) with the language's separators: for the many numbers a figure prints in its cells,
     where Babel's own formatting, one call per number, would cost more than the figure ("0.57" -> "0,57"). A
-    negative number keeps its hyphen here: the figures' font (DejaVu Sans) draws the minus sign 2.3 times as wide,
-    which would shrink the type of every cell that holds one."""
+    negative number takes the minus sign (U+2212), as the −∞ beside it does: "−0,30", not "-0,30"."""
     return format(value, spec).translate(_separators_table(code))
 
 
