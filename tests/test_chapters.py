@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import attention
-from attention.lessons import masking, position
+from attention.lessons import context, masking, position
 from tests import apptest
 from tests.apptest import array, figure, figures, messages, metric, number, run_page, typed_markup
 from tests.gpt2_counts import gpt2_of_sizes, parameters_by_group
@@ -201,7 +201,6 @@ def test_4_context_shows_which_weighting_gives_the_notes_057():
     assert f"{row['divided by the sum']:.4f}" == f"{1 / (1 + s):.4f}" == "0.5858"
     assert list(table["rounds to the notes' 0.57 / 0.43"]) == ["no", "yes", "no"]
     assert "not a slip" in markdown(at)
-    assert apptest.table(at, "context_final_cosines")["nearer"] == ["orange", "phone"]
     # every value of the new vectors to three decimals: st.dataframe wrote 1.810 as "1.81" beside "1.708"
     vectors = next(e for e in at.get("bidi_component") if e.proto.id.endswith("-context_new_vectors"))
     assert set(json.loads(vectors.proto.json)["digits"]) == {3}
@@ -211,19 +210,23 @@ def test_4_context_shows_which_weighting_gives_the_notes_057():
     text = " ".join(markdown(at).split())
     assert f"itself {e / (e + r + 3):.3f}, apple {r / (e + r + 3):.3f}, and the two" in text
     assert f"{2 / (e + r + 3):.3f} together" in text
-    # the question "at which layer do the two apples part ways?" has its curve: apple against apple, layer by layer
-    apart = figure(at, "“apple” in “an apple and an orange” vs in “an apple phone”")
+    # the question "at which layer do the two apples part ways?" has its curve: apple against apple, layer by
+    # layer, each vector less the mean of every token of the four texts at its layer
+    pair = context.PAIRS["en"]
+    apart = figure(at, "“apple” in “an orange and an apple” vs in “a phone made by apple”")
     model = attention.load_model("all-MiniLM-L6-v2")
-    hidden = [
-        attention.trace(model, s).hidden[:, 2] for s in ("an apple and an orange", "an apple phone")
-    ]  # [CLS] an apple
-    by_hand = [a @ b / np.linalg.norm(a) / np.linalg.norm(b) for a, b in zip(*hidden, strict=True)]
+    traces = [attention.trace(model, s) for s in (*pair.sentences, *pair.references)]
+    mean = np.concatenate([tr.hidden[:, 1:-1] for tr in traces], axis=1).mean(axis=1)  # no [CLS], no [SEP]
+    apples = [traces[0].hidden[:, 5] - mean, traces[1].hidden[:, 5] - mean]  # [CLS] an orange and an apple
+    by_hand = [a @ b / np.linalg.norm(a) / np.linalg.norm(b) for a, b in zip(*apples, strict=True)]
     assert array(apart["data"][0]["y"]) == pytest.approx(by_hand, abs=1e-5)
-    assert by_hand[0] == pytest.approx(1.0) and min(by_hand) < 0.9  # the same input, then apart
+    assert min(by_hand) < 0.7  # the contexts pull them apart
+    assert apptest.table(at, "context_final_cosines")["nearer"] == ["orange", "phone"]
     # each line in its reference's colour: the orange lines are the ones "vs orange"
-    lines = figure(at, "Cosine similarity of “apple” with “orange” and “phone”")["data"]
+    lines = figure(at, "Mean-centred cosine of “apple” with “orange” and “phone”")["data"]
     assert {t["line"]["color"] for t in lines if t["name"].endswith("vs orange")} == {"#E69F00"}
     assert "#E69F00" not in {t["line"]["color"] for t in lines if t["name"].endswith("vs phone")}
+    assert "leans more toward" in markdown(at)
     at.radio(key="w:ctx_weights").set_value("normalized").run()
     spec = figure(at, "Weights: divided by the sum")
     words = list(spec["data"][0]["y"])

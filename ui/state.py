@@ -38,13 +38,13 @@ EXAMPLES = {
 # Each language's own examples, offered first in that language: its opening sentence (below) leads.
 EXAMPLES_IN = {
     "fr": {
-        "une créature bleue et duveteuse errait dans la forêt verdoyante": "forêt",
+        "un petit animal bleu et doux vivait dans la forêt verte": "forêt",
         "la capitale de la France est": "est",
         "le chat noir dort sur le": "le",
         "l'animal n'a pas traversé la rue parce qu'il était trop fatigué": "il",
     },
     "ko": {
-        "털이 복슬복슬한 파란 괴물이 푸른 숲을 돌아다녔다": "숲",
+        "털이 많은 파란 동물이 숲에서 살았다": "숲",
         "대한민국의 수도는": "는",
         "그 동물은 너무 피곤해서 길을 건너지 않았다": "동물",
     },
