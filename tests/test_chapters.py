@@ -118,7 +118,11 @@ def test_1_the_big_picture_reads_the_model(st_model):
     at = run_page(page("big_picture"))
     used = sum(p.numel() for name, p in st_model.named_parameters() if ".pooler." not in name)  # mean pooling
     assert metric(at, "parameters") == f"{used:,}"
-    assert metric(at, "layers") == "6" and metric(at, "heads per layer") == "12 × 32"
+    assert (
+        metric(at, "layers") == "6"
+        and metric(at, "heads per layer") == "12"
+        and metric(at, "width per head d_head") == "32"
+    )
     diagram = figure(at, "all-MiniLM-L6-v2, box by box")
     texts = [a["text"] for a in diagram["layout"]["annotations"]]
     assert any("Attention" in t and 'href="heads' in t for t in texts)  # a box opens its chapter: many heads

@@ -41,6 +41,8 @@ def points(spec: dict, name: str) -> np.ndarray:
 
 
 def cosines(m: np.ndarray) -> np.ndarray:
+    """Mean-centred, over the tokens shown: every token's drift along one shared direction left out."""
+    m = m - m.mean(axis=0)
     unit = m / np.linalg.norm(m, axis=1, keepdims=True)
     return unit @ unit.T
 
@@ -85,6 +87,11 @@ def test_cls_and_sep_count_in_before_after_only_when_shown_there_too(specials, h
     assert np.allclose(np.subtract(moved["cosine after"], moved["cosine before"]), moved["change"])
     shown_specials = any("[CLS]" in t or "[SEP]" in t for t in [*moved["token"], *moved["moved most toward"]])
     assert shown_specials == shown
+    # the caption counts what the table shows: the moves toward a neighbour, and the commonest target
+    neighbours = sum(abs(i - j) == 1 for j, i in enumerate(change.argmax(axis=1)))
+    captions = " ".join(c.value for c in at.caption)
+    assert f"Here {neighbours} of the {len(keep)} tokens moved most toward a neighbour" in captions
+    assert "mean-centred" in captions
 
 
 def test_the_after_choice_is_in_the_link_and_a_link_reopens_it(model):

@@ -9,7 +9,7 @@ import streamlit as st
 
 import attention
 from attention.lessons import prediction
-from attention.lessons.geometry import AFTER, moved_toward
+from attention.lessons.geometry import AFTER, moved_toward, summarise_moves
 from attention.tokens import readable
 
 from .. import architecture, downloads, engine, figures, head_switch, i18n, next_word, state, widgets
@@ -230,11 +230,32 @@ def updated_section(
             tokens=named
         )
     )
+    summary = summarise_moves(moves)
+    counted = (
+        " "
+        + n_(
+            "Here {count} of the {n} token moved most toward a neighbour (the token just before or after it), and "
+            "“{token}” is the one most moved toward, by {most}.",
+            "Here {count} of the {n} tokens moved most toward a neighbour (the token just before or after it), and "
+            "“{token}” is the one most moved toward, by {most}.",
+            summary.n,
+        ).format(
+            count=summary.to_neighbour,
+            n=summary.n,
+            token=isolated(texts[summary.commonest]),
+            most=summary.commonest_count,
+        )
+        if summary.n
+        else ""
+    )
     st.caption(
         _(
             "The picture is fitted to the tokens shown. **Moved most toward**: the other token whose cosine "
-            "similarity with it rose the most through this step."
+            "similarity with it rose the most through this step. The cosines are mean-centred: the mean of the "
+            "tokens shown is subtracted first, since every token drifts toward one shared direction that pushes "
+            "every plain cosine toward 1."
         )
+        + counted
         + hidden
     )
     table(
