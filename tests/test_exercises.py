@@ -11,7 +11,7 @@ from attention.lessons import context
 from tests import apptest
 from tests.apptest import run_page
 from tests.test_chapters import markdown, page
-from ui import state
+from ui import figures, state
 
 
 @pytest.mark.parametrize("code", ["fr", "ko"])
@@ -40,3 +40,32 @@ def test_each_languages_examples_are_common_words_that_tokenize_cleanly(code):
         tokens = [t for t in attention.trace(model, sentence).tokens if not t.is_special]
         words = re.findall(r"\w+|[^\w\s]", sentence)  # an elided l' or qu' is a word and its apostrophe
         assert len(tokens) <= (1.25 if code == "fr" else 2.5) * len(words), (sentence, [t.text for t in tokens])
+
+
+def _labels(model: attention.Model, text: str) -> set[str]:
+    """The tokens of a text as the charts name them (a repeated one with its position)."""
+    return set(figures.token_labels([t.display for t in attention.trace(model, text).tokens], escaped=False))
+
+
+@pytest.mark.parametrize("code", ["fr", "ko"])
+@pytest.mark.parametrize("name", ["values", "cross_attention"])
+def test_the_exercises_name_only_words_on_screen_in_each_language(code, name):
+    """Chapters 9 and 12 on a French or Korean session's opening: every token the exercise names is a token of the
+    sentences shown, and no English word of the notes' sentence ("creature", "fluffy", "forest") is asked for."""
+    sentence, model = state.opening(code)
+    at = run_page(page(name), lang=code, model=model)
+    assert not at.exception
+    exercise = markdown(at)
+    named = re.findall(r"`([^`]+)`", exercise)  # the pages name a token of the sentence in a code span
+    assert named, exercise
+    loaded = attention.load_model(model)
+    shown = _labels(loaded, sentence) | {sentence}
+    if name == "cross_attention":
+        shown |= _labels(loaded, state.CROSS_SOURCE) | {state.CROSS_SOURCE}
+    for token in named:
+        assert token in shown, (token, exercise)
+    for english in ("creature", "fluffy"):  # the notes' words; "forest" is chapter 12's English source's
+        assert english not in exercise
+    if name == "cross_attention":  # a translation: the English source above its French or Korean target
+        assert state.CROSS_SOURCE in at.text_input(key="w:cr_source").value
+        assert sentence in markdown(at)
