@@ -69,3 +69,27 @@ def test_the_exercises_name_only_words_on_screen_in_each_language(code, name):
     if name == "cross_attention":  # a translation: the English source above its French or Korean target
         assert state.CROSS_SOURCE in at.text_input(key="w:cr_source").value
         assert sentence in markdown(at)
+
+
+def test_a_french_sentence_reads_as_french_and_an_english_one_does_not():
+    from ui.widgets import looks_french
+
+    assert looks_french("un petit animal bleu vivait dans la forêt verte")
+    assert looks_french("l'animal n'a pas traversé la rue parce qu'il était trop fatigué")
+    assert not looks_french("a fluffy blue creature roamed the verdant forest")
+    assert not looks_french("the café on the corner")  # one accented loan word does not tip an English sentence
+    assert not looks_french("대한민국의 수도는")
+
+
+@pytest.mark.parametrize("model", ["all-MiniLM-L6-v2", "smollm2"])
+def test_french_on_an_english_only_model_gets_the_notice_and_gemma_does_not(model):
+    """fr19 / fr38: MiniLM and SmolLM2 were trained on English: a French sentence on them is said so, with the
+    multilingual model one click away; the same sentence on Gemma 3 is not."""
+    text = "un petit animal bleu vivait dans la forêt verte"
+    at = run_page(text=text, model=model)
+    assert "trained on English text only" in apptest.messages(at)
+    assert any(b.key == "w:unread" for b in at.button)
+    gemma = run_page(text=text, model="gemma3")
+    assert "trained on English text only" not in apptest.messages(gemma)
+    english = run_page(text="a fluffy blue creature roamed the verdant forest", model=model)
+    assert "trained on English text only" not in apptest.messages(english)
