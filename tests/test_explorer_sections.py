@@ -139,8 +139,15 @@ def test_the_next_word_panel_needs_a_decoder():
     at = run_page()
     assert not [t for t in figures(at) if t.startswith("The next token")]
     assert any(
-        "is an encoder: it has no head that predicts a next word. Pick **SmolLM2-135M**" in c.value for c in at.caption
+        "is an encoder: it reads the whole sentence at once and has no head that predicts a next word. Only a decoder"
+        in c.value
+        for c in at.caption
     )
+    assert not any("mask" in c.value for c in at.caption if "is an encoder" in c.value)  # ko22: no talk of masks
+    (button,) = [b for b in at.button if b.key == "w:next_with_smollm2"]  # the decoder offered in one click
+    button.click().run()
+    assert at.session_state["model"] == "smollm2" and not at.exception
+    assert [t for t in figures(at) if t.startswith("The next token")]
 
 
 def top_ten(logits: np.ndarray, temperature: float, apart: list[int]) -> tuple[np.ndarray, np.ndarray]:

@@ -395,6 +395,11 @@ def unread_notice(model: attention.Model, text: str) -> None:
             )
 
 
+def choose_model(name: str) -> None:
+    """A model picked by a button, as if picked in the menu (a button's on_click)."""
+    _choose(name)
+
+
 def _choose(name: str) -> None:
     """A model picked by a button, as if picked in the menu."""
     st.session_state["w:model"] = name

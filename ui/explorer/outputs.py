@@ -295,11 +295,21 @@ def next_word_section(tr: attention.Trace) -> None:
 
     Its own fragment: moving the temperature redraws only this section."""
     if tr.next_logits is None:
+        decoders = [c for c in engine.choices().values() if c.available and c.native_mask == "causal"]
         st.caption(
-            _("{model} is an encoder: it has no head that predicts a next word.").format(model=tr.model_name)
-            + " "
-            + widgets.decoders_here()
+            _(
+                "{model} is an encoder: it reads the whole sentence at once and has no head that predicts a next "
+                "word. Only a decoder, trained to write a text one token after another, predicts the next word."
+            ).format(model=tr.model_name)
+            + ("" if decoders else " " + widgets.decoders_here())
         )
+        for column, choice in zip(st.columns(max(len(decoders), 1)), decoders, strict=False):
+            column.button(
+                _("See {model} predict it").format(model=widgets.short_label(choice)),
+                on_click=widgets.choose_model,
+                args=(choice.name,),
+                key=f"w:next_with_{choice.name}",
+            )
         return
     norm = architecture.norm_name(tr.config)
     st.latex(rf"p = \operatorname{{softmax}}\Big(\operatorname{{{norm}}}_f\big(e'_n\big)\, W_E^{{\top}} \,/\, T\Big)")
