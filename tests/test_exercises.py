@@ -93,3 +93,27 @@ def test_french_on_an_english_only_model_gets_the_notice_and_gemma_does_not(mode
     assert "trained on English text only" not in apptest.messages(gemma)
     english = run_page(text="a fluffy blue creature roamed the verdant forest", model=model)
     assert "trained on English text only" not in apptest.messages(english)
+
+
+@pytest.mark.parametrize("code", ["fr", "ko"])
+def test_chapter_5_says_who_reads_whom_when_the_adjective_follows_the_noun(code):
+    """fr31: on a causal decoder, « bleu » after « animal » cannot be read by it; the page says so with the weights
+    of the head shown, computed (0 by the mask one way, the adjective's weight on the noun the other)."""
+    from attention.lessons import word_order
+
+    sentence, name = state.opening(code)
+    at = run_page(page("queries_keys"), lang=code, model=name)
+    assert not at.exception
+    noun, adjectives = word_order.NOUN_ADJECTIVES[code]
+    tr = attention.trace(attention.load_model(name), sentence, mask="causal")
+    reads = word_order.adjective_reads(tr, 0, 0, noun, adjectives)
+    assert [r.after for r in reads] == ([False, True] if code == "fr" else [False, False])
+    for r in reads:
+        assert (r.adjective_on_noun if not r.after else r.noun_on_adjective) == 0.0  # the mask: the later is unseen
+        assert r.best_weight >= (r.adjective_on_noun if r.after else r.noun_on_adjective)
+    text = markdown(at)
+    assert all(r.adjective in text for r in reads)
+    if code == "fr":
+        bleu = reads[1]
+        assert "l’ordre des mots change le tableau" in text
+        assert f"{bleu.adjective_on_noun:.3f}".replace(".", ",") in text
