@@ -117,3 +117,19 @@ def test_chapter_5_says_who_reads_whom_when_the_adjective_follows_the_noun(code)
         bleu = reads[1]
         assert "l’ordre des mots change le tableau" in text
         assert f"{bleu.adjective_on_noun:.3f}".replace(".", ",") in text
+
+
+def test_chapter_2s_english_sentences_are_glossed_on_french_and_korean_pages():
+    """ko31: the notes' sentence and the distance experiment, which the model reads in English, are translated
+    beside them on a French or Korean page, and only there."""
+    from attention.lessons import motivation
+    from ui import i18n
+
+    for code in ("fr", "ko"):  # the page's gloss is the catalogue's translation of the very sentence the model reads
+        assert i18n.gettext(code, motivation.NOTES_SENTENCE) != motivation.NOTES_SENTENCE
+    english = run_page(page("why_attention"))
+    assert "In your language" not in " ".join(c.value for c in english.caption)
+    for code, word in (("fr", "pomme"), ("ko", "사과")):
+        at = run_page(page("why_attention"), lang=code)
+        captions = " ".join(c.value for c in at.caption)
+        assert word in captions, captions
