@@ -54,11 +54,12 @@ boxes = [
     )
     for p in arch.parts
 ]
-m1, m2, m3, m4 = st.columns(4)
+m1, m2, m3, m4, m5 = st.columns(5)
 m1.metric(_("layers"), cfg.n_layers)
 m2.metric(_("width d_model"), i18n.whole(cfg.d_model))
-m3.metric(_("heads per layer"), f"{cfg.n_heads} × {cfg.d_head}")
-m4.metric(_("parameters"), i18n.whole(arch.total))
+m3.metric(_("heads per layer"), cfg.n_heads)  # a count; each head's width is the next metric
+m4.metric(_("width per head d_head"), i18n.whole(cfg.d_head))
+m5.metric(_("parameters"), i18n.whole(arch.total))
 widgets.chart(
     diagrams.architecture_diagram(
         boxes, cfg.n_layers, _("{model}, box by box").format(model=cfg.name), width=widgets.page_px()

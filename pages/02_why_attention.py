@@ -6,10 +6,19 @@ import streamlit as st
 from attention.lessons import motivation
 from ui import architecture, chapter, engine, i18n, state, widgets
 from ui.figures import charts
-from ui.i18n import _, n_
+from ui.i18n import N_, _, n_
 
 # In the notes' sentence, the first word, which decides its meaning, and a word far on that still needs it.
 FIRST, LATER = "Don't", "kill"
+# The English sentences the model reads here, to be glossed in the page's language (tests/test_exercises.py holds
+# the first to motivation.NOTES_SENTENCE)
+NOTES_GLOSS = N_(
+    "Don't go insane, find the real identity of, and kill one by one all the reviewers that have just rejected your "
+    "awesome paper."
+)
+EXPERIMENT_GLOSS = N_(
+    "(“my friend ate an apple … and i ate an apple”, with “and then we walked along the river for a while” between.)"
+)
 
 
 prose = chapter.begin("02_why_attention.py")
@@ -33,6 +42,12 @@ st.latex(
 apart = engine.tokens_apart(motivation.NOTES_SENTENCE, FIRST, LATER)
 st.markdown(chapter.fill(prose["example"], apart=i18n.whole(apart)))
 st.info(motivation.NOTES_SENTENCE)  # the sentence the model reads, in the notes' words
+if i18n.language() != i18n.SOURCE:  # the model reads the notes' English; a French or Korean page glosses it
+    st.caption(
+        _("In English in the notes, which the model reads as they wrote it. In your language: {gloss}").format(
+            gloss=_(NOTES_GLOSS)
+        )
+    )
 st.markdown(prose["recurrent"])
 keep = widgets.decimal_slider(
     _("λ, the share of the state a recurrent step keeps"), 0.5, 0.99, 0.01, 2, **state.bound("why_keep")
@@ -88,6 +103,7 @@ st.caption(
         filler=motivation.FILLER.strip(),
         distances=", ".join(i18n.whole(d) for d in exp.distances),
     )
+    + ("" if i18n.language() == i18n.SOURCE else " " + _(EXPERIMENT_GLOSS))
 )
 distances = np.arange(0, int(exp.distances.max()) + 1)
 # Two charts, each with its own axis: a share of the recurrent state and an attention weight are different

@@ -2,13 +2,12 @@
 
 import streamlit as st
 
-from attention.lessons import similarity
+from attention.lessons import context, similarity
 from ui import chapter, engine, figures, i18n, state, table, theme, widgets
 from ui.i18n import N_, _
 
-# The sentences are the model's input as well as the toy's: their words stay the tokens the model reads.
+# The toy's sentences: the notes' own, in the toy embedding's words.
 SENTENCES = ("an apple and an orange", "an apple phone")
-WORD, REFERENCES = "apple", ("orange", "phone")  # the word the context moves, and the words it is compared with
 # The ways of weighting (similarity.WEIGHTINGS) and the toy features (similarity.FEATURES), in words.
 WEIGHTINGS = {
     "normalized": N_("divided by the sum"),  # in the order the prose takes them, the attention's own last
@@ -114,40 +113,53 @@ chapter.notes_aside(
 
 st.header(_("In the real model"), anchor="in-the-real-model")
 cfg = chapter.model_view().config
-st.markdown(chapter.fill(prose["decoder" if cfg.is_decoder else "real"], layers=cfg.n_layers))
-shift = engine.context_shift(WORD, SENTENCES, REFERENCES)
-# Each line in its reference's colour (orange for "vs orange"), each sentence in its own dash: the colours say
-# which word "apple" is compared with, never contradicting the words.
-REFERENCE_COLOURS = {"orange": theme.OKABE_ITO[1], "phone": theme.OKABE_ITO[0]}
+# The real model reads a pair written in the page's language, its context before the word (context.PAIRS).
+PAIR = context.pair(i18n.language())
+word, (first, second), (ref_a, ref_b) = PAIR.word, PAIR.sentences, PAIR.references
+real = dict(word=word, first=first, second=second, ref_a=ref_a, ref_b=ref_b, layers=cfg.n_layers)
+st.markdown(chapter.fill(prose["decoder" if cfg.is_decoder else "real"], **real))
+shift = engine.context_shift(word, PAIR.sentences, PAIR.references)
+# Each line in its reference's colour, each sentence in its own dash: the colours say which word the shared word
+# is compared with, never contradicting the words.
+REFERENCE_COLOURS = {ref_a: theme.OKABE_ITO[1], ref_b: theme.OKABE_ITO[0]}
 by_layer, styles = {}, {}
-for i, s in enumerate(SENTENCES):
-    for j, r in enumerate(REFERENCES):
-        name = _("{word} in “{sentence}” vs {reference}").format(word=WORD, sentence=s, reference=r)
+for i, s in enumerate(PAIR.sentences):
+    for j, r in enumerate(PAIR.references):
+        name = _("{word} in “{sentence}” vs {reference}").format(word=word, sentence=s, reference=r)
         by_layer[name] = shift.similarity[:, i, j]
         styles[name] = dict(color=REFERENCE_COLOURS[r], dash="solid" if i == 0 else "dash")
 widgets.chart(
     figures.lines(
         shift.layers,
         by_layer,
-        _("Cosine similarity of “{word}” with “{first}” and “{second}”, layer by layer").format(
-            word=WORD, first=REFERENCES[0], second=REFERENCES[1]
+        _("Mean-centred cosine of “{word}” with “{first}” and “{second}”, layer by layer").format(
+            word=word, first=ref_a, second=ref_b
         ),
         _("layer (0 = input embeddings)"),
-        _("cosine similarity"),
+        _("mean-centred cosine"),
         styles=styles,
     ),
     "apple_context",
     key="fig_context_apple",
 )
-st.markdown(prose["apart_decoder" if cfg.is_decoder else "apart"])
+lean_a, lean_b = (i18n.num(v, 2) for v in shift.lean)
+leans = dict(real, lean_first=lean_a, lean_second=lean_b)
+st.markdown(chapter.fill(prose["leans" if shift.lean[0] > shift.lean[1] else "leans_not"], **leans))
+if shift.parted:
+    apart = chapter.fill(
+        prose["apart"], **real, widest=shift.widest, lowest=i18n.num(float(shift.across[shift.widest]), 2)
+    )
+else:
+    apart = chapter.fill(prose["apart_same"], **real)
+st.markdown(apart)
 widgets.chart(
     figures.lines(
         shift.layers,
-        {_("the two “{word}”s").format(word=WORD): shift.across},
-        _("“{word}” in “{first}” vs in “{second}”").format(word=WORD, first=SENTENCES[0], second=SENTENCES[1]),
+        {_("the two “{word}”s").format(word=word): shift.across},
+        _("“{word}” in “{first}” vs in “{second}”").format(word=word, first=first, second=second),
         _("layer (0 = input embeddings)"),
-        _("cosine similarity"),
-        styles={_("the two “{word}”s").format(word=WORD): dict(color=theme.OKABE_ITO[7])},
+        _("mean-centred cosine"),
+        styles={_("the two “{word}”s").format(word=word): dict(color=theme.OKABE_ITO[7])},
         y_range=[min(0.0, float(shift.across.min()) - 0.05), 1.05],
     ),
     "two_apples",
@@ -155,20 +167,20 @@ widgets.chart(
 )
 table.table(
     {
-        _("sentence"): list(SENTENCES),
-        "cos(apple, orange)": shift.final[:, 0].tolist(),
-        "cos(apple, phone)": shift.final[:, 1].tolist(),
+        _("sentence"): list(PAIR.sentences),
+        f"cos({word}, {ref_a})": shift.final[:, 0].tolist(),
+        f"cos({word}, {ref_b})": shift.final[:, 1].tolist(),
         _("nearer"): list(shift.nearer),
     },
     key="context_final_cosines",
-    label=_("After the last layer: cosine similarity of “{word}” with “{first}” and “{second}”").format(
-        word=WORD, first=REFERENCES[0], second=REFERENCES[1]
+    label=_("After the last layer: mean-centred cosine of “{word}” with “{first}” and “{second}”").format(
+        word=word, first=ref_a, second=ref_b
     ),
 )
 chapter.try_this(
     prose,
     **orange_row,
     softmax_an=i18n.num(softmax_rows.weights[softmax_rows.words.index("apple"), softmax_rows.words.index("an")], 3),
-    question=prose["question_decoder" if cfg.is_decoder else "question_encoder"].strip(),
+    question=chapter.fill(prose["question_decoder" if cfg.is_decoder else "question_encoder"], **real).strip(),
 )
 chapter.end()

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from attention.lessons import budget, heads, similarity
+from attention.lessons import budget, heads, similarity, word_order
 from ui import architecture, chapter, figures, i18n, state, theme, widgets
 from ui.i18n import _
 
@@ -19,6 +19,22 @@ layer = tr.layers[layer_i]
 labels = figures.token_labels([t.display for t in tr.tokens])
 st.markdown(prose["why"])
 chapter.notes_aside(prose["aside_why"])
+if tr.mask_kind == "causal":  # word order decides who can read whom: the noun its adjectives, or the other way
+    noun, adjectives = word_order.NOUN_ADJECTIVES.get(i18n.language(), word_order.NOUN_ADJECTIVES["en"])
+    for read in word_order.adjective_reads(tr, layer_i, head_i, noun, adjectives):
+        st.markdown(
+            chapter.fill(
+                prose["order_after" if read.after else "order_before"],
+                noun=read.noun,
+                adjective=read.adjective,
+                layer=layer_i + 1,
+                head=head_i + 1,
+                noun_on_adjective=i18n.num(read.noun_on_adjective, 3),
+                adjective_on_noun=i18n.num(read.adjective_on_noun, 3),
+                best_head=read.best_head + 1,
+                best_weight=i18n.num(read.best_weight, 3),
+            )
+        )
 same = st.toggle(
     _("Same projection for queries and keys"), help=_("A counterfactual: q = k."), **state.bound("qk_same")
 )

@@ -47,6 +47,9 @@ except ValueError:  # a text with nothing to read: empty, or only spaces and unp
         )
     )
     engine.stop()
+if not self_only and source == state.CROSS_SOURCE and target == state.opening(i18n.language())[0] != source:
+    # the page's language's opening sentence under its English original: the original Transformer's task
+    st.markdown(chapter.fill(prose["translation"], source=in_code(source), target=in_code(target)))
 target_labels = figures.token_labels([t.display for t in ca.target])
 source_labels = figures.token_labels([t.display for t in ca.source])
 st.caption(

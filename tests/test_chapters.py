@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import attention
-from attention.lessons import masking, position
+from attention.lessons import context, masking, position
 from tests import apptest
 from tests.apptest import array, figure, figures, messages, metric, number, run_page, typed_markup
 from tests.gpt2_counts import gpt2_of_sizes, parameters_by_group
@@ -135,7 +135,11 @@ def test_1_the_big_picture_reads_the_model(st_model):
     at = run_page(page("big_picture"))
     used = sum(p.numel() for name, p in st_model.named_parameters() if ".pooler." not in name)  # mean pooling
     assert metric(at, "parameters") == f"{used:,}"
-    assert metric(at, "layers") == "6" and metric(at, "heads per layer") == "12 × 32"
+    assert (
+        metric(at, "layers") == "6"
+        and metric(at, "heads per layer") == "12"
+        and metric(at, "width per head d_head") == "32"
+    )
     diagram = figure(at, "all-MiniLM-L6-v2, box by box")
     texts = [a["text"] for a in diagram["layout"]["annotations"]]
     assert any("Attention" in t and 'href="heads' in t for t in texts)  # a box opens its chapter: many heads
@@ -228,19 +232,23 @@ def test_4_context_shows_which_weighting_gives_the_notes_057():
     text = " ".join(markdown(at).split())
     assert f"itself {e / (e + r + 3):.3f}, apple {r / (e + r + 3):.3f}, and the two" in text
     assert f"{2 / (e + r + 3):.3f} together" in text
-    # the question "at which layer do the two apples part ways?" has its curve: apple against apple, layer by layer
-    apart = figure(at, "“apple” in “an apple and an orange” vs in “an apple phone”")
+    # the question "at which layer do the two apples part ways?" has its curve: apple against apple, layer by
+    # layer, each vector less the mean of every token of the four texts at its layer
+    pair = context.PAIRS["en"]
+    apart = figure(at, "“apple” in “an orange and an apple” vs in “a phone made by apple”")
     model = attention.load_model("all-MiniLM-L6-v2")
-    hidden = [
-        attention.trace(model, s).hidden[:, 2] for s in ("an apple and an orange", "an apple phone")
-    ]  # [CLS] an apple
-    by_hand = [a @ b / np.linalg.norm(a) / np.linalg.norm(b) for a, b in zip(*hidden, strict=True)]
+    traces = [attention.trace(model, s) for s in (*pair.sentences, *pair.references)]
+    mean = np.concatenate([tr.hidden[:, 1:-1] for tr in traces], axis=1).mean(axis=1)  # no [CLS], no [SEP]
+    apples = [traces[0].hidden[:, 5] - mean, traces[1].hidden[:, 5] - mean]  # [CLS] an orange and an apple
+    by_hand = [a @ b / np.linalg.norm(a) / np.linalg.norm(b) for a, b in zip(*apples, strict=True)]
     assert array(apart["data"][0]["y"]) == pytest.approx(by_hand, abs=1e-5)
-    assert by_hand[0] == pytest.approx(1.0) and min(by_hand) < 0.9  # the same input, then apart
+    assert min(by_hand) < 0.7  # the contexts pull them apart
+    assert apptest.table(at, "context_final_cosines")["nearer"] == ["orange", "phone"]
     # each line in its reference's colour: the orange lines are the ones "vs orange"
-    lines = figure(at, "Cosine similarity of “apple” with “orange” and “phone”")["data"]
+    lines = figure(at, "Mean-centred cosine of “apple” with “orange” and “phone”")["data"]
     assert {t["line"]["color"] for t in lines if t["name"].endswith("vs orange")} == {"#E69F00"}
     assert "#E69F00" not in {t["line"]["color"] for t in lines if t["name"].endswith("vs phone")}
+    assert "leans more toward" in markdown(at)
     at.radio(key="w:ctx_weights").set_value("normalized").run()
     spec = figure(at, "Weights: divided by the sum")
     words = list(spec["data"][0]["y"])

@@ -41,6 +41,8 @@ def points(spec: dict, name: str) -> np.ndarray:
 
 
 def cosines(m: np.ndarray) -> np.ndarray:
+    """Mean-centred, over the tokens shown: every token's drift along one shared direction left out."""
+    m = m - m.mean(axis=0)
     unit = m / np.linalg.norm(m, axis=1, keepdims=True)
     return unit @ unit.T
 
@@ -85,6 +87,11 @@ def test_cls_and_sep_count_in_before_after_only_when_shown_there_too(specials, h
     assert np.allclose(np.subtract(moved["cosine after"], moved["cosine before"]), moved["change"])
     shown_specials = any("[CLS]" in t or "[SEP]" in t for t in [*moved["token"], *moved["moved most toward"]])
     assert shown_specials == shown
+    # the caption counts what the table shows: the moves toward a neighbour, and the commonest target
+    neighbours = sum(abs(i - j) == 1 for j, i in enumerate(change.argmax(axis=1)))
+    captions = " ".join(c.value for c in at.caption)
+    assert f"Here {neighbours} of the {len(keep)} tokens moved most toward a neighbour" in captions
+    assert "mean-centred" in captions
 
 
 def test_the_after_choice_is_in_the_link_and_a_link_reopens_it(model):
@@ -132,8 +139,15 @@ def test_the_next_word_panel_needs_a_decoder():
     at = run_page()
     assert not [t for t in figures(at) if t.startswith("The next token")]
     assert any(
-        "is an encoder: it has no head that predicts a next word. Pick **SmolLM2-135M**" in c.value for c in at.caption
+        "is an encoder: it reads the whole sentence at once and has no head that predicts a next word. Only a decoder"
+        in c.value
+        for c in at.caption
     )
+    assert not any("mask" in c.value for c in at.caption if "is an encoder" in c.value)  # ko22: no talk of masks
+    (button,) = [b for b in at.button if b.key == "w:next_with_smollm2"]  # the decoder offered in one click
+    button.click().run()
+    assert at.session_state["model"] == "smollm2" and not at.exception
+    assert [t for t in figures(at) if t.startswith("The next token")]
 
 
 def top_ten(logits: np.ndarray, temperature: float, apart: list[int]) -> tuple[np.ndarray, np.ndarray]:

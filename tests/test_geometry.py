@@ -48,9 +48,30 @@ def test_projection_is_linear_so_arrows_add(model):
 def test_moved_toward_finds_the_pair_that_got_closer():
     before = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
     after = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])  # token 0 turned toward token 1
-    moves = moved_toward(before_after(before, after))
+    moves = moved_toward(before_after(before, after, centred=False))
     assert (moves[0].token, moves[0].toward) == (0, 1)
     assert moves[0].cos_before == pytest.approx(0.0) and moves[0].cos_after == pytest.approx(np.sqrt(0.5))
+
+
+def test_the_mean_centred_cosine_ignores_a_shared_drift():
+    """Every token pushed far along one shared direction: plain cosines all near 1, centred ones unchanged."""
+    from attention.lessons.geometry import centred_cosine_matrix, summarise_moves
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((6, 32))
+    drift = 50 * rng.standard_normal(32)
+    plain = before_after(x, x + drift, centred=False)
+    assert plain.cos_after[~np.eye(6, dtype=bool)].min() > 0.9  # every token "closest" to every other
+    assert np.allclose(centred_cosine_matrix(x + drift), centred_cosine_matrix(x))
+    centred = x - x.mean(axis=0)
+    unit = centred / np.linalg.norm(centred, axis=1, keepdims=True)
+    assert np.allclose(centred_cosine_matrix(x), unit @ unit.T)  # by hand
+    ba = before_after(x, x + drift)
+    assert np.allclose(ba.cos_before, ba.cos_after)  # a drift alone moves no token toward another
+    moves = moved_toward(before_after(x, x))
+    summary = summarise_moves(moves)
+    assert summary.n == 6 and 0 <= summary.to_neighbour <= 6
+    assert summary.commonest_count == max([m.toward for m in moves].count(t) for t in range(6))
 
 
 def test_a_chain_ends_where_the_whole_sum_lands():
@@ -124,7 +145,7 @@ def test_the_step_after_the_heads_of_an_encoder_is_a_layer_norm(fluffy, model):
 
 def test_before_after_leaves_out_the_rows_not_shown(fluffy):
     """[CLS] and [SEP] hidden: the projection is the PCA of the other tokens alone (numpy's SVD here), and
-    "moved most toward" picks among them the one whose cosine rose most (computed here)."""
+    "moved most toward" picks among them the one whose mean-centred cosine rose most (computed here)."""
     layer = fluffy.layers[1]
     keep = [t.position for t in fluffy.tokens if not t.is_special]
     assert len(keep) == fluffy.n_tokens - 2
@@ -134,7 +155,8 @@ def test_before_after_leaves_out_the_rows_not_shown(fluffy):
     assert same_up_to_sign(ba.before, (before - mean) @ directions.T, atol=1e-4)
     assert same_up_to_sign(ba.after, (after - mean) @ directions.T, atol=1e-4)
 
-    def cosines(m: np.ndarray) -> np.ndarray:
+    def cosines(m: np.ndarray) -> np.ndarray:  # mean-centred over the rows shown
+        m = m - m.mean(axis=0)
         unit = m / np.linalg.norm(m, axis=1, keepdims=True)
         return unit @ unit.T
 

@@ -38,13 +38,13 @@ EXAMPLES = {
 # Each language's own examples, offered first in that language: its opening sentence (below) leads.
 EXAMPLES_IN = {
     "fr": {
-        "une créature bleue et duveteuse errait dans la forêt verdoyante": "forêt",
+        "un petit animal bleu vivait dans la forêt verte": "forêt",
         "la capitale de la France est": "est",
         "le chat noir dort sur le": "le",
         "l'animal n'a pas traversé la rue parce qu'il était trop fatigué": "il",
     },
     "ko": {
-        "털이 복슬복슬한 파란 괴물이 푸른 숲을 돌아다녔다": "숲",
+        "작고 파란 동물이 초록 숲에서 살았다": "숲",
         "대한민국의 수도는": "는",
         "그 동물은 너무 피곤해서 길을 건너지 않았다": "동물",
     },
@@ -106,7 +106,9 @@ TEMPERATURES = (0.1, 2.0, 0.1)  # the next-word panel's temperature slider: lowe
 
 # --- the chapters' controls: parsers that refuse what a widget could not show ---------------------------
 
-CROSS_SOURCE = "a small furry animal walked through the green woods"  # chapter "cross-attention": the keys' sentence
+# chapter "cross-attention": the keys' sentence, in English, of which the French and Korean opening sentences are
+# translations: on their pages the chapter shows a translation, English source, the page's language as target
+CROSS_SOURCE = "a small blue animal lived in the green forest"
 D_K_WIDTHS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)  # chapter "scaling": the widths the slider offers
 QK_GROWTH = (1, 2, 5, 10, 100)  # chapter "scaling": how many times larger the vectors entering a layer are made
 SINUSOID_WIDTHS = (16, 32, 64, 128, 256, 512)  # chapter "position": d_model of the sinusoidal picture

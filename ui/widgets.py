@@ -326,24 +326,59 @@ def short_label(choice: attention.ModelChoice) -> str:
 
 
 UNREAD = 0.5  # the share of a text's words a tokenizer cannot read as characters past which the page says so
+# Words that mark a Latin-script text as French rather than English, and English ones against them: a text reads as
+# French when it has more of the first (an accented letter counts as one), so that an English-only model's page can
+# say it was not trained on it. A guess on a sentence's words, no dependency: a name or a loan word does not tip it.
+
+
+def _words(line: str) -> frozenset[str]:
+    return frozenset(line.split())
+
+
+FRENCH_WORDS = _words(
+    "le la les un une des du de et est dans sur pour par avec qui que ne pas il elle nous vous ils au aux ce cette "
+    "son sa ses mon ma mes était sont"
+)
+ENGLISH_WORDS = _words(
+    "the a an and is are was were of in on for by with who that not it he she we you they this his her my"
+)
+FRENCH_LETTERS = frozenset("éèêëàâîïôûùç")
+
+
+def looks_french(text: str) -> bool:
+    """Whether a text reads as French rather than English (FRENCH_WORDS): more French marks than English words."""
+    words = [w.strip('.,;:!?«»"()').lower() for w in text.replace("'", " ").replace("’", " ").split()]
+    french = sum(w in FRENCH_WORDS or bool(FRENCH_LETTERS & set(w)) for w in words)
+    english = sum(w in ENGLISH_WORDS for w in words)
+    return french >= 2 and french > english
 
 
 def unread_notice(model: attention.Model, text: str) -> None:
     """When the model reads most of the text's words only as unknown or byte pieces (a Korean sentence in
-    MiniLM's jamo or SmolLM2's bytes), say so, and offer, in one click, a model whose tokenizer reads it."""
+    MiniLM's jamo or SmolLM2's bytes), or reads English only and the text is French, say so, and offer, in one
+    click, a model whose tokenizer reads it."""
     share = engine.unread_share(text)
     options = engine.choices()
     current = options.get(model.config.name)
-    if share is None or share < UNREAD or (current is not None and current.multilingual):
+    if share is None or (current is not None and current.multilingual) or engine.reads_many_languages():
+        return
+    if share >= UNREAD:
+        said = _(
+            "{model} cannot read this text: {share} of its words come out as unknown or byte pieces (‹E2›, "
+            "[UNK]) or cut into parts that are not its letters, so what it computes says little about the "
+            "sentence."
+        ).format(model=model.config.name, share=i18n.share(share))
+    elif looks_french(text):
+        said = _(
+            "{model} was trained on English text only: it reads this French sentence as pieces of English words, "
+            "so its attention here says less about the sentence than a model trained on French would."
+        ).format(model=model.config.name)
+    else:
         return
     reader = next((c for c in options.values() if c.available and c.multilingual), None)
     with st.container(border=True):
         st.warning(
-            _(
-                "{model} cannot read this text: {share} of its words come out as unknown or byte pieces (‹E2›, "
-                "[UNK]) or cut into parts that are not its letters, so what it computes says little about the "
-                "sentence."
-            ).format(model=model.config.name, share=i18n.share(share))
+            said
             + " "
             + (
                 _("**{model}** reads it.").format(model=short_label(reader))
@@ -358,6 +393,11 @@ def unread_notice(model: attention.Model, text: str) -> None:
                 args=(reader.name,),
                 key="w:unread",
             )
+
+
+def choose_model(name: str) -> None:
+    """A model picked by a button, as if picked in the menu (a button's on_click)."""
+    _choose(name)
 
 
 def _choose(name: str) -> None:

@@ -148,17 +148,28 @@ class BeforeAfter:
     cos_after: np.ndarray  # (n_tokens, n_tokens)
 
 
-def before_after(before: np.ndarray, after: np.ndarray, dims: int = 2) -> BeforeAfter:
-    """Every token before and after a step, in one projection fitted to both, with cosine tables."""
+def centred_cosine_matrix(x: np.ndarray) -> np.ndarray:
+    """Cosine similarity between every pair of rows once their mean row is subtracted: (n, d) -> (n, n).
+    Through the layers every token drifts toward one direction they all share, which pushes every plain cosine
+    toward 1 and makes every token the "closest" of the same one; less the mean, the cosine compares what sets
+    the tokens apart. Adding one vector to every row leaves it unchanged."""
+    x = np.asarray(x, dtype=np.float64)
+    return ops.cosine_matrix(x - x.mean(axis=0))
+
+
+def before_after(before: np.ndarray, after: np.ndarray, dims: int = 2, centred: bool = True) -> BeforeAfter:
+    """Every token before and after a step, in one projection fitted to both, with cosine tables: mean-centred
+    (each side less its own mean token, `centred_cosine_matrix`) unless `centred` is False."""
     before = np.asarray(before, dtype=np.float64)
     after = np.asarray(after, dtype=np.float64)
     proj = fit_projection(np.concatenate([before, after]), dims)
+    cosines = centred_cosine_matrix if centred else ops.cosine_matrix
     return BeforeAfter(
         projection=proj,
         before=proj(before),
         after=proj(after),
-        cos_before=ops.cosine_matrix(before),
-        cos_after=ops.cosine_matrix(after),
+        cos_before=cosines(before),
+        cos_after=cosines(after),
     )
 
 
@@ -217,6 +228,31 @@ def moved_toward(ba: BeforeAfter, candidates: list[int] | None = None) -> list[M
             Move(token=j, toward=i, cos_before=float(ba.cos_before[j, i]), cos_after=float(ba.cos_after[j, i]))
         )
     return moves
+
+
+@dataclass(frozen=True)
+class MoveSummary:
+    """What the moves of a step have in common, counted: how many went toward a neighbour (the token just before or
+    after), and the token the most moved toward, with how many."""
+
+    n: int
+    to_neighbour: int
+    commonest: int  # position (in the shown tokens) of the token most often moved toward
+    commonest_count: int
+
+
+def summarise_moves(moves: Sequence[Move]) -> MoveSummary:
+    """Counts over `moves` (their positions among the tokens shown)."""
+    if not moves:
+        return MoveSummary(0, 0, -1, 0)
+    targets = [m.toward for m in moves]
+    commonest = max(set(targets), key=lambda t: (targets.count(t), -t))
+    return MoveSummary(
+        n=len(moves),
+        to_neighbour=sum(abs(m.toward - m.token) == 1 for m in moves),
+        commonest=commonest,
+        commonest_count=targets.count(commonest),
+    )
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ While the sentence is short, the q/k/v and step figures carry every head, for th
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Sequence
 
 import numpy as np
@@ -96,6 +97,7 @@ def window_control(keep: Sequence[int], shown: Sequence[int]) -> None:
 
 def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[str, str], view: HeadView) -> None:
     st.header("1 · " + _("Tokens"), anchor="1-tokens")
+    pieces = collections.Counter(t.word for t in tr.tokens if not t.is_special)  # each word's number of tokens
     widgets.explanation(
         fill(
             prose["tokens"],
@@ -103,6 +105,8 @@ def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[
             pieces=architecture.pieces_sentence(attention.tokens.spelling(engine.current_or_stop().tokenizer)),
             added=architecture.added_tokens_sentence(cfg),
             positions=architecture.positions_sentence(cfg),
+            words=i18n.whole(len(pieces)),
+            whole=i18n.whole(sum(n == 1 for n in pieces.values())),
         ),
         hidden=view.presenter,
     )

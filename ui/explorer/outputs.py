@@ -9,7 +9,7 @@ import streamlit as st
 
 import attention
 from attention.lessons import prediction
-from attention.lessons.geometry import AFTER, moved_toward
+from attention.lessons.geometry import AFTER, moved_toward, summarise_moves
 from attention.tokens import readable
 
 from .. import architecture, downloads, engine, figures, head_switch, i18n, next_word, state, widgets
@@ -230,11 +230,32 @@ def updated_section(
             tokens=named
         )
     )
+    summary = summarise_moves(moves)
+    counted = (
+        " "
+        + n_(
+            "Here {count} of the {n} token moved most toward a neighbour (the token just before or after it), and "
+            "“{token}” is the one most moved toward, by {most}.",
+            "Here {count} of the {n} tokens moved most toward a neighbour (the token just before or after it), and "
+            "“{token}” is the one most moved toward, by {most}.",
+            summary.n,
+        ).format(
+            count=summary.to_neighbour,
+            n=summary.n,
+            token=isolated(texts[summary.commonest]),
+            most=summary.commonest_count,
+        )
+        if summary.n
+        else ""
+    )
     st.caption(
         _(
             "The picture is fitted to the tokens shown. **Moved most toward**: the other token whose cosine "
-            "similarity with it rose the most through this step."
+            "similarity with it rose the most through this step. The cosines are mean-centred: the mean of the "
+            "tokens shown is subtracted first, since every token drifts toward one shared direction that pushes "
+            "every plain cosine toward 1."
         )
+        + counted
         + hidden
     )
     table(
@@ -274,11 +295,21 @@ def next_word_section(tr: attention.Trace) -> None:
 
     Its own fragment: moving the temperature redraws only this section."""
     if tr.next_logits is None:
+        decoders = [c for c in engine.choices().values() if c.available and c.native_mask == "causal"]
         st.caption(
-            _("{model} is an encoder: it has no head that predicts a next word.").format(model=tr.model_name)
-            + " "
-            + widgets.decoders_here()
+            _(
+                "{model} is an encoder: it reads the whole sentence at once and has no head that predicts a next "
+                "word. Only a decoder, trained to write a text one token after another, predicts the next word."
+            ).format(model=tr.model_name)
+            + ("" if decoders else " " + widgets.decoders_here())
         )
+        for column, choice in zip(st.columns(max(len(decoders), 1)), decoders, strict=False):
+            column.button(
+                _("See {model} predict it").format(model=widgets.short_label(choice)),
+                on_click=widgets.choose_model,
+                args=(choice.name,),
+                key=f"w:next_with_{choice.name}",
+            )
         return
     norm = architecture.norm_name(tr.config)
     st.latex(rf"p = \operatorname{{softmax}}\Big(\operatorname{{{norm}}}_f\big(e'_n\big)\, W_E^{{\top}} \,/\, T\Big)")
