@@ -182,13 +182,17 @@ view = chapter.sentence_view(prefer_decoder=True)
 layer_i, head_i = view.layer, view.head
 st.markdown(prose["decoder" if view.config.is_decoder else "encoder"])
 labels = figures.token_labels([t.display for t in view.trace().tokens])
-left, right = st.columns(2)
+shown = chapter.token_window(labels)  # a long sentence: the heatmaps' window of tokens, each named
+drawn = [labels[i] for i in shown]
+left, right = chapter.figure_columns(2)
 for col, mask in zip((left, right), attention.MASKS, strict=True):
     with col:
         tr = view.trace(mask)
         what = _("Real") if tr.mask_is_real else _("Illustration")  # the mask the model was trained with, or not
         chapter.half_chart(
-            figures.attention_heatmap(tr.layers[layer_i].weights[head_i], labels, what, half_width=True),
+            figures.attention_heatmap(
+                chapter.windowed(tr.layers[layer_i].weights[head_i], shown), drawn, what, **chapter.heatmap_room()
+            ),
             f"weights_{mask}",
             key=f"fig_masking_{mask}",
             layer=layer_i,
@@ -238,7 +242,7 @@ else:
     )
     banded = engine.windowed(view.text, width)
     native = view.trace()
-    left, right = st.columns(2)
+    left, right = chapter.figure_columns(2)
     titles = (
         _("Its own window ({window})").format(window=i18n.whole(kinds.window)),
         _("A window of {width}").format(width=width),
@@ -246,7 +250,9 @@ else:
     for col, tr, what in zip((left, right), (native, banded), titles, strict=True):
         with col:
             chapter.half_chart(
-                figures.attention_heatmap(tr.layers[local].weights[head_i], labels, what, half_width=True),
+                figures.attention_heatmap(
+                    chapter.windowed(tr.layers[local].weights[head_i], shown), drawn, what, **chapter.heatmap_room()
+                ),
                 f"window_{tr.layers[local].window}",
                 key=f"fig_masking_window_{'own' if tr is native else 'band'}",
                 layer=local,

@@ -12,7 +12,18 @@ from attention.layout import in_layout
 
 from .. import contrast, i18n, theme
 from ..i18n import _
-from .base import ALL_TOKENS, TICK_PX, Canvas, figure, numbers_fit, pair_hover, plain, tick_px, token_ticks
+from .base import (
+    ALL_TOKENS,
+    SMALLEST_TICK_PX,
+    TICK_PX,
+    Canvas,
+    figure,
+    numbers_fit,
+    pair_hover,
+    plain,
+    tick_px,
+    token_ticks,
+)
 from .text import MINUS_INFINITY, label_px
 
 COLUMN_GAP = 16  # px between st.columns(2), Streamlit's default gap
@@ -45,6 +56,43 @@ def _legible(cells: dict, z: np.ndarray, scale: str, zmin: float | None, zmax: f
     return cells | {"text": contrast.legible(cells["text"], dark)}
 
 
+TALLEST_PX = 860  # a heatmap on a page that scrolls; on a projector (a canvas given) the canvas's height
+LEAST_TOKEN_PX = 12  # a token's name on a heatmap's axis, read from the back of a room at 1280×720
+
+
+def heatmap_width(half_width: bool = False, canvas: Canvas | None = None) -> int:
+    """The px an attention heatmap is laid out in: the page column's width, or half of it."""
+    width = (canvas or Canvas()).width
+    return (width - COLUMN_GAP) // 2 if half_width else width
+
+
+def _room(
+    row_labels: Sequence[str], col_labels: Sequence[str], width: int, size: int, tallest: int = TALLEST_PX
+) -> tuple[int, int, int, float, float, bool]:
+    """An attention heatmap's left and top margins, height (`tallest` at most), a cell's width and height, with the
+    token labels at `size` px, and whether the column labels are slanted (many columns, or a label wider than its
+    column)."""
+    n_rows, n_cols = len(row_labels), len(col_labels)
+    left = label_px(row_labels, size) + 45
+    cell_w = (width - left - 20 - COLOURBAR_PX) / n_cols
+    slanted = n_cols > 6 or label_px(col_labels, size) > cell_w - 2
+    top = 80 + (int(label_px(col_labels, size) * 0.87) if slanted else 22)  # title, axis title, labels
+    height = max(340, min(tallest, top + 60 + 34 * n_rows))
+    return left, top, height, cell_w, (height - top - 20) / n_rows, slanted
+
+
+def tokens_named(labels: Sequence[str], half_width: bool = False, canvas: Canvas | None = None) -> int:
+    """The most tokens an attention heatmap of these labels draws at a time, each named at LEAST_TOKEN_PX or more:
+    all of them, or fewer, a window of them (the widest label counted in every window)."""
+    widest = max(labels, key=lambda t: label_px([t], TICK_PX), default="")
+    width, tallest = heatmap_width(half_width, canvas), canvas.height if canvas else TALLEST_PX
+    for n in range(len(labels), 1, -1):
+        row = [widest] * n
+        if tick_px(min(_room(row, row, width, LEAST_TOKEN_PX, tallest)[3:5])) >= LEAST_TOKEN_PX:
+            return n
+    return 1
+
+
 def attention_heatmap(
     matrix: np.ndarray,
     labels: Sequence[str],
@@ -62,8 +110,9 @@ def attention_heatmap(
     kind: "scores" (diverging scale around 0) or "weights" (0 to 1).
     half_width: the figure gets half the page, so values are printed only in a smaller matrix.
     key_labels: when keys are other tokens than queries (cross-attention); `labels` then names the queries.
-    canvas: the page column it is drawn in (by default a 1280×720 screen's); every token is labelled, the
-    labels as large as the cells leave room for.
+    canvas: the page column it is drawn in (by default a 1280×720 screen's), and the height it fits (by default
+    it grows with the tokens, as a scrolled page allows); every token is labelled, the labels as large as the
+    cells leave room for.
     scale_top: scores coloured from −scale_top to scale_top instead of the matrix's own largest |score|, so that
     matrices drawn side by side share one scale.
     """
@@ -106,23 +155,17 @@ def attention_heatmap(
         ygap=1 if n_rows <= 40 else 0,
         **cells,
     )
-    width = (canvas or Canvas()).width
-    width = (width - COLUMN_GAP) // 2 if half_width else width
-
-    def room(size: int) -> tuple[int, int, int, float, float, bool]:
-        """Left and top margins, height, a cell's width and height, with the token labels at `size` px, and
-        whether the column labels are slanted (many columns, or a label wider than its column)."""
-        left = label_px(row_labels, size) + 45
-        cell_w = (width - left - 20 - COLOURBAR_PX) / n_cols
-        slanted = n_cols > 6 or label_px(col_labels, size) > cell_w - 2
-        top = 80 + (int(label_px(col_labels, size) * 0.87) if slanted else 22)  # title, axis title, labels
-        height = max(340, min(860, top + 60 + 34 * n_rows))
-        return left, top, height, cell_w, (height - top - 20) / n_rows, slanted
-
-    size = TICK_PX
-    for _round in range(3):  # the labels' size sets the margins, which set the cells the labels must fit
-        size = tick_px(min(room(size)[3:5]))
-    left, top, height, cell_w, cell_h, slanted = room(size)
+    width, tallest = heatmap_width(half_width, canvas), canvas.height if canvas else TALLEST_PX
+    # the labels' size sets the margins, which set the cells the labels must fit: the largest size that fits its own
+    size = next(
+        (
+            s
+            for s in range(TICK_PX, SMALLEST_TICK_PX, -1)
+            if tick_px(min(_room(row_labels, col_labels, width, s, tallest)[3:5])) >= s
+        ),
+        SMALLEST_TICK_PX,
+    )
+    left, top, height, cell_w, cell_h, slanted = _room(row_labels, col_labels, width, size, tallest)
     return figure(
         [heatmap],
         dict(text=title, y=0.995, yanchor="top", yref="container"),
