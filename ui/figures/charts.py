@@ -9,8 +9,8 @@ import plotly.graph_objects as go
 
 from .. import i18n, theme
 from ..i18n import _
-from .base import ALL_TOKENS, GRID, colour, figure, pair_hover, plain, title_room
-from .text import MINUS_INFINITY, label_px
+from .base import ALL_TOKENS, GRID, Canvas, colour, figure, pair_hover, plain, title_room
+from .text import MINUS_INFINITY, label_px, wrap
 
 LOG_FLOOR = 1e-12  # a logarithmic axis cannot draw 0: values that are zero up to rounding are drawn here
 
@@ -168,13 +168,25 @@ def bars(
     )
     label_axis = dict(title=dict(text=label_title)) if label_title else {}
     if horizontal:  # values printed beyond the bar's end, so that a short bar's number stays readable
+        # a long label ("QK-norm: the gains of the queries' and keys' RMSNorm", longer in French) over lines, so
+        # that the labels take at most LABELS_SHARE of the figure's width and leave the bars the rest
+        labels = [_wrapped_label(x, LABELS_SHARE * Canvas.width) for x in labels]
+        lines = sum(x.count("<br>") + 1 for x in labels)
         return figure(
             [dict(bar, y=labels, x=list(values), orientation="h")],
             title,
-            max(380, 60 + 34 * len(labels)),
+            max(380, 60 + 34 * len(labels) + LABEL_LINE_PX * (lines - len(labels))),
             yaxis=dict(type="category", autorange="reversed", **label_axis),
-            xaxis=dict(title=dict(text=y_title), range=[0, top * 1.18], **(_compact_ticks(top) if compact else {})),
-            margin=dict(l=label_px(labels) + 15 + (28 if label_title else 0), t=title_top(title)),
+            xaxis=dict(
+                title=dict(text=y_title),
+                range=[0, top * 1.18],
+                tickangle=0,  # upright: turned, the counts ran into the axis title
+                **(_compact_ticks(top) if compact else {}),
+            ),
+            margin=dict(
+                l=max(label_px(x.split("<br>")) for x in labels) + 15 + (28 if label_title else 0) if labels else 85,
+                t=title_top(title),
+            ),
         )
     value_axis = dict(title=dict(text=y_title), range=[0, top * 1.15]) if text_fmt else dict(title=dict(text=y_title))
     if labels and all(x.isdigit() for x in labels):
@@ -199,11 +211,26 @@ def bars(
     )
 
 
+LABELS_SHARE = 0.4  # of a figure's width, at most, for the labels beside horizontal bars
+LABEL_LINE_PX = round(1.2 * theme.TEMPLATE.layout.font.size)  # a label's next line, at the template's type
+
+
+def _wrapped_label(label: str, width_px: float) -> str:
+    """An (escaped) label over as many lines as keep it within width_px at the template's type."""
+    size = theme.TEMPLATE.layout.font.size
+    target = width_px
+    lines = [label]
+    while max(label_px([line], size) for line in lines) > width_px and target > width_px / 2:  # as margins measure
+        lines = wrap(label, target, size)
+        target -= size
+    return "<br>".join(lines)
+
+
 def _compact_ticks(top: float) -> dict:
-    """Ticks at round steps from 0 to `top` (1, 2 or 5 times a power of ten, about five of them), each written
+    """Ticks at round steps from 0 to `top` (1, 2 or 5 times a power of ten, five of them at most), each written
     in the page's language's short words for large counts."""
-    raw = top / 5
-    step = min((m * 10 ** np.floor(np.log10(raw)) for m in (1, 2, 5, 10)), key=lambda s: abs(s - raw))
+    raw = top / 5  # at most five steps: "120 M" and "140 M" ran together beside long labels
+    step = min(s for s in (m * 10 ** np.floor(np.log10(raw)) for m in (1, 2, 5, 10)) if s >= raw)
     ticks = np.arange(0, top * 1.18, step)
     return dict(tickvals=ticks.tolist(), ticktext=[i18n.compact(float(t), 1) for t in ticks])
 
