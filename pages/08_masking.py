@@ -91,7 +91,7 @@ if len(overruled):
 weights = masking.column_softmax(scores)
 finite = np.abs(scores[np.isfinite(scores)])
 top = float(finite.max()) if finite.size else 1.0
-left, right = st.columns(2)
+left, right = chapter.figure_columns(2)
 with left:
     widgets.chart(
         figures.table_heatmap(
@@ -110,7 +110,7 @@ with left:
         key="fig_masking_scores",
         mask="causal" if mask_on else "none",
         text="",  # the notes' table, not the sidebar's sentence
-        share=0.5,
+        share=chapter.figure_share(0.5),
     )
 with right:
     widgets.chart(
@@ -129,7 +129,7 @@ with right:
         key="fig_masking_softmax",
         mask="causal" if mask_on else "none",
         text="",
-        share=0.5,
+        share=chapter.figure_share(0.5),
     )
 blind = masking.unseeing_queries(weights)
 if blind:

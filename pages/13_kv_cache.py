@@ -147,7 +147,7 @@ def costs_section() -> None:
     costs = per_number["float32"]
     giga = costs.cache_bytes[-1] >= 2**30
     unit, scale = (_("GiB (2³⁰ bytes)"), 2**30) if giga else (_("MiB (2²⁰ bytes)"), 2**20)
-    left, right = st.columns(2)
+    left, right = chapter.figure_columns(2)
     with left:
         widgets.chart(
             figures.lines(
@@ -163,6 +163,7 @@ def costs_section() -> None:
             ),
             "cache_flops",
             key="fig_kv_cache_flops",
+            share=chapter.figure_share(0.5),
         )
     with right:
         widgets.chart(
@@ -175,6 +176,7 @@ def costs_section() -> None:
             ),
             "cache_memory",
             key="fig_kv_cache_memory",
+            share=chapter.figure_share(0.5),
         )
     m1, m2 = st.columns(2)
     for column, name in zip((m1, m2), BYTES, strict=True):

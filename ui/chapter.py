@@ -166,6 +166,11 @@ def figure_columns(spec: int | list[int] = 2) -> list:
     return st.columns(spec)
 
 
+def figure_share(part: float) -> float:
+    """widgets.chart's share of the page for a figure in figure_columns: its part, or the whole in presenter mode."""
+    return 1.0 if presenting() else part
+
+
 def heatmap_room() -> dict:
     """figures.attention_heatmap's room for a heatmap beside another (half the page), or in presenter mode alone
     across the page and no taller than the projector's screen."""
@@ -230,7 +235,7 @@ def half_chart(
     """widgets.chart for a figure in half the page's width (or the `share` of it given; in presenter mode the whole
     width, as figure_columns lays it out): what it shows (layer, head, mask) goes on a second title line, where it
     fits, instead of after a title it would push past the figure's edge."""
-    share = 1.0 if presenting() else share  # presenter mode: the figure alone across the page (figure_columns)
+    share = figure_share(share)  # presenter mode: the figure alone across the page (figure_columns)
     names = [n for n in downloads.what_it_shows(layer, head, mask) if n not in (fig.layout.title.text or "")]
     if names:
         top = fig.layout.margin.t if fig.layout.margin.t is not None else theme.TEMPLATE.layout.margin.t
