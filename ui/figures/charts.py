@@ -59,12 +59,21 @@ def lines(
                 line=dict(color=theme.MUTED, dash="dash"),
             )
         )
-    # long names wrap one to a line; a single line needs no legend, its axis says what it is
-    legend_rows = 0 if len(series) < 2 else len(series) if max(map(len, series)) > 28 else 1
+    # long names wrap one to a line, as do names that would not share a line in half the page (a legend of two
+    # rows ran over the x axis's title); a single line needs no legend, its axis says what it is
+    in_a_row = sum(label_px([name]) + LEGEND_ITEM_PX for name in series)
+    legend_rows = 0 if len(series) < 2 else len(series) if max(map(len, series)) > 28 or in_a_row > HALF_PX else 1
+    height = 400 + 26 * legend_rows
+    # an axis title longer than the plot is tall ran into the figure's title: over two lines, the margin wider
+    plot_px = height - title_top(title) - 74 - 26 * legend_rows
+    y_lines = wrap(y_title, plot_px - 10, theme.TEMPLATE.layout.font.size) if label_px([y_title]) > plot_px else []
+    if len(y_lines) > 1:
+        y_title = "<br>".join(y_lines)
+    left = theme.TEMPLATE.layout.margin.l + LABEL_LINE_PX * max(0, len(y_lines) - 1)
     return figure(
         traces,
         title,
-        400 + 26 * legend_rows,
+        height,
         shapes=marker,
         xaxis=dict(title=dict(text=x_title, standoff=10), **(_log_x(x) if log_x else {}), **GRID),
         yaxis=dict(
@@ -75,9 +84,13 @@ def lines(
         ),
         # at the figure's foot, under the x axis's title, in the room the bottom margin keeps for it
         legend=dict(orientation="h", yref="container", y=0.01, yanchor="bottom"),
-        margin=dict(b=74 + 26 * legend_rows),
+        margin=dict(b=74 + 26 * legend_rows, l=left, t=title_top(title)),
         showlegend=legend_rows > 0,
     )
+
+
+HALF_PX = (Canvas.width - 16) // 2  # a figure in half the page's width (st.columns(2) at 1280×720)
+LEGEND_ITEM_PX = 50  # a legend item's line sample and the gap after its name
 
 
 PAD = 0.06  # the share of a y axis's span left free above and below its lines, so that none runs along an edge
