@@ -156,12 +156,13 @@ def attention_heatmap(
         **cells,
     )
     width, tallest = heatmap_width(half_width, canvas), canvas.height if canvas else TALLEST_PX
+    largest = max(TICK_PX, canvas.type.base) if canvas else TICK_PX  # a projector's canvas: its larger type
     # the labels' size sets the margins, which set the cells the labels must fit: the largest size that fits its own
     size = next(
         (
             s
-            for s in range(TICK_PX, SMALLEST_TICK_PX, -1)
-            if tick_px(min(_room(row_labels, col_labels, width, s, tallest)[3:5])) >= s
+            for s in range(largest, SMALLEST_TICK_PX, -1)
+            if tick_px(min(_room(row_labels, col_labels, width, s, tallest)[3:5]), largest) >= s
         ),
         SMALLEST_TICK_PX,
     )
@@ -200,8 +201,10 @@ def table_heatmap(
     row_title: str = "",
     col_title: str = "",
     numbers: bool = True,
+    width: int = Canvas.width,
 ) -> go.Figure:
-    """A small labelled matrix with its values printed; −∞ cells grey and labelled −∞."""
+    """A small labelled matrix with its values printed; −∞ cells grey and labelled −∞. width: the px of the
+    column it is drawn in (the page's, or half of it)."""
     m = np.asarray(m, dtype=float)
     rows, cols = [plain(r) for r in rows], [plain(c) for c in cols]
     z, background = _masked_as_gaps(m)
@@ -221,16 +224,28 @@ def table_heatmap(
         hovertemplate="%{y} · %{x}: %{z:.4f}<extra></extra>",
         **cells,
     )
+    # column labels that do not fit their columns in `width` slanted at a set angle and counted in the top margin:
+    # turned by plotly on its own (90° where they crowd), 19 Korean tokens ran over the figure's subtitle
+    left = label_px(rows) + (40 if row_title else 15)
+    cell = (width - left - 20 - COLOURBAR_PX) / max(len(cols), 1)
+    size = tick_px(cell)  # every column named (plotly's own ticks named every other one of 36 tokens)
+    slanted = label_px(cols, size) > cell - 4
     return figure(
         [heatmap],
         dict(text=title, y=0.99, yanchor="top", yref="container"),
         max(300, 170 + 40 * len(rows)),
-        xaxis=dict(type="category", side="top", title=dict(text=col_title)),
+        xaxis=dict(
+            type="category",
+            side="top",
+            title=dict(text=col_title),
+            tickangle=-60 if slanted else None,
+            **token_ticks(cols, cell, size),
+        ),
         yaxis=dict(type="category", autorange="reversed", title=dict(text=row_title)),
         plot_bgcolor=background,
         margin=dict(
-            l=label_px(rows) + (40 if row_title else 15),
-            t=60 + label_px(cols) // 3 + (30 if col_title else 0),
+            l=left,
+            t=60 + (int(label_px(cols, size) * 0.87) if slanted else label_px(cols) // 3) + (30 if col_title else 0),
             r=20,
             b=20,
         ),
