@@ -15,6 +15,7 @@ from ..i18n import _
 from .base import (
     ALL_TOKENS,
     SMALLEST_TICK_PX,
+    SUBTITLE_PX,
     TICK_PX,
     Canvas,
     figure,
@@ -56,6 +57,9 @@ def _legible(cells: dict, z: np.ndarray, scale: str, zmin: float | None, zmax: f
     return cells | {"text": contrast.legible(cells["text"], dark)}
 
 
+# what the page adds to a heatmap's top margin, out of its height: the subtitle (the sentence and the model) and
+# a title line naming the layer and head (ui/chapter.half_chart); rows counted without it were drawn 12 px apart
+ADDED_PX = SUBTITLE_PX + 22
 TALLEST_PX = 860  # a heatmap on a page that scrolls; on a projector (a canvas given) the canvas's height
 LEAST_TOKEN_PX = 12  # a token's name on a heatmap's axis, read from the back of a room at 1280×720
 
@@ -78,7 +82,7 @@ def _room(
     slanted = n_cols > 6 or label_px(col_labels, size) > cell_w - 2
     top = 80 + (int(label_px(col_labels, size) * 0.87) if slanted else 22)  # title, axis title, labels
     height = max(340, min(tallest, top + 60 + 34 * n_rows))
-    return left, top, height, cell_w, (height - top - 20) / n_rows, slanted
+    return left, top, height, cell_w, (height - top - 20 - ADDED_PX) / n_rows, slanted
 
 
 def tokens_named(labels: Sequence[str], half_width: bool = False, canvas: Canvas | None = None) -> int:
