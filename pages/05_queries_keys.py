@@ -40,7 +40,9 @@ same = st.toggle(
 )
 scores = heads.same_projection_scores(layer, head_i) if same else layer.scores[head_i]
 xx = heads.self_similarity(layer)
-left, right = st.columns(2)
+shown = chapter.token_window(labels)  # a long sentence: a window of tokens, each named
+drawn = [labels[i] for i in shown]
+left, right = chapter.figure_columns(2)
 with left:
     # plotly reads <sub> in a title: an underscore would be printed as typed
     title = (
@@ -49,7 +51,9 @@ with left:
         else "q<sub>i</sub> · k<sub>j</sub>"
     )
     chapter.half_chart(
-        figures.attention_heatmap(scores, labels, title, kind="scores", half_width=True),
+        figures.attention_heatmap(
+            chapter.windowed(scores, shown), drawn, title, kind="scores", **chapter.heatmap_room()
+        ),
         "qk_scores",
         key="fig_queries_keys_qk",
         layer=layer_i,
@@ -59,7 +63,11 @@ with left:
 with right:
     chapter.half_chart(
         figures.attention_heatmap(
-            xx, labels, _("{scores} of the embeddings").format(scores="X Xᵀ"), kind="scores", half_width=True
+            chapter.windowed(xx, shown),
+            drawn,
+            _("{scores} of the embeddings").format(scores="X Xᵀ"),
+            kind="scores",
+            **chapter.heatmap_room(),
         ),
         "xx",
         key="fig_queries_keys_xx",

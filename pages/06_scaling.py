@@ -48,7 +48,7 @@ def experiment() -> None:
             scores=shown, n=n_keys, most=i18n.num(exp.max_entropy, 3)
         ),
     )
-    left, right = st.columns(2)
+    left, right = chapter.figure_columns(2)
     with left:
         widgets.chart(
             figures.histograms(
@@ -60,7 +60,7 @@ def experiment() -> None:
             ),
             "score_histogram",
             key="fig_scaling_hist",
-            share=0.5,
+            share=chapter.figure_share(0.5),
         )
     with right:
         widgets.chart(
@@ -74,7 +74,7 @@ def experiment() -> None:
             ),
             "example_weights",
             key="fig_scaling_example",
-            share=0.5,
+            share=chapter.figure_share(0.5),
         )
     st.markdown(prose["entropy"])
     curve = engine.entropy_curve(state.D_K_WIDTHS, n_keys)
@@ -141,7 +141,7 @@ else:
     m2.metric(_("without it (a counterfactual)"), i18n.num(grown.spread(grown.without_norm), 2))
     visible = ~grown.mask
     cases = (("with", grown.with_norm, _("with QK-norm (the model)")), ("without", grown.without_norm, _("without it")))
-    for col, (case, scores, what) in zip(st.columns(2), cases, strict=True):
+    for col, (case, scores, what) in zip(chapter.figure_columns(2), cases, strict=True):
         with col:
             chapter.half_chart(
                 figures.histograms(

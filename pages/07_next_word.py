@@ -139,7 +139,8 @@ if cfg.is_decoder:
         label=_("Each position's lesson: what it reads, the answer, and the model's best guess among text tokens"),
     )
     at = widgets.token_picker(tr, _("Guesses at position"), name="nw_at", key="w:nw_at", default=tr.n_tokens - 1)
-    left, right = st.columns(2)
+    window = chapter.token_window(labels)  # a long sentence: the heatmap's window of tokens, each named
+    left, right = chapter.figure_columns(2)
     with left:
         top = guesses.guesses[at]
         chapter.half_chart(
@@ -156,10 +157,10 @@ if cfg.is_decoder:
     with right:
         chapter.half_chart(
             figures.attention_heatmap(
-                tr.layers[layer_i].weights[head_i],
-                labels,
+                chapter.windowed(tr.layers[layer_i].weights[head_i], window),
+                [labels[i] for i in window],
                 _("The real causal weights"),
-                half_width=True,
+                **chapter.heatmap_room(),
             ),
             "causal_weights",
             layer=layer_i,

@@ -91,7 +91,7 @@ if len(overruled):
 weights = masking.column_softmax(scores)
 finite = np.abs(scores[np.isfinite(scores)])
 top = float(finite.max()) if finite.size else 1.0
-left, right = st.columns(2)
+left, right = chapter.figure_columns(2)
 with left:
     widgets.chart(
         figures.table_heatmap(
@@ -110,7 +110,7 @@ with left:
         key="fig_masking_scores",
         mask="causal" if mask_on else "none",
         text="",  # the notes' table, not the sidebar's sentence
-        share=0.5,
+        share=chapter.figure_share(0.5),
     )
 with right:
     widgets.chart(
@@ -129,7 +129,7 @@ with right:
         key="fig_masking_softmax",
         mask="causal" if mask_on else "none",
         text="",
-        share=0.5,
+        share=chapter.figure_share(0.5),
     )
 blind = masking.unseeing_queries(weights)
 if blind:
@@ -185,13 +185,17 @@ view = chapter.sentence_view(prefer_decoder=True)
 layer_i, head_i = view.layer, view.head
 st.markdown(prose["decoder" if view.config.is_decoder else "encoder"])
 labels = figures.token_labels([t.display for t in view.trace().tokens])
-left, right = st.columns(2)
+shown = chapter.token_window(labels)  # a long sentence: the heatmaps' window of tokens, each named
+drawn = [labels[i] for i in shown]
+left, right = chapter.figure_columns(2)
 for col, mask in zip((left, right), attention.MASKS, strict=True):
     with col:
         tr = view.trace(mask)
         what = _("Real") if tr.mask_is_real else _("Illustration")  # the mask the model was trained with, or not
         chapter.half_chart(
-            figures.attention_heatmap(tr.layers[layer_i].weights[head_i], labels, what, half_width=True),
+            figures.attention_heatmap(
+                chapter.windowed(tr.layers[layer_i].weights[head_i], shown), drawn, what, **chapter.heatmap_room()
+            ),
             f"weights_{mask}",
             key=f"fig_masking_{mask}",
             layer=layer_i,
@@ -241,7 +245,7 @@ else:
     )
     banded = engine.windowed(view.text, width)
     native = view.trace()
-    left, right = st.columns(2)
+    left, right = chapter.figure_columns(2)
     titles = (
         _("Its own window ({window})").format(window=i18n.whole(kinds.window)),
         _("A window of {width}").format(width=width),
@@ -249,7 +253,9 @@ else:
     for col, tr, what in zip((left, right), (native, banded), titles, strict=True):
         with col:
             chapter.half_chart(
-                figures.attention_heatmap(tr.layers[local].weights[head_i], labels, what, half_width=True),
+                figures.attention_heatmap(
+                    chapter.windowed(tr.layers[local].weights[head_i], shown), drawn, what, **chapter.heatmap_room()
+                ),
                 f"window_{tr.layers[local].window}",
                 key=f"fig_masking_window_{'own' if tr is native else 'band'}",
                 layer=local,

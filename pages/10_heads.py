@@ -177,16 +177,17 @@ if cfg.n_kv_heads < cfg.n_heads:
         )
     )
     members = sharing.groups[group_of]
+    shown = chapter.token_window(labels)  # a long sentence: the heatmaps' window of tokens, each named
     for i, h in enumerate(members):
         if i % 2 == 0:  # two by two, each in half the page's width: four side by side were too narrow to read
-            columns = st.columns(2)
+            columns = chapter.figure_columns(2)
         with columns[i % 2]:
             chapter.half_chart(
                 figures.attention_heatmap(
-                    layer.weights[h],
-                    labels,
+                    chapter.windowed(layer.weights[h], shown),
+                    [labels[i] for i in shown],
                     _("Query head {query}, keys of head {kv}").format(query=h + 1, kv=group_of + 1),
-                    half_width=True,
+                    **chapter.heatmap_room(),
                 ),
                 f"group_{group_of + 1}_head_{h + 1}",
                 key=f"fig_heads_group_{h}",

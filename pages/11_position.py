@@ -36,14 +36,15 @@ else:  # the counterfactual, in the titles
 shuffled = [exp.original.tokens[i].display for i in exp.order]
 st.caption(_("The shuffled sentence, as tokens:"))
 st.code(" · ".join(shuffled), language=None, wrap_lines=True)  # a long sentence wraps, at any zoom
-left, right = st.columns(2)
+shown = chapter.token_window(labels)  # a long sentence: the heatmaps' window of tokens, each named
+left, right = chapter.figure_columns(2)
 with left:
     chapter.half_chart(
         figures.attention_heatmap(
-            exp.original.layers[layer_i].weights[head_i],
-            labels,
+            chapter.windowed(exp.original.layers[layer_i].weights[head_i], shown),
+            [labels[i] for i in shown],
             original_title,
-            half_width=True,
+            **chapter.heatmap_room(),
         ),
         "original",
         key="fig_position_original",
@@ -53,10 +54,10 @@ with left:
 with right:
     chapter.half_chart(
         figures.attention_heatmap(
-            exp.unshuffled_weights(layer_i)[head_i],
-            labels,
+            chapter.windowed(exp.unshuffled_weights(layer_i)[head_i], shown),
+            [labels[i] for i in shown],
             unshuffled_title,
-            half_width=True,
+            **chapter.heatmap_room(),
         ),
         "unshuffled",
         key="fig_position_unshuffled",
@@ -146,7 +147,8 @@ st.markdown(prose["rotary_shift" if cfg.positions == "rotary" else "learned_shif
 shift = st.slider(_("Shift every position by"), 0, 256, **state.bound("pos_shift"))
 moved = engine.shifted(view.text, shift)
 shift_labels = figures.token_labels([t.display for t in moved.original.tokens])
-left, right = st.columns(2)
+shift_shown = chapter.token_window(shift_labels) if len(shift_labels) != len(labels) else shown  # the same window
+left, right = chapter.figure_columns(2)
 # both on one colour scale, so that a colour means the same score in each
 shown_scores = [tr.layers[0].scores[head_i] for tr in (moved.original, moved.shifted)]
 shared_top = max(float(np.abs(s[np.isfinite(s)]).max(initial=0.0)) for s in shown_scores) or None
@@ -155,11 +157,11 @@ for col, tr, start, side in ((left, moved.original, 0, "original"), (right, move
     with col:
         chapter.half_chart(
             figures.attention_heatmap(
-                tr.layers[0].scores[head_i],
-                shift_labels,
+                chapter.windowed(tr.layers[0].scores[head_i], shift_shown),
+                [shift_labels[i] for i in shift_shown],
                 _("Scores q·k at positions {start}…").format(start=start),
                 kind="scores",
-                half_width=True,
+                **chapter.heatmap_room(),
                 scale_top=shared_top,
             ),
             f"scores_{side}",

@@ -66,7 +66,12 @@ def one_step() -> None:
     step = state.clamp("kv_step", 1, tr.n_tokens)  # a step beyond this sentence falls back
     if tr.n_tokens > 1:
         step = st.slider(_("Step: tokens written so far"), 1, tr.n_tokens, **state.bound("kv_step"))
-    left, right = st.columns(2)
+    size = chapter.window_size(labels)  # a long sentence: the heatmap's window of tokens, each named, up to the step
+    first = min(max(0, step - size), tr.n_tokens - size)
+    shown = list(range(first, first + size))
+    if size < tr.n_tokens:
+        chapter.window_caption(shown, tr.n_tokens)
+    left, right = chapter.figure_columns(2)
     with left:
         chapter.half_chart(
             figures.bars(
@@ -87,7 +92,12 @@ def one_step() -> None:
         )
     with right:
         chapter.half_chart(
-            figures.attention_heatmap(run.full_weights, labels, _("All at once"), half_width=True),
+            figures.attention_heatmap(
+                chapter.windowed(run.full_weights, shown),
+                [labels[i] for i in shown],
+                _("All at once"),
+                **chapter.heatmap_room(),
+            ),
             "full_causal",
             key="fig_kv_cache_full",
             layer=layer_i,
@@ -138,7 +148,7 @@ def costs_section() -> None:
     costs = per_number["float32"]
     giga = costs.cache_bytes[-1] >= 2**30
     unit, scale = (_("GiB (2³⁰ bytes)"), 2**30) if giga else (_("MiB (2²⁰ bytes)"), 2**20)
-    left, right = st.columns(2)
+    left, right = chapter.figure_columns(2)
     with left:
         widgets.chart(
             figures.lines(
@@ -154,6 +164,7 @@ def costs_section() -> None:
             ),
             "cache_flops",
             key="fig_kv_cache_flops",
+            share=chapter.figure_share(0.5),
         )
     with right:
         widgets.chart(
@@ -166,6 +177,7 @@ def costs_section() -> None:
             ),
             "cache_memory",
             key="fig_kv_cache_memory",
+            share=chapter.figure_share(0.5),
         )
     m1, m2 = st.columns(2)
     for column, name in zip((m1, m2), BYTES, strict=True):

@@ -910,3 +910,39 @@ def test_6_gemma_s_qk_norm_slider_grows_the_normalised_input_and_says_the_model_
     assert at.select_slider[-1].label.startswith("The heads' input ê, the vectors after the RMSNorm before attention")
     text = " ".join(markdown(at).split())
     assert "That norm already fixes their size" in text and "keeps it from growing at all" not in text
+
+
+# --- presenter mode and a long sentence, on every chapter ----------------------------------------------------
+
+LONG = (
+    "The old river bank by the town was flooded after the storm, so the bank manager moved the money to a safer "
+    "branch across the valley"
+)
+
+
+def token_heatmaps(at) -> list[dict]:
+    """The page's heatmaps whose axes name tokens one by one (attention_heatmap's)."""
+    return [
+        spec
+        for spec in figures(at).values()
+        if spec["data"][0]["type"] == "heatmap" and "ticktext" in spec["layout"].get("xaxis", {})
+    ]
+
+
+def test_a_chapter_in_presenter_mode_has_the_switch_and_draws_a_long_sentence_in_a_window_of_named_tokens():
+    """The sidebar's switch is on a chapter, bound to the link's presenter; its heatmaps, alone across the page,
+    each draw the window the slider moves, every token of it named at 12 px or more, and the window moves with
+    the link's win."""
+    at = run_page(page("masking"), model="all-MiniLM-L6-v2", presenter="1", text=LONG)
+    assert not at.exception
+    assert [t.value for t in at.sidebar.toggle if t.key == "w:presenter"] == [True]
+    slider = next(s for s in at.slider if s.key == "w:win")
+    heatmaps = token_heatmaps(at)
+    assert len(heatmaps) == 2
+    for spec in heatmaps:
+        shown = list(spec["data"][0]["x"])
+        assert len(shown) + slider.max - 1 > len(shown)  # a window: fewer tokens than the sentence's
+        assert list(spec["layout"]["xaxis"]["ticktext"]) == shown == list(spec["layout"]["yaxis"]["ticktext"])
+        assert spec["layout"]["xaxis"]["tickfont"]["size"] >= 12
+    moved = token_heatmaps(run_page(page("masking"), model="all-MiniLM-L6-v2", presenter="1", text=LONG, win="3"))
+    assert moved[0]["data"][0]["x"][0] == heatmaps[0]["data"][0]["x"][2]

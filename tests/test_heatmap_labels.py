@@ -106,3 +106,54 @@ def test_column_labels_wider_than_their_columns_are_slanted() -> None:
         for labels in (long, short)
     )
     assert slanted == -60 and level == 0
+
+
+LONG = [
+    "The",
+    "old",
+    "river",
+    "bank",
+    "by",
+    "the",
+    "town",
+    "was",
+    "flooded",
+    "after",
+    "the",
+    "storm",
+    ",",
+    "so",
+    "the",
+    "bank",
+    "manager",
+    "moved",
+    "the",
+    "money",
+]
+
+
+@pytest.mark.parametrize("canvas", [None, Canvas(height=560)])
+@pytest.mark.parametrize("half_width", [True, False])
+def test_a_window_of_a_long_sentence_names_every_token_at_12_px(half_width: bool, canvas: Canvas | None) -> None:
+    """As many tokens as a heatmap names at 12 px (a chapter's window), and no more: every one named at 12 px,
+    whichever tokens the window holds; one more would not all be."""
+    from ui.figures.matrices import LEAST_TOKEN_PX, tokens_named
+
+    labels = figures.token_labels(LONG * 2, list(range(2 * len(LONG))))
+    n = tokens_named(labels, half_width, canvas)
+    assert 2 <= n < len(labels)
+    for first in range(len(labels) - n + 1):
+        shown = labels[first : first + n]
+        fig = figures.attention_heatmap(np.eye(n), shown, "t", half_width=half_width, canvas=canvas)
+        for axis in (fig.layout.xaxis, fig.layout.yaxis):
+            assert list(axis.ticktext) == shown and axis.tickfont.size >= LEAST_TOKEN_PX
+    wider = figures.attention_heatmap(np.eye(n + 1), [max(labels, key=len)] * (n + 1), "t", half_width=half_width)
+    assert canvas is not None or wider.layout.xaxis.tickfont.size < LEAST_TOKEN_PX
+
+
+def test_long_labels_beside_horizontal_bars_go_over_lines_and_leave_the_bars_their_room() -> None:
+    long = "QK-norm : les gains de la RMSNorm des requêtes et des clés"
+    fig = figures.bars(["clé W_K", long], [1e6, 2e8], "t", "paramètres", horizontal=True, compact=True)
+    assert fig.layout.margin.l <= 0.4 * Canvas.width + 20
+    assert "<br>" in fig.data[0].y[1] and fig.data[0].y[0] == "clé W_K"
+    assert fig.layout.xaxis.tickangle == 0 and len(fig.layout.xaxis.tickvals) <= 6

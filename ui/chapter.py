@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
+import numpy as np
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 from streamlit.source_util import page_icon_and_name
@@ -16,6 +17,8 @@ from streamlit.source_util import page_icon_and_name
 from attention import Model, ModelConfig, Trace
 
 from . import chapters, downloads, engine, i18n, state, theme, widgets
+from .figures.base import Canvas
+from .figures.matrices import tokens_named
 from .i18n import _
 from .prose import fill, sections
 
@@ -32,6 +35,7 @@ def begin(file: str) -> dict[str, str]:
     chapter = chapters.by_file(file)
     st.session_state[CURRENT] = file
     prose = sections(chapter.prose, i18n.language())
+    presenter_switch()
     st.title(chapter.title)
     st.markdown(prose["intro"])
     widgets.url_notices()
@@ -167,6 +171,89 @@ def try_this(prose: dict[str, str], section: str = "try", **values: object) -> N
                 st.error(_("Not quite: it is “{answer}”. {why}").format(answer=q.options[q.answer], why=q.why))
 
 
+# Presenter mode (the sidebar's switch, `presenter` in the link), on every chapter as in the explorer: the figures
+# that sit side by side on a screen stand one under the other, each the page's whole width and no taller than a
+# 1280×720 projector's screen, so that one figure fills the screen at a time, its type larger for it.
+PRESENTER_CANVAS = Canvas(height=560, type=theme.figure_type(True))  # 720 px less the header and a title's lines
+
+
+def presenting() -> bool:
+    return bool(state.get("presenter"))
+
+
+def presenter_switch() -> None:
+    """The sidebar's switch for presenter mode, on every chapter (the explorer has its own among its controls)."""
+    with st.sidebar:
+        st.toggle(
+            _("Presenter mode"),
+            **state.bound("presenter"),
+            help=_(
+                "For a projector: each figure alone across the page, one screen at a time, its labels large "
+                "enough to be read from the back of the room."
+            ),
+        )
+
+
+def figure_columns(spec: int | list[int] = 2) -> list:
+    """st.columns(spec) for figures side by side; in presenter mode as many containers one under the other, each
+    the page's width."""
+    if presenting():
+        return [st.container() for _ in range(spec if isinstance(spec, int) else len(spec))]
+    return st.columns(spec)
+
+
+def figure_share(part: float) -> float:
+    """widgets.chart's share of the page for a figure in figure_columns: its part, or the whole in presenter mode."""
+    return 1.0 if presenting() else part
+
+
+def heatmap_room() -> dict:
+    """figures.attention_heatmap's room for a heatmap beside another (half the page), or in presenter mode alone
+    across the page and no taller than the projector's screen."""
+    return dict(half_width=False, canvas=PRESENTER_CANVAS) if presenting() else dict(half_width=True)
+
+
+def window_size(labels: list[str]) -> int:
+    """How many tokens a heatmap in heatmap_room's room draws at a time, each named at 12 px or more."""
+    return min(len(labels), tokens_named(labels, **heatmap_room()))
+
+
+def token_window(labels: list[str]) -> list[int]:
+    """The tokens (positions) the page's heatmaps draw: all of them, or, where they would not each be named at
+    12 px or more in the room heatmap_room gives, a window of as many as are, moved by a slider ("win" in the link,
+    as the explorer's window). Call it before the heatmaps, where its slider should stand."""
+    n, size = len(labels), window_size(labels)
+    if size >= n:
+        return list(range(n))
+    last_start = n - size + 1
+    value = state.get("win")
+    state.put("win", min(max(value if isinstance(value, int) else 1, 1), last_start))  # the explorer's may be past it
+    st.slider(
+        _("First token of the heatmaps' window (they show {n} tokens at a time)").format(n=size),
+        1,
+        last_start,
+        **state.bound("win"),
+    )
+    shown = list(range(state.get("win") - 1, state.get("win") - 1 + size))
+    window_caption(shown, n)
+    return shown
+
+
+def window_caption(shown: list[int], n: int) -> None:
+    """Which tokens a window shows, of how many."""
+    st.caption(
+        _(
+            "Tokens {first} to {last} of {n}, each named in the heatmaps. The cells of the tokens outside the "
+            "window are not drawn; every token still takes part in the computation."
+        ).format(first=shown[0] + 1, last=shown[-1] + 1, n=n)
+    )
+
+
+def windowed(matrix, shown: list[int]):
+    """The rows and columns of a (n_tokens, n_tokens) matrix that a token window draws."""
+    return np.asarray(matrix)[np.ix_(shown, shown)]
+
+
 TITLE_LINE_PX = 22  # a second title line's height at the template's title size
 
 
@@ -181,9 +268,10 @@ def half_chart(
     text: str | None = None,
     share: float = 0.5,
 ) -> None:
-    """widgets.chart for a figure in half the page's width (or the `share` of it given): what it shows (layer,
-    head, mask) goes on a second title line, where it fits, instead of after a title it would push past the
-    figure's edge."""
+    """widgets.chart for a figure in half the page's width (or the `share` of it given; in presenter mode the whole
+    width, as figure_columns lays it out): what it shows (layer, head, mask) goes on a second title line, where it
+    fits, instead of after a title it would push past the figure's edge."""
+    share = figure_share(share)  # presenter mode: the figure alone across the page (figure_columns)
     names = [n for n in downloads.what_it_shows(layer, head, mask) if n not in (fig.layout.title.text or "")]
     if names:
         top = fig.layout.margin.t if fig.layout.margin.t is not None else theme.TEMPLATE.layout.margin.t

@@ -9,8 +9,8 @@ import plotly.graph_objects as go
 
 from .. import i18n, theme
 from ..i18n import _
-from .base import ALL_TOKENS, GRID, colour, figure, pair_hover, plain, title_room
-from .text import MINUS_INFINITY, label_px
+from .base import ALL_TOKENS, GRID, Canvas, colour, figure, pair_hover, plain, title_room
+from .text import MINUS_INFINITY, label_px, wrap
 
 LOG_FLOOR = 1e-12  # a logarithmic axis cannot draw 0: values that are zero up to rounding are drawn here
 
@@ -59,12 +59,21 @@ def lines(
                 line=dict(color=theme.MUTED, dash="dash"),
             )
         )
-    # long names wrap one to a line; a single line needs no legend, its axis says what it is
-    legend_rows = 0 if len(series) < 2 else len(series) if max(map(len, series)) > 28 else 1
+    # long names wrap one to a line, as do names that would not share a line in half the page (a legend of two
+    # rows ran over the x axis's title); a single line needs no legend, its axis says what it is
+    in_a_row = sum(label_px([name]) + LEGEND_ITEM_PX for name in series)
+    legend_rows = 0 if len(series) < 2 else len(series) if max(map(len, series)) > 28 or in_a_row > HALF_PX else 1
+    height = 400 + 26 * legend_rows
+    # an axis title longer than the plot is tall ran into the figure's title: over two lines, the margin wider
+    plot_px = height - title_top(title) - 74 - 26 * legend_rows
+    y_lines = wrap(y_title, plot_px - 10, theme.TEMPLATE.layout.font.size) if label_px([y_title]) > plot_px else []
+    if len(y_lines) > 1:
+        y_title = "<br>".join(y_lines)
+    left = theme.TEMPLATE.layout.margin.l + LABEL_LINE_PX * max(0, len(y_lines) - 1)
     return figure(
         traces,
         title,
-        400 + 26 * legend_rows,
+        height,
         shapes=marker,
         xaxis=dict(title=dict(text=x_title, standoff=10), **(_log_x(x) if log_x else {}), **GRID),
         yaxis=dict(
@@ -75,9 +84,13 @@ def lines(
         ),
         # at the figure's foot, under the x axis's title, in the room the bottom margin keeps for it
         legend=dict(orientation="h", yref="container", y=0.01, yanchor="bottom"),
-        margin=dict(b=74 + 26 * legend_rows),
+        margin=dict(b=74 + 26 * legend_rows, l=left, t=title_top(title)),
         showlegend=legend_rows > 0,
     )
+
+
+HALF_PX = (Canvas.width - 16) // 2  # a figure in half the page's width (st.columns(2) at 1280×720)
+LEGEND_ITEM_PX = 50  # a legend item's line sample and the gap after its name
 
 
 PAD = 0.06  # the share of a y axis's span left free above and below its lines, so that none runs along an edge
@@ -168,13 +181,25 @@ def bars(
     )
     label_axis = dict(title=dict(text=label_title)) if label_title else {}
     if horizontal:  # values printed beyond the bar's end, so that a short bar's number stays readable
+        # a long label ("QK-norm: the gains of the queries' and keys' RMSNorm", longer in French) over lines, so
+        # that the labels take at most LABELS_SHARE of the figure's width and leave the bars the rest
+        labels = [_wrapped_label(x, LABELS_SHARE * Canvas.width) for x in labels]
+        lines = sum(x.count("<br>") + 1 for x in labels)
         return figure(
             [dict(bar, y=labels, x=list(values), orientation="h")],
             title,
-            max(380, 60 + 34 * len(labels)),
+            max(380, 60 + 34 * len(labels) + LABEL_LINE_PX * (lines - len(labels))),
             yaxis=dict(type="category", autorange="reversed", **label_axis),
-            xaxis=dict(title=dict(text=y_title), range=[0, top * 1.18], **(_compact_ticks(top) if compact else {})),
-            margin=dict(l=label_px(labels) + 15 + (28 if label_title else 0), t=title_top(title)),
+            xaxis=dict(
+                title=dict(text=y_title),
+                range=[0, top * 1.18],
+                tickangle=0,  # upright: turned, the counts ran into the axis title
+                **(_compact_ticks(top) if compact else {}),
+            ),
+            margin=dict(
+                l=max(label_px(x.split("<br>")) for x in labels) + 15 + (28 if label_title else 0) if labels else 85,
+                t=title_top(title),
+            ),
         )
     value_axis = dict(title=dict(text=y_title), range=[0, top * 1.15]) if text_fmt else dict(title=dict(text=y_title))
     if labels and all(x.isdigit() for x in labels):
@@ -199,11 +224,26 @@ def bars(
     )
 
 
+LABELS_SHARE = 0.4  # of a figure's width, at most, for the labels beside horizontal bars
+LABEL_LINE_PX = round(1.2 * theme.TEMPLATE.layout.font.size)  # a label's next line, at the template's type
+
+
+def _wrapped_label(label: str, width_px: float) -> str:
+    """An (escaped) label over as many lines as keep it within width_px at the template's type."""
+    size = theme.TEMPLATE.layout.font.size
+    target = width_px
+    lines = [label]
+    while max(label_px([line], size) for line in lines) > width_px and target > width_px / 2:  # as margins measure
+        lines = wrap(label, target, size)
+        target -= size
+    return "<br>".join(lines)
+
+
 def _compact_ticks(top: float) -> dict:
-    """Ticks at round steps from 0 to `top` (1, 2 or 5 times a power of ten, about five of them), each written
+    """Ticks at round steps from 0 to `top` (1, 2 or 5 times a power of ten, five of them at most), each written
     in the page's language's short words for large counts."""
-    raw = top / 5
-    step = min((m * 10 ** np.floor(np.log10(raw)) for m in (1, 2, 5, 10)), key=lambda s: abs(s - raw))
+    raw = top / 5  # at most five steps: "120 M" and "140 M" ran together beside long labels
+    step = min(s for s in (m * 10 ** np.floor(np.log10(raw)) for m in (1, 2, 5, 10)) if s >= raw)
     ticks = np.arange(0, top * 1.18, step)
     return dict(tickvals=ticks.tolist(), ticktext=[i18n.compact(float(t), 1) for t in ticks])
 

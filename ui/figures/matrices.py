@@ -12,7 +12,19 @@ from attention.layout import in_layout
 
 from .. import contrast, i18n, theme
 from ..i18n import _
-from .base import ALL_TOKENS, TICK_PX, Canvas, figure, numbers_fit, pair_hover, plain, tick_px, token_ticks
+from .base import (
+    ALL_TOKENS,
+    SMALLEST_TICK_PX,
+    SUBTITLE_PX,
+    TICK_PX,
+    Canvas,
+    figure,
+    numbers_fit,
+    pair_hover,
+    plain,
+    tick_px,
+    token_ticks,
+)
 from .text import MINUS_INFINITY, label_px
 
 COLUMN_GAP = 16  # px between st.columns(2), Streamlit's default gap
@@ -45,6 +57,46 @@ def _legible(cells: dict, z: np.ndarray, scale: str, zmin: float | None, zmax: f
     return cells | {"text": contrast.legible(cells["text"], dark)}
 
 
+# what the page adds to a heatmap's top margin, out of its height: the subtitle (the sentence and the model) and
+# a title line naming the layer and head (ui/chapter.half_chart); rows counted without it were drawn 12 px apart
+ADDED_PX = SUBTITLE_PX + 22
+TALLEST_PX = 860  # a heatmap on a page that scrolls; on a projector (a canvas given) the canvas's height
+LEAST_TOKEN_PX = 12  # a token's name on a heatmap's axis, read from the back of a room at 1280×720
+
+
+def heatmap_width(half_width: bool = False, canvas: Canvas | None = None) -> int:
+    """The px an attention heatmap is laid out in: the page column's width, or half of it."""
+    width = (canvas or Canvas()).width
+    return (width - COLUMN_GAP) // 2 if half_width else width
+
+
+def _room(
+    row_labels: Sequence[str], col_labels: Sequence[str], width: int, size: int, tallest: int = TALLEST_PX
+) -> tuple[int, int, int, float, float, bool]:
+    """An attention heatmap's left and top margins, height (`tallest` at most), a cell's width and height, with the
+    token labels at `size` px, and whether the column labels are slanted (many columns, or a label wider than its
+    column)."""
+    n_rows, n_cols = len(row_labels), len(col_labels)
+    left = label_px(row_labels, size) + 45
+    cell_w = (width - left - 20 - COLOURBAR_PX) / n_cols
+    slanted = n_cols > 6 or label_px(col_labels, size) > cell_w - 2
+    top = 80 + (int(label_px(col_labels, size) * 0.87) if slanted else 22)  # title, axis title, labels
+    height = max(340, min(tallest, top + 60 + 34 * n_rows))
+    return left, top, height, cell_w, (height - top - 20 - ADDED_PX) / n_rows, slanted
+
+
+def tokens_named(labels: Sequence[str], half_width: bool = False, canvas: Canvas | None = None) -> int:
+    """The most tokens an attention heatmap of these labels draws at a time, each named at LEAST_TOKEN_PX or more:
+    all of them, or fewer, a window of them (the widest label counted in every window)."""
+    widest = max(labels, key=lambda t: label_px([t], TICK_PX), default="")
+    width, tallest = heatmap_width(half_width, canvas), canvas.height if canvas else TALLEST_PX
+    for n in range(len(labels), 1, -1):
+        row = [widest] * n
+        if tick_px(min(_room(row, row, width, LEAST_TOKEN_PX, tallest)[3:5])) >= LEAST_TOKEN_PX:
+            return n
+    return 1
+
+
 def attention_heatmap(
     matrix: np.ndarray,
     labels: Sequence[str],
@@ -62,8 +114,9 @@ def attention_heatmap(
     kind: "scores" (diverging scale around 0) or "weights" (0 to 1).
     half_width: the figure gets half the page, so values are printed only in a smaller matrix.
     key_labels: when keys are other tokens than queries (cross-attention); `labels` then names the queries.
-    canvas: the page column it is drawn in (by default a 1280×720 screen's); every token is labelled, the
-    labels as large as the cells leave room for.
+    canvas: the page column it is drawn in (by default a 1280×720 screen's), and the height it fits (by default
+    it grows with the tokens, as a scrolled page allows); every token is labelled, the labels as large as the
+    cells leave room for.
     scale_top: scores coloured from −scale_top to scale_top instead of the matrix's own largest |score|, so that
     matrices drawn side by side share one scale.
     """
@@ -106,23 +159,18 @@ def attention_heatmap(
         ygap=1 if n_rows <= 40 else 0,
         **cells,
     )
-    width = (canvas or Canvas()).width
-    width = (width - COLUMN_GAP) // 2 if half_width else width
-
-    def room(size: int) -> tuple[int, int, int, float, float, bool]:
-        """Left and top margins, height, a cell's width and height, with the token labels at `size` px, and
-        whether the column labels are slanted (many columns, or a label wider than its column)."""
-        left = label_px(row_labels, size) + 45
-        cell_w = (width - left - 20 - COLOURBAR_PX) / n_cols
-        slanted = n_cols > 6 or label_px(col_labels, size) > cell_w - 2
-        top = 80 + (int(label_px(col_labels, size) * 0.87) if slanted else 22)  # title, axis title, labels
-        height = max(340, min(860, top + 60 + 34 * n_rows))
-        return left, top, height, cell_w, (height - top - 20) / n_rows, slanted
-
-    size = TICK_PX
-    for _round in range(3):  # the labels' size sets the margins, which set the cells the labels must fit
-        size = tick_px(min(room(size)[3:5]))
-    left, top, height, cell_w, cell_h, slanted = room(size)
+    width, tallest = heatmap_width(half_width, canvas), canvas.height if canvas else TALLEST_PX
+    largest = max(TICK_PX, canvas.type.base) if canvas else TICK_PX  # a projector's canvas: its larger type
+    # the labels' size sets the margins, which set the cells the labels must fit: the largest size that fits its own
+    size = next(
+        (
+            s
+            for s in range(largest, SMALLEST_TICK_PX, -1)
+            if tick_px(min(_room(row_labels, col_labels, width, s, tallest)[3:5]), largest) >= s
+        ),
+        SMALLEST_TICK_PX,
+    )
+    left, top, height, cell_w, cell_h, slanted = _room(row_labels, col_labels, width, size, tallest)
     return figure(
         [heatmap],
         dict(text=title, y=0.995, yanchor="top", yref="container"),
@@ -157,8 +205,10 @@ def table_heatmap(
     row_title: str = "",
     col_title: str = "",
     numbers: bool = True,
+    width: int = Canvas.width,
 ) -> go.Figure:
-    """A small labelled matrix with its values printed; −∞ cells grey and labelled −∞."""
+    """A small labelled matrix with its values printed; −∞ cells grey and labelled −∞. width: the px of the
+    column it is drawn in (the page's, or half of it)."""
     m = np.asarray(m, dtype=float)
     rows, cols = [plain(r) for r in rows], [plain(c) for c in cols]
     z, background = _masked_as_gaps(m)
@@ -179,16 +229,28 @@ def table_heatmap(
         + "<extra></extra>",
         **cells,
     )
+    # column labels that do not fit their columns in `width` slanted at a set angle and counted in the top margin:
+    # turned by plotly on its own (90° where they crowd), 19 Korean tokens ran over the figure's subtitle
+    left = label_px(rows) + (40 if row_title else 15)
+    cell = (width - left - 20 - COLOURBAR_PX) / max(len(cols), 1)
+    size = tick_px(cell)  # every column named (plotly's own ticks named every other one of 36 tokens)
+    slanted = label_px(cols, size) > cell - 4
     return figure(
         [heatmap],
         dict(text=title, y=0.99, yanchor="top", yref="container"),
         max(300, 170 + 40 * len(rows)),
-        xaxis=dict(type="category", side="top", title=dict(text=col_title)),
+        xaxis=dict(
+            type="category",
+            side="top",
+            title=dict(text=col_title),
+            tickangle=-60 if slanted else None,
+            **token_ticks(cols, cell, size),
+        ),
         yaxis=dict(type="category", autorange="reversed", title=dict(text=row_title)),
         plot_bgcolor=background,
         margin=dict(
-            l=label_px(rows) + (40 if row_title else 15),
-            t=60 + label_px(cols) // 3 + (30 if col_title else 0),
+            l=left,
+            t=60 + (int(label_px(cols, size) * 0.87) if slanted else label_px(cols) // 3) + (30 if col_title else 0),
             r=20,
             b=20,
         ),
