@@ -68,7 +68,7 @@ def english_left(text: str, code: str) -> list[str]:
     if re.search(r"\\(?:operatorname|mathrm|frac|begin|text)\b", text):
         return []  # an equation (st.latex): its words are LaTeX's, its \text{…} passed through the catalogue
     text = re.sub(r"\$\$.*?\$\$", " ", text, flags=re.DOTALL)
-    text = re.sub(r"\$[^$]*\$|`[^`]*`|\]\([^)]*\)|<[^>]+>|␣\S*|\\[a-zA-Z]+|%\{[^}]*\}", " ", text)
+    text = re.sub(r"\$[^$]*\$|`[^`]*`|\]\([^)]*\)|<[^>]+>|␣\S*|##\S*|\\[a-zA-Z]+|%\{[^}]*\}", " ", text)
     text = outside_glosses(text)
     text = re.sub(r"(?<!\*)\*[A-Za-z]+\*(?!\*)", " ", text)  # a word in italics, cited as a word (a feature's name)
     words = re.findall(r"(?<!\w)[A-Za-z]+(?!\w)", text)  # a whole word: not "for" of « forêt »
