@@ -71,14 +71,16 @@ def test_the_exercises_name_only_words_on_screen_in_each_language(code, name):
         assert sentence in markdown(at)
 
 
-def test_a_french_sentence_reads_as_french_and_an_english_one_does_not():
-    from ui.widgets import looks_french
+def test_a_sentence_in_another_language_reads_as_not_english_and_an_english_one_does_not():
+    from ui.widgets import looks_not_english
 
-    assert looks_french("un petit animal bleu vivait dans la forêt verte")
-    assert looks_french("l'animal n'a pas traversé la rue parce qu'il était trop fatigué")
-    assert not looks_french("a fluffy blue creature roamed the verdant forest")
-    assert not looks_french("the café on the corner")  # one accented loan word does not tip an English sentence
-    assert not looks_french("대한민국의 수도는")
+    assert looks_not_english("un petit animal bleu vivait dans la forêt verte")
+    assert looks_not_english("l'animal n'a pas traversé la rue parce qu'il était trop fatigué")
+    assert looks_not_english("el gato negro duerme en el sofá")  # Spanish
+    assert looks_not_english("die kleine Katze schläft auf dem Sofa")  # German
+    assert not looks_not_english("a fluffy blue creature roamed the verdant forest")
+    assert not looks_not_english("the café on the corner")  # one accented loan word does not tip an English sentence
+    assert not looks_not_english("대한민국의 수도는")
 
 
 @pytest.mark.parametrize("model", ["all-MiniLM-L6-v2", "smollm2"])
@@ -93,6 +95,8 @@ def test_french_on_an_english_only_model_gets_the_notice_and_gemma_does_not(mode
     assert "trained on English text only" not in apptest.messages(gemma)
     english = run_page(text="a fluffy blue creature roamed the verdant forest", model=model)
     assert "trained on English text only" not in apptest.messages(english)
+    spanish = run_page(text="el gato negro duerme en el sofá de la casa", model=model)
+    assert "trained on English text only" in apptest.messages(spanish)
 
 
 @pytest.mark.parametrize("code", ["fr", "ko"])

@@ -326,36 +326,45 @@ def short_label(choice: attention.ModelChoice) -> str:
 
 
 UNREAD = 0.5  # the share of a text's words a tokenizer cannot read as characters past which the page says so
-# Words that mark a Latin-script text as French rather than English, and English ones against them: a text reads as
-# French when it has more of the first (an accented letter counts as one), so that an English-only model's page can
-# say it was not trained on it. A guess on a sentence's words, no dependency: a name or a loan word does not tip it.
+# Words that mark a Latin-script text as written in another language than English, and English ones against them:
+# the commonest small words of French, Spanish, Portuguese, Italian, German and Dutch, none of them an English word.
+# A text reads as "not English" when it has more of these (a letter English does not write counts as one) than
+# English small words, so that an English-only model's page can say it was not trained on it. A guess on a
+# sentence's words, no dependency: a name or a loan word ("café") does not tip an English sentence.
 
 
 def _words(line: str) -> frozenset[str]:
     return frozenset(line.split())
 
 
-FRENCH_WORDS = _words(
-    "le la les un une des du de et est dans sur pour par avec qui que ne pas il elle nous vous ils au aux ce cette "
-    "son sa ses mon ma mes était sont"
+OTHER_WORDS = _words(
+    # French
+    "le la les un une des du et est dans sur pour par avec qui que ne pas il elle nous vous ils au aux ce cette son "
+    "sa ses mon ma mes était sont "
+    # Spanish, Portuguese, Italian
+    "el los las y es en del con por para una unos se lo su sus fue muy pero como más o um uma os da do não são "
+    "il lo gli della di che è sono per non nel "
+    # German, Dutch
+    "der die das und ist ein eine nicht mit auf für von dem den sich auch het een van en niet zijn ook"
 )
 ENGLISH_WORDS = _words(
     "the a an and is are was were of in on for by with who that not it he she we you they this his her my"
 )
-FRENCH_LETTERS = frozenset("éèêëàâîïôûùç")
+OTHER_LETTERS = frozenset("éèêëàâîïôûùçñáíóúãõäöüßœæøåìò¿¡")
 
 
-def looks_french(text: str) -> bool:
-    """Whether a text reads as French rather than English (FRENCH_WORDS): more French marks than English words."""
-    words = [w.strip('.,;:!?«»"()').lower() for w in text.replace("'", " ").replace("’", " ").split()]
-    french = sum(w in FRENCH_WORDS or bool(FRENCH_LETTERS & set(w)) for w in words)
+def looks_not_english(text: str) -> bool:
+    """Whether a Latin-script text reads as written in another language than English (OTHER_WORDS): more of its
+    marks than English small words."""
+    words = [w.strip('.,;:!?«»"()¿¡').lower() for w in text.replace("'", " ").replace("’", " ").split()]
+    other = sum((w in OTHER_WORDS and w not in ENGLISH_WORDS) or bool(OTHER_LETTERS & set(w)) for w in words)
     english = sum(w in ENGLISH_WORDS for w in words)
-    return french >= 2 and french > english
+    return other >= 2 and other > english
 
 
 def unread_notice(model: attention.Model, text: str) -> None:
     """When the model reads most of the text's words only as unknown or byte pieces (a Korean sentence in
-    MiniLM's jamo or SmolLM2's bytes), or reads English only and the text is French, say so, and offer, in one
+    MiniLM's jamo or SmolLM2's bytes), or reads English only and the text is in another language, say so, and offer, in one
     click, a model whose tokenizer reads it."""
     share = engine.unread_share(text)
     options = engine.choices()
@@ -368,10 +377,11 @@ def unread_notice(model: attention.Model, text: str) -> None:
             "[UNK]) or cut into parts that are not its letters, so what it computes says little about the "
             "sentence."
         ).format(model=model.config.name, share=i18n.share(share))
-    elif looks_french(text):
+    elif looks_not_english(text):
         said = _(
-            "{model} was trained on English text only: it reads this French sentence as pieces of English words, "
-            "so its attention here says less about the sentence than a model trained on French would."
+            "{model} was trained on English text only: it reads this sentence, which is not English, as pieces of "
+            "English words, so its attention here says less about the sentence than a model trained on its "
+            "language would."
         ).format(model=model.config.name)
     else:
         return
