@@ -267,11 +267,15 @@ def _separators_table(code: str) -> dict[int, str]:
     return str.maketrans({".": get_decimal_symbol(code), ",": get_group_symbol(code), "-": "\u2212"})
 
 
-def formatted(code: str, value: float, spec: str) -> str:
+def formatted(code: str, value: float, spec: str, minus: bool = True) -> str:
     """format(value, spec) with the language's separators: for the many numbers a figure prints in its cells,
     where Babel's own formatting, one call per number, would cost more than the figure ("0.57" -> "0,57"). A
-    negative number takes the minus sign (U+2212), as the −∞ beside it does: "−0,30", not "-0,30"."""
-    return format(value, spec).translate(_separators_table(code))
+    negative number takes the minus sign (U+2212), as the −∞ of a masked cell does: "−0,30", not "-0,30".
+    minus=False keeps the hyphen, for the values printed inside a heatmap's cells only: the figures' font (DejaVu
+    Sans) draws U+2212 2.3 times as wide as a hyphen (0.838 em against 0.361), and a score matrix's values, sized to
+    fit their cells, would no longer fit at a readable size (the explorer's scores of a 7-token sentence went blank)."""
+    text = format(value, spec).translate(_separators_table(code))
+    return text if minus else text.replace("\u2212", "-")
 
 
 def separated(code: str, text: str) -> str:

@@ -18,7 +18,7 @@ SMALLEST_MARK = 8  # px: a smaller × is not seen as a mark
 def _weight_text(code: str, fmt: str, w: float) -> str:
     """A weight (0 to 1) written in `fmt` in the language `code`: "0.26", or without its leading zero (".26"; 1 as
     "1") where cells are narrow, as tables of correlations do for values that cannot pass 1."""
-    text = i18n.formatted(code, w, ".2f")
+    text = i18n.formatted(code, w, ".2f", minus=False)
     if fmt == "0.00":
         return text
     return "1" if round(w, 2) >= 1 else text.removeprefix("0")
@@ -45,7 +45,7 @@ def _write(m: np.ndarray, kind: str, fmt: str) -> list[list[str]]:
 def _score_text(code: str, fmt: str, s: float) -> str:
     if float(format(s, fmt)) == 0:  # a small negative rounds to 0, not to "-0.0"
         s = 0.0
-    return i18n.formatted(code, s, fmt)
+    return i18n.formatted(code, s, fmt, minus=False)
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ def _masked_as_gaps(m: np.ndarray) -> tuple[np.ndarray, str]:
 def _printed_values(m: np.ndarray, fmt: str, font_size: int) -> dict:
     """Heatmap settings that print every cell's value, −∞ where masked, as the page's language writes it."""
     code = i18n.language()
-    text = [[MINUS_INFINITY if np.isneginf(v) else i18n.formatted(code, v, fmt) for v in row] for row in m]
+    text = [[MINUS_INFINITY if np.isneginf(v) else i18n.formatted(code, v, fmt, minus=False) for v in row] for row in m]
     return dict(text=text, texttemplate="%{text}", textfont=dict(size=font_size, color=contrast.BLACK))
 
 
