@@ -108,12 +108,12 @@ st.caption(
 distances = np.arange(0, int(exp.distances.max()) + 1)
 # Two charts, each with its own axis: a share of the recurrent state and an attention weight are different
 # measures, and one axis for both read as "attention keeps 97 % of the word".
-left, right = st.columns(2)
+left, right = chapter.figure_columns(2)
 with left:
     widgets.chart(
         charts.recurrent_memory(distances, motivation.recurrent_share(distances, keep), keep),
         "recurrent_memory",
-        share=0.5,
+        share=chapter.figure_share(0.5),
     )
 with right:  # the layer and head after the model's name, on the title's second line
     widgets.chart(
@@ -122,7 +122,7 @@ with right:  # the layer and head after the model's name, on the title's second 
         layer=layer_i,
         head=head_i,
         text="",  # the experiment's own sentences, not the sidebar's
-        share=0.5,
+        share=chapter.figure_share(0.5),
     )
 far = int(exp.distances[-1])
 m1, m2 = st.columns(2)

@@ -58,7 +58,7 @@ how = c2.radio(
 )
 mixed = similarity.mix(sentence.split(), how=how)
 words = list(mixed.words)
-left, right = st.columns(2)
+left, right = chapter.figure_columns(2)
 with left:
     widgets.chart(
         figures.table_heatmap(
@@ -72,7 +72,7 @@ with left:
         ),
         "toy_weights",
         key="fig_context_weights",
-        share=0.5,
+        share=chapter.figure_share(0.5),
     )
 with right:
     features = [_(FEATURES[f]) for f in similarity.FEATURES]

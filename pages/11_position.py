@@ -116,7 +116,7 @@ else:
     st.header(_("Learned positions (the loaded model)"), anchor="learned-positions-the-loaded-model")
     n_learned = min(n_pos, model.embeddings.position.shape[0])
     st.markdown(chapter.fill(prose["learned"], model=cfg.name, rows=i18n.whole(model.embeddings.position.shape[0])))
-    left, right = st.columns(2)
+    left, right = chapter.figure_columns(2)
     with left:
         widgets.chart(
             figures.big_heatmap(
@@ -127,7 +127,7 @@ else:
             ),
             "learned",
             key="fig_position_learned",
-            share=0.5,
+            share=chapter.figure_share(0.5),
         )
     with right:
         widgets.chart(
@@ -139,7 +139,7 @@ else:
             ),
             "learned_cosine",
             key="fig_position_cos",
-            share=0.5,
+            share=chapter.figure_share(0.5),
         )
 
 st.header(_("The same sentence, further along"), anchor="the-same-sentence-further-along")
