@@ -54,7 +54,7 @@ boxes = [
     )
     for p in arch.parts
 ]
-m1, m2, m3, m4, m5 = st.columns(5)
+m1, m2, m3, m4, m5 = st.columns([1, 1, 1, 1, 2])  # the count of parameters, nine digits and their separators, whole
 m1.metric(_("layers"), cfg.n_layers)
 m2.metric(_("width d_model"), i18n.whole(cfg.d_model))
 m3.metric(_("heads per layer"), cfg.n_heads)  # a count; each head's width is the next metric

@@ -56,7 +56,7 @@ cosines = similarity.cosine_table(words)
 cos_apple = cosines[words.index("apple"), words.index("orange")]
 st.markdown(chapter.fill(prose["toy"], cos_apple=i18n.num(cos_apple, 4)))
 chapter.notes_aside(chapter.fill(prose["aside_toy"], cos_apple_short=i18n.num(cos_apple, 2)))
-left, right = chapter.figure_columns([1, 2])
+left, right = chapter.figure_columns([2, 3])  # the table of four columns whole in French too
 with left:
     table.table(
         {_("word"): words}
@@ -79,7 +79,7 @@ with right:
         ),
         "toy_cosines",
         key="fig_toy_cosines",
-        share=chapter.figure_share(2 / 3),
+        share=chapter.figure_share(3 / 5),
     )
 chapter.try_this(
     prose,

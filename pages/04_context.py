@@ -111,13 +111,22 @@ chapter.notes_aside(
     )
 )
 
+BARELY = 0.9  # a mean-centred cosine of the two words above this at every layer: they barely part
 st.header(_("In the real model"), anchor="in-the-real-model")
 cfg = chapter.model_view().config
-# The real model reads a pair written in the page's language, its context before the word (context.PAIRS).
-PAIR = context.pair(i18n.language())
+# The real model reads a pair written in the page's language, its context before the word (context.PAIRS), when
+# it was trained on many languages; a model trained on English reads the English pair, glossed in the prose.
+PAIR = context.pair(i18n.language() if engine.reads_many_languages() else "en")
 word, (first, second), (ref_a, ref_b) = PAIR.word, PAIR.sentences, PAIR.references
 real = dict(word=word, first=first, second=second, ref_a=ref_a, ref_b=ref_b, layers=cfg.n_layers)
 st.markdown(chapter.fill(prose["decoder" if cfg.is_decoder else "real"], **real))
+if PAIR is not context.pair(i18n.language()):  # the page's language has a pair this model was not trained on
+    st.caption(
+        _(
+            "{model} was trained on English text only, so it reads an English pair; a model trained on many "
+            "languages (chosen in the sidebar) reads a pair in the page's language."
+        ).format(model=cfg.name)
+    )
 shift = engine.context_shift(word, PAIR.sentences, PAIR.references)
 # Each line in its reference's colour, each sentence in its own dash: the colours say which word the shared word
 # is compared with, never contradicting the words.
@@ -144,10 +153,17 @@ widgets.chart(
 )
 lean_a, lean_b = (i18n.num(v, 2) for v in shift.lean)
 leans = dict(real, lean_first=lean_a, lean_second=lean_b)
-st.markdown(chapter.fill(prose["leans" if shift.lean[0] > shift.lean[1] else "leans_not"], **leans))
+if shift.lean[0] > 0 > shift.lean[1]:  # each sentence's word nearer its own meaning's reference word
+    said = "leans"
+elif shift.lean[0] > shift.lean[1]:  # the first pulled toward ref_a more than the second, both on one side
+    said = "leans_both_nearer_" + ("first" if shift.lean[1] > 0 else "second")
+else:
+    said = "leans_not"
+st.markdown(chapter.fill(prose[said], **leans))
+lowest = float(shift.across[shift.widest])
 if shift.parted:
     apart = chapter.fill(
-        prose["apart"], **real, widest=shift.widest, lowest=i18n.num(float(shift.across[shift.widest]), 2)
+        prose["apart" if lowest < BARELY else "apart_barely"], **real, widest=shift.widest, lowest=i18n.num(lowest, 2)
     )
 else:
     apart = chapter.fill(prose["apart_same"], **real)

@@ -26,7 +26,9 @@ left, right = st.columns([2, 3])
 left.dataframe(
     {
         _("next word"): list(candidates),
-        _("score"): list(prediction.NOTES_CANDIDATES.values()),
+        _("score"): [
+            i18n.num(s, 1) for s in prediction.NOTES_CANDIDATES.values()
+        ],  # 4,1 in French, as its softmax column
         _("softmax"): [i18n.num(p, 4) for p in candidates.values()],
     },
     hide_index=True,

@@ -64,7 +64,7 @@ m1.metric(
     _("rank of the value map"),
     vm.rank,
     help=_("the rank of {product}, at most d_head = {d_head}").format(
-        product="$W_O^{(h)} W_V^{(h)}$", d_head=cfg.d_head
+        product="$W_V^{(h)} W_O^{(h)}$", d_head=cfg.d_head
     ),
 )
 for column, model, full, low_rank in (
@@ -84,8 +84,8 @@ widgets.chart(
         vm.indices[:shown],
         {_("singular value"): vm.singular_values[:shown]},
         n_(
-            "Singular values of W<sub>O</sub><sup>(h)</sup> W<sub>V</sub><sup>(h)</sup>, layer {layer}, head {head}: {rank} of {n} is not zero",
-            "Singular values of W<sub>O</sub><sup>(h)</sup> W<sub>V</sub><sup>(h)</sup>, layer {layer}, head {head}: {rank} of {n} are not zero",
+            "Singular values of W<sub>V</sub><sup>(h)</sup> W<sub>O</sub><sup>(h)</sup>, layer {layer}, head {head}: {rank} of {n} is not zero",
+            "Singular values of W<sub>V</sub><sup>(h)</sup> W<sub>O</sub><sup>(h)</sup>, layer {layer}, head {head}: {rank} of {n} are not zero",
             vm.rank,
         ).format(layer=layer_i + 1, head=head_i + 1, rank=vm.rank, n=len(vm.singular_values)),
         _("index (the first {shown} of {n})").format(shown=shown, n=len(vm.singular_values)),

@@ -84,6 +84,20 @@ widgets.chart(
 # the exercise's pair, read from the cross-attention the chart shows (or would show, in self-attention's place)
 cross = engine.cross_attention(target, source, layer_i, head_i) if self_only else ca
 asking, answering = cross.strongest()
+added = [t.position for t in cross.source if t.is_special]  # [CLS], <bos>: tokens the tokenizer adds, no word
+rest = max(added, key=lambda j: cross.weights[asking, j]) if added else None
+special = (
+    " "
+    + _(
+        "The source's {token}, no word of it but a token the tokenizer adds, takes {weight} of that row: many "
+        "heads rest on such a token."
+    ).format(
+        token=in_code(figures.token_labels([t.display for t in cross.source], escaped=False)[rest]),
+        weight=i18n.num(float(cross.weights[asking, rest]), 2),
+    )
+    if rest is not None and rest != answering
+    else ""
+)
 chapter.try_this(
     prose,
     n_target=len(ca.target),
@@ -94,5 +108,6 @@ chapter.try_this(
     target_token=in_code(figures.token_labels([t.display for t in cross.target], escaped=False)[asking]),
     source_token=in_code(figures.token_labels([t.display for t in cross.source], escaped=False)[answering]),
     weight=i18n.num(float(cross.weights[asking, answering]), 2),
+    special=special,
 )
 chapter.end()

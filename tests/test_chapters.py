@@ -936,12 +936,12 @@ def test_a_chapter_in_presenter_mode_has_the_switch_and_draws_a_long_sentence_in
     at = run_page(page("masking"), model="all-MiniLM-L6-v2", presenter="1", text=LONG)
     assert not at.exception
     assert [t.value for t in at.sidebar.toggle if t.key == "w:presenter"] == [True]
-    slider = next(s for s in at.slider if s.key == "w:win")
+    slider = next(s for s in at.select_slider if s.key == "w:win")
     heatmaps = [h for h in token_heatmaps(at) if len(h["data"][0]["x"]) > 4]  # the sentence's, not the notes' 4 words
     assert len(heatmaps) == 2
     for spec in heatmaps:
         shown = list(spec["data"][0]["x"])
-        assert len(shown) + slider.max - 1 > len(shown)  # a window: fewer tokens than the sentence's
+        assert len(shown) + len(slider.options) - 1 > len(shown)  # a window: fewer tokens than the sentence's
         assert list(spec["layout"]["xaxis"]["ticktext"]) == shown == list(spec["layout"]["yaxis"]["ticktext"])
         assert spec["layout"]["xaxis"]["tickfont"]["size"] >= 12
     moved = [

@@ -228,10 +228,10 @@ def token_window(labels: list[str]) -> list[int]:
     last_start = n - size + 1
     value = state.get("win")
     state.put("win", min(max(value if isinstance(value, int) else 1, 1), last_start))  # the explorer's may be past it
-    st.slider(
+    st.select_slider(  # positions from 0, as the explorer's chips and every token table number them
         _("First token of the heatmaps' window (they show {n} tokens at a time)").format(n=size),
-        1,
-        last_start,
+        range(1, last_start + 1),
+        format_func=lambda place: str(place - 1),
         **state.bound("win"),
     )
     shown = list(range(state.get("win") - 1, state.get("win") - 1 + size))
@@ -243,9 +243,9 @@ def window_caption(shown: list[int], n: int) -> None:
     """Which tokens a window shows, of how many."""
     st.caption(
         _(
-            "Tokens {first} to {last} of {n}, each named in the heatmaps. The cells of the tokens outside the "
-            "window are not drawn; every token still takes part in the computation."
-        ).format(first=shown[0] + 1, last=shown[-1] + 1, n=n)
+            "Tokens {first} to {last} (numbered from 0), {count} of the {n}, each named in the heatmaps. The cells "
+            "of the tokens outside the window are not drawn; every token still takes part in the computation."
+        ).format(first=shown[0], last=shown[-1], count=len(shown), n=n)
     )
 
 

@@ -7,7 +7,8 @@ function written(value, digits, lang) {
   if (value === null) return "−∞";
   if (typeof value !== "number") return String(value);
   const d = digits === 0 || (Math.abs(value) > 1 && Number.isInteger(value)) ? 0 : digits;
-  return value.toLocaleString(lang, { minimumFractionDigits: d, maximumFractionDigits: d });
+  // a negative number with the minus sign (U+2212), as the sentences above and −∞ write it
+  return value.toLocaleString(lang, { minimumFractionDigits: d, maximumFractionDigits: d }).replace(/^-/, "\u2212");
 }
 
 function tableOf(t, lang) {

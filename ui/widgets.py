@@ -372,11 +372,17 @@ def unread_notice(model: attention.Model, text: str) -> None:
     if share is None or (current is not None and current.multilingual) or engine.reads_many_languages():
         return
     if share >= UNREAD:
+        pieces = {  # what an unread word comes out as, by how the tokenizer spells its pieces
+            "wordpiece": _(
+                "unknown tokens ([UNK]) or pieces smaller than its letters (a Korean syllable, for one, cut into its jamo)"
+            ),
+            "byte_level": _("pieces of the bytes that encode its letters"),
+            "sentencepiece": _("pieces of the bytes that encode its letters (<0xE2>)"),
+        }[attention.tokens.spelling(model.tokenizer)]
         said = _(
-            "{model} cannot read this text: {share} of its words come out as unknown or byte pieces (‹E2›, "
-            "[UNK]) or cut into parts that are not its letters, so what it computes says little about the "
-            "sentence."
-        ).format(model=model.config.name, share=i18n.share(share))
+            "{model} cannot read this text: {share} of its words come out as {pieces}, so what it computes says "
+            "little about the sentence."
+        ).format(model=model.config.name, share=i18n.share(share), pieces=pieces)
     elif looks_not_english(text):
         said = _(
             "{model} was trained on English text only: it reads this sentence, which is not English, as pieces of "

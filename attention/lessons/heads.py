@@ -24,7 +24,7 @@ def self_similarity(layer: LayerTrace) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ValueMap:
-    """One head's value map e ↦ W_O^(h) W_V^(h) e, through d_head dimensions."""
+    """One head's value map e ↦ e W_V^(h) W_O^(h) (row vectors, as the explorer writes them), through d_head dimensions."""
 
     value_down: np.ndarray  # (d_head, d_model): W_V^(h)
     value_up: np.ndarray  # (d_model, d_head): W_O^(h)

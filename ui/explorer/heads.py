@@ -98,6 +98,7 @@ def window_control(keep: Sequence[int], shown: Sequence[int]) -> None:
 def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[str, str], view: HeadView) -> None:
     st.header("1 · " + _("Tokens"), anchor="1-tokens")
     pieces = collections.Counter(t.word for t in tr.tokens if not t.is_special)  # each word's number of tokens
+    unknown = {t.word for t in tr.tokens if t.text == "[UNK]"}  # a word read as [UNK] is one token, but not read
     widgets.explanation(
         fill(
             prose["tokens"],
@@ -106,7 +107,7 @@ def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[
             added=architecture.added_tokens_sentence(cfg),
             positions=architecture.positions_sentence(cfg),
             words=i18n.whole(len(pieces)),
-            whole=i18n.whole(sum(n == 1 for n in pieces.values())),
+            whole=i18n.whole(sum(n == 1 and w not in unknown for w, n in pieces.items())),
         ),
         hidden=view.presenter,
     )

@@ -32,6 +32,14 @@ WEIGHT_FORMATS = ("0.00", ".00")
 SCORE_FORMATS = (".1f", ".0f")
 
 
+def weight_formats() -> tuple[str, ...]:
+    """WEIGHT_FORMATS in a language whose decimal mark is a point; with a comma, a weight keeps its leading zero
+    (",89" reads as a typo in French): a smaller type, or no numbers where even that does not fit."""
+    from babel.numbers import get_decimal_symbol
+
+    return WEIGHT_FORMATS if get_decimal_symbol(i18n.language()) == "." else WEIGHT_FORMATS[:1]
+
+
 WHOLE_SCORES_FROM = 10.0
 
 
@@ -89,7 +97,7 @@ def cell_format(m: np.ndarray, kind: str, cell_px: float, smallest: int, largest
     if cell_px < smallest * LINE + 2:
         return None
     finite = np.abs(m[np.isfinite(m)])
-    for fmt in WEIGHT_FORMATS if kind == "weights" else SCORE_FORMATS:
+    for fmt in weight_formats() if kind == "weights" else SCORE_FORMATS:
         if fmt == ".0f" and (finite.size == 0 or finite.max() < WHOLE_SCORES_FROM):
             return None
         widest = _widest(m, kind, fmt)
