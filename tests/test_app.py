@@ -390,3 +390,11 @@ def test_the_prose_names_the_models_own_numbers(default_page, model):
     shown = "\n".join(m.value for m in default_page.markdown)
     assert model.config.name in shown and f"{model.config.vocab_size:,}" in shown
     assert "{model}" not in shown and "{vocab" not in shown
+
+
+def test_the_followed_token_starts_the_last_word_not_its_last_piece():
+    """« canapé » is two pieces on Gemma 3 (␣can, apé): the explorer follows the word from its first piece."""
+    at = run_page(lang="fr", model="gemma3", text="Le petit chat noir dort sur le canapé")
+    picked = at.selectbox(key="w:token_follow")
+    shown = [o for o in picked.options if o.startswith(f"{picked.value} · ")]
+    assert shown and "can" in shown[0] and "apé" not in shown[0], (picked.value, picked.options)

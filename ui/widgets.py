@@ -588,15 +588,18 @@ def download_all() -> None:
 
 
 def default_token(tr) -> int:
-    """The example's chosen token, else the last word: the last token with a letter or a digit in it, not the full
-    stop after it nor [CLS] or [SEP] (else the last token that is not [CLS] or [SEP])."""
+    """The example's chosen token, else the last word: the first token of the last word with a letter or a digit in
+    it ("␣can" of « canapé », not its last piece "apé"), not the full stop after it nor [CLS] or [SEP] (else the
+    last token that is not [CLS] or [SEP])."""
     wanted = state.examples(i18n.language()).get(tr.text)
     for t in tr.tokens:
         if t.text.lstrip("▁Ġ") == wanted:  # SentencePiece's and GPT-2's marks of a space before the word
             return t.position
     tokens = [t for t in tr.tokens if not t.is_special]
-    words = [t.position for t in tokens if any(c.isalnum() for c in tr.text[t.start : t.end])]
-    return words[-1] if words else tokens[-1].position if tokens else 0
+    words = [t for t in tokens if any(c.isalnum() for c in tr.text[t.start : t.end])]
+    if words:
+        return next(t.position for t in tokens if t.word == words[-1].word)
+    return tokens[-1].position if tokens else 0
 
 
 def token_picker(
