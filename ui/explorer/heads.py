@@ -306,8 +306,7 @@ def step_bar() -> None:
     step = state.get("step")
     with st.container(horizontal=True, vertical_alignment="center"):
         st.button(
-            _("Previous step"),
-            icon=":material/arrow_back:",
+            _("Previous step"),  # no arrow icon: Streamlit draws the shortcut's own ← beside the words
             on_click=state.put,
             args=("step", step - 1),
             disabled=step == 0,
@@ -324,8 +323,6 @@ def step_bar() -> None:
         )
         st.button(
             _("Next step"),
-            icon=":material/arrow_forward:",
-            icon_position="right",
             on_click=state.put,
             args=("step", step + 1),
             disabled=step == len(ALL_STEPS),
