@@ -10,7 +10,8 @@ from transformers import GPT2Config, GPT2LMHeadModel
 GROUPS = {
     "attention": (".attn.", ".ln_1."),  # W_Q, W_K, W_V (one c_attn), W_O (c_proj), their biases, the LayerNorm before
     "mlp": (".mlp.", ".ln_2."),
-    "embedding": ("wte.", "wpe.", "ln_f."),  # the output head is wte itself
+    "embedding": ("wte.", "wpe."),  # the output head is wte itself
+    "output": ("ln_f.",),  # the final LayerNorm, after the last block, as the loaded models count theirs
 }
 
 

@@ -116,7 +116,7 @@ def decoder_budget(sizes: DecoderSizes) -> Budget:
             ("MLP up", "mlp", n_layers * (d_model * d_ff + d_ff)),
             ("MLP down", "mlp", n_layers * (d_ff * d_model + d_model)),
             ("LayerNorm before the MLP", "mlp", n_layers * norm),
-            ("final LayerNorm", "embedding", norm),
+            ("final LayerNorm", "output", norm),  # after the last block, as decoder_parts counts a loaded model's
         )
     )
 
