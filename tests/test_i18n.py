@@ -186,6 +186,12 @@ def test_the_page_s_language_follows_the_link(monkeypatch):
         ("L(으)로 M(으)로 N와(과) A와(과) GPT은(는) MLP은(는)", "L로 M으로 N과 A와 GPT는 MLP는"),  # 엘 엠 엔 에이
         ("RMSNorm을(를) model은(는) layer은(는)", "RMSNorm을 model은 layer는"),  # 놈, 모델, 레이어
         ("−∞(으)로 x²은(는)", "−∞로 x²은"),  # 무한대, 제곱
+        (
+            "“보트”(파란색 선)와(과) “사람”(주황색 선)와(과)",
+            "“보트”(파란색 선)와 “사람”(주황색 선)과",
+        ),  # quote, bracket
+        ("##ᄆ은(는) ##ᆷ은(는) ㅂ을(를) ##ᅡ은(는) ㅏ을(를)", "##ᄆ은 ##ᆷ은 ㅂ을 ##ᅡ는 ㅏ를"),  # lone jamo: 미음, 비읍; 아
+        ("ᄅ(으)로 ㄹ(으)로 ᆫ(으)로", "ᄅ로 ㄹ로 ᆫ으로"),  # 리을 takes 로
     ],
 )
 def test_a_korean_particle_takes_the_form_its_word_calls_for(text, written):
@@ -202,6 +208,11 @@ def test_a_korean_message_chooses_its_particles_once_its_places_are_filled():
     assert i18n.Korean("{n}이(가) %(m)s와(과)").format(n=3) % {"m": "8"} == "3이 8과"
     assert prose.fill("밑 {{base}}(으)로, {{share}}을(를)", base="1,000,000", share="1%") == "밑 1,000,000으로, 1%를"
     assert prose.fill("the base {{base}} (kept)", base="10") == "the base 10 (kept)"  # no Korean, nothing changes
+    # a chapter's paragraph: a place in quotes with a gloss after it, and numbers (chapter 5's adjectives)
+    filled = prose.fill(
+        "“{{adjective}}”(형용사)은(는) {{weight}}을(를), {{other}}을(를)", adjective="파란", weight="0.016", other="0.5"
+    )
+    assert filled == "“파란”(형용사)은 0.016을, 0.5를"
 
 
 FALLBACKS = ("(으)로", "은(는)", "는(은)", "이(가)", "가(이)", "을(를)", "를(을)", "와(과)", "과(와)")

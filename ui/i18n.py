@@ -153,6 +153,8 @@ def final_sound(text: str, filled: bool = True) -> bool | str | None:
     if "가" <= c <= "힣":
         final = (ord(c) - 0xAC00) % 28
         return "ㄹ" if final == 8 else final != 0
+    if "\u1100" <= c <= "\u11ff" or "\u3131" <= c <= "\u3163":  # a lone jamo (MiniLM cuts 맘 into 마 + ##ᄆ)
+        return jamo_sound(c)
     c = c.translate(SUBSCRIPTS)
     if c in "0123456789":
         return DIGIT_ENDS.get(c, False)
@@ -169,6 +171,14 @@ def final_sound(text: str, filled: bool = True) -> bool | str | None:
             return True
         return "ㄹ" if word.lower().endswith("l") else False  # model 모델; cache 캐시, layer 레이어
     return False
+
+
+def jamo_sound(c: str) -> bool | str:
+    """How a lone jamo ends: a consonant, conjoining (ᄆ, ᆷ) or compatibility (ㅁ), is read as its own final
+    consonant, "ㄹ" for ㄹ; a vowel (ᅡ, ㅏ) ends in a vowel."""
+    if "\u1160" <= c <= "\u11a7" or "\u314f" <= c <= "\u3163":  # a vowel, conjoining or compatibility
+        return False
+    return "ㄹ" if c in "\u1105\u11af\u3139" else True  # ᄅ (initial), ᆯ (final), ㄹ
 
 
 def particles(text: str, filled: bool = True) -> str:
