@@ -21,9 +21,10 @@ st.markdown(prose["why"])
 chapter.notes_aside(prose["aside_why"])
 if tr.mask_kind == "causal":  # word order decides who can read whom: the noun its adjectives, or the other way
     noun, adjectives = word_order.NOUN_ADJECTIVES.get(i18n.language(), word_order.NOUN_ADJECTIVES["en"])
-    for read in word_order.adjective_reads(tr, layer_i, head_i, noun, adjectives):
+    for i, read in enumerate(word_order.adjective_reads(tr, layer_i, head_i, noun, adjectives)):
         st.markdown(
-            chapter.fill(
+            ("" if i else prose["order"] + " ")  # the decoder's rule said once, before the first adjective
+            + chapter.fill(
                 prose["order_after" if read.after else "order_before"],
                 noun=read.noun,
                 adjective=read.adjective,

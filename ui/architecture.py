@@ -258,7 +258,7 @@ def grown_input_label(cfg: ModelConfig) -> str:
     norm comes before attention: the model's own input could not grow, larger gains or projections could."""
     normalised = _(
         "The heads' input ê, the vectors after the {norm} before attention, made this many times larger (a "
-        "counterfactual: as if that norm's gains, or W_Q and W_K, grew)"
+        "counterfactual: as if that norm's gains, or $W_Q$ and $W_K$, grew)"
     ).format(norm=norm_name(cfg))
     return pick(
         cfg,
