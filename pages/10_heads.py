@@ -30,7 +30,11 @@ else:  # each way the loaded model departs from the paper's split, said only whe
     if q_width != cfg.d_model:
         st.markdown(
             chapter.fill(
-                prose["own_width"], n_heads=cfg.n_heads, d_head=cfg.d_head, q_width=q_width, d_model=cfg.d_model
+                prose["own_width"],
+                n_heads=cfg.n_heads,
+                d_head=i18n.whole(cfg.d_head),
+                q_width=i18n.whole(q_width),
+                d_model=i18n.whole(cfg.d_model),
             )
         )
     if cfg.n_kv_heads < cfg.n_heads:
