@@ -49,6 +49,7 @@ st.latex(
     r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases}"
 )
 st.markdown(prose["training"])
+chapter.notes_aside(prose["aside_rule"])
 st.header(_("The notes' worked example"), anchor="the-notes-worked-example")
 st.markdown(prose["worked"])
 typed = np.array(state.get("mk_scores"), dtype=float).reshape(4, 4)
