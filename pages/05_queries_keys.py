@@ -22,6 +22,16 @@ chapter.notes_aside(prose["aside_why"])
 if tr.mask_kind == "causal":  # word order decides who can read whom: the noun its adjectives, or the other way
     noun, adjectives = word_order.NOUN_ADJECTIVES.get(i18n.language(), word_order.NOUN_ADJECTIVES["en"])
     for i, read in enumerate(word_order.adjective_reads(tr, layer_i, head_i, noun, adjectives)):
+        # the layer's head that puts the most, named where it is not the head already shown
+        best = (
+            ""
+            if read.best_head == head_i
+            else (
+                _(", and {weight} in head {head}, the head of this layer that puts the most on it")
+                if read.after
+                else " " + _("({weight} in head {head}, the head of this layer that puts the most)")
+            ).format(weight=i18n.num(read.best_weight, 3), head=read.best_head + 1)
+        )
         st.markdown(
             ("" if i else prose["order"] + " ")  # the decoder's rule said once, before the first adjective
             + chapter.fill(
@@ -32,8 +42,7 @@ if tr.mask_kind == "causal":  # word order decides who can read whom: the noun i
                 head=head_i + 1,
                 noun_on_adjective=i18n.num(read.noun_on_adjective, 3),
                 adjective_on_noun=i18n.num(read.adjective_on_noun, 3),
-                best_head=read.best_head + 1,
-                best_weight=i18n.num(read.best_weight, 3),
+                best=best,
             )
         )
 same = st.toggle(
