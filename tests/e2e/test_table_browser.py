@@ -57,7 +57,7 @@ def test_a_click_on_a_column_name_sorts_by_it_and_a_second_reverses(table):
 LESSONS = {  # language: the table's name for screen readers, the columns "Try this" needs
     "en": ("Each position's lesson", ("best guess", "p(answer)", "right")),
     "fr": ("La leçon de chaque position", ("meilleur choix", "p(réponse)", "juste")),
-    "ko": ("각 위치의 학습 예제", ("최선의 추측", "p(정답)", "맞음")),
+    "ko": ("각 위치의 학습 예제", ("가장 유력한 추측", "p(정답)", "맞음")),
 }
 FITS = """t => { const box = t.parentElement, r = box.getBoundingClientRect();
   return { scroll: box.scrollWidth, client: box.clientWidth, right: r.right,
