@@ -607,7 +607,7 @@ def test_12_the_exercise_names_the_source_in_the_box_and_the_strongest_pair_of_t
 
     at = run_page(page("cross_attention"), **params)
     exercise = next(m.value for m in at.markdown if m.value.startswith("**Try this.**"))
-    source, target_token, source_token = re.findall(r"`([^`]+)`", exercise)
+    source, target_token, source_token, *added = re.findall(r"`([^`]+)`", exercise)
     assert source == at.text_input(key="w:cr_source").value
     chart = figure(at, "Cross-attention weights")
     w, rows, cols = z(chart), list(chart["data"][0]["y"]), list(chart["data"][0]["x"])
@@ -617,6 +617,9 @@ def test_12_the_exercise_names_the_source_in_the_box_and_the_strongest_pair_of_t
     best = max(((i, j) for i in targets for j in sources), key=lambda p: w[p])
     assert (rows[best[0]], cols[best[1]]) == (target_token, source_token)
     assert f"{source_token}`: {w[best]:.2f}" in exercise
+    # the token the tokenizer adds that the row rests on most is named with its weight, which the chart shows
+    rest = max((j for j, c in enumerate(cols) if c in special), key=lambda j: w[best[0], j])
+    assert added == [cols[rest]] and f"takes {w[best[0], rest]:.2f} of that row" in exercise
 
 
 def test_12_the_encoder_decoder_picture_sends_the_sources_keys_and_values_to_cross_attention():
