@@ -263,3 +263,17 @@ def test_smollm2_roles_and_its_first_token_sink(smollm2):
 def heads_with(found, role: str) -> list[tuple[int, int]]:
     """The (layer, head) of every head with this role."""
     return [(int(layer), int(head)) for layer, head in zip(*np.nonzero(found.roles == role), strict=True)]
+
+
+def test_a_layer_with_no_share_measured_has_no_bar_and_writes_no_nan():
+    """A decoder given one token has no query past the first: that layer's bar is left out, not written "nan"."""
+    import warnings
+
+    from ui.figures import share_by_layer
+
+    shares = np.array([[np.nan, np.nan], [0.2, np.nan], [0.1, 0.3]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "mean of empty slice"
+        bar = share_by_layer(shares, "title", "share").data[0]
+    assert list(bar.text) == ["", "0.20", "0.20"]
+    assert np.isnan(bar.y[0]) and np.allclose(bar.y[1:], [0.2, 0.2])

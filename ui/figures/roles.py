@@ -127,8 +127,10 @@ def _square(n_layers: int, n_heads: int) -> int:
 
 
 def share_by_layer(shares: np.ndarray, title: str, y_title: str) -> go.Figure:
-    """Each layer's mean share (over its heads), as bars, on a 0–1 axis."""
-    means = np.nanmean(shares, axis=1)
+    """Each layer's mean share (over its heads), as bars, on a 0–1 axis; a layer with no share measured (a decoder
+    given one token has no query past the first) has no bar and no value written."""
+    measured = (~np.isnan(shares)).sum(axis=1)
+    means = np.where(measured > 0, np.nansum(shares, axis=1) / np.maximum(measured, 1), np.nan)
     # a model of many layers has narrow bars: its values stand upright above them, at the size of the figures'
     # other small type, where plotly would shrink them to a bar's width (8 px on SmolLM2's 30 layers)
     upright = len(means) > UPRIGHT_FROM
@@ -136,7 +138,7 @@ def share_by_layer(shares: np.ndarray, title: str, y_title: str) -> go.Figure:
         type="bar",
         x=np.arange(1, len(means) + 1),
         y=means,
-        text=[i18n.fmt(m, ".2f") for m in means],
+        text=["" if np.isnan(m) else i18n.fmt(m, ".2f") for m in means],
         textposition="outside",
         textfont=dict(size=BAR_VALUE_PX),
         textangle=-90 if upright else 0,
