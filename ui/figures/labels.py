@@ -260,7 +260,7 @@ class _Sheet:
         return _Sheet(self.k, points[near], reach[near], boxes, markers)
 
 
-PLACED_KEPT = 32  # placements kept, the most recently used: a long sentence's takes its key's 100-odd kB
+PLACED_KEPT = 32  # placements kept, the most recently used: a long sentence's key holds its hundreds of segments
 
 
 _placed: OrderedDict[tuple, tuple[dict, ...]] = OrderedDict()
@@ -279,7 +279,7 @@ def place_labels(
 
     Placed once per set of labels, frame, obstacles and scales, which decide it: the same picture built again
     (in another language with the same names, for another column's width, or after the figure cache let it go)
-    takes the placement made before, a long sentence's a third of a second. Each caller gets its own dicts."""
+    takes the placement made before (a long sentence's takes the placer longest). Each caller gets its own dicts."""
     key = (
         tuple(labels),
         frame.centre.dtype.str,
