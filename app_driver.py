@@ -42,9 +42,15 @@ def free_port() -> int:
 
 @contextmanager
 def streamlit_server(
-    timeout: float = 120.0, app: Path = ROOT / "app.py", env: dict[str, str] | None = None, as_a_class: bool = False
+    timeout: float = 120.0,
+    app: Path = ROOT / "app.py",
+    env: dict[str, str] | None = None,
+    as_a_class: bool = False,
+    cwd: Path = ROOT,
 ):
     """`streamlit run app.py` (or another script) on a free loopback port; yields (url, process, start time).
+
+    cwd: the folder the server runs in: another checkout's (with its own app.py), to measure that one.
 
     as_a_class: nothing on the command line but the port and address, as a class starts it: headless mode, no
     usage statistics and no file watcher must then come from the repository's .streamlit/config.toml."""
@@ -68,7 +74,7 @@ def streamlit_server(
     with open(log_path, "w") as log:
         t0 = time.perf_counter()
         proc = subprocess.Popen(
-            cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, text=True, env=os.environ | (env or {})
+            cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, text=True, env=os.environ | (env or {})
         )
         url = f"http://127.0.0.1:{port}"
         try:

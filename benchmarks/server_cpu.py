@@ -1,5 +1,5 @@
 """The server's CPU per page: `python benchmarks/server_cpu.py [--sentences 5] [--paragraphs 3] [--sessions 5]
-[--lang fr]`.
+[--lang fr] [--baseline COMMIT]`.
 
 Against one fresh `streamlit run app.py`, in Chromium at 1280×720: a warm-up session (the model loaded, the default
 sentence traced); then N fresh sessions (new browser contexts) each opening the explorer; then, in one session, new
@@ -11,6 +11,11 @@ the machine. Wall times would measure the machine's other work as well; these do
 Each sentence and paragraph is new to the server (no cache holds its trace). A page counts as done when its charts
 are drawn, nothing is stale or running, the URL names the new sentence, and the page has then stayed idle for a
 moment, so that any rerun it asks for (the first page reports its size) is counted with it. Figures, not a test.
+
+--baseline COMMIT: the same pages on this tree and on that commit (checked out with `git worktree` in a temporary
+folder, removed at the end), two servers from the same Python, measured in turns (each sentence, paragraph and new
+session on one, then on the other, the first of the two changing each turn), so that both meet the same machine;
+then both columns and their ratio.
 """
 
 from __future__ import annotations
@@ -18,8 +23,11 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -30,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from browser import APP_COMPLETE, VIEWPORT, print_table  # benchmarks/browser.py, beside this file
 from load import WORDS, cpu_seconds
 
-from app_driver import chromium, streamlit_server, url_mark, wait_complete
+from app_driver import ROOT, chromium, streamlit_server, url_mark, wait_complete
 from attention import DEFAULT_MODEL
 from ui.state import FLUFFY
 
@@ -89,12 +97,58 @@ def idle_rate(pid: int, seconds: float = 3.0) -> float:
     return (cpu_seconds(pid) - before) / seconds
 
 
+@contextmanager
+def checkout(commit: str):
+    """That commit's tree in a temporary folder (a detached `git worktree`), removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="server-cpu-baseline-"))
+    subprocess.run(
+        ["git", "worktree", "add", "--detach", str(folder), commit], cwd=ROOT, check=True, capture_output=True
+    )
+    try:
+        yield folder
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(folder)], cwd=ROOT, check=False)
+
+
+def warmed(browser, url: str, pid: int, heading: str) -> None:
+    """A warm-up session: the model loaded, the default sentence traced, a first new sentence sent."""
+    warm = browser.new_context(viewport=VIEWPORT)
+    page = warm.new_page()
+    page.goto(url)
+    page.wait_for_function(APP_COMPLETE, polling=50, timeout=180_000)
+    settled(page, shows=heading)
+    new_text(page, held_out(10_000, 11), pid)  # the first update of a server pays for imports of its own
+    warm.close()
+
+
+def session(browser, url: str, heading: str):
+    """A session's page on the explorer, complete."""
+    page = browser.new_context(viewport=VIEWPORT).new_page()
+    page.goto(url)
+    page.wait_for_function(APP_COMPLETE, polling=50, timeout=120_000)
+    settled(page, shows=heading)
+    return page
+
+
+def in_turns(trees: list[str], n: int, measure) -> dict[str, list[float]]:
+    """measure(tree, i) for i < n on every tree, tree after tree, the first of them changing each turn."""
+    runs: dict[str, list[float]] = {tree: [] for tree in trees}
+    for i in range(n):
+        for tree in trees if i % 2 == 0 else trees[::-1]:
+            runs[tree].append(measure(tree, i))
+    return runs
+
+
+MEASURES = ("new sentence, 13 tokens", "new sentence, 128 tokens", "first page of a new session")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sentences", type=int, default=5, help="new sentences of 11 words (13 tokens)")
     parser.add_argument("--paragraphs", type=int, default=3, help="new paragraphs of 126 words (128 tokens)")
     parser.add_argument("--sessions", type=int, default=5, help="new sessions' first pages")
     parser.add_argument("--lang", default="en", help="the page's language; the model and sentences stay English's")
+    parser.add_argument("--baseline", metavar="COMMIT", help="measure that commit too, in turns with this tree")
     args = parser.parse_args()
     from ui import i18n
 
@@ -102,37 +156,50 @@ def main() -> int:
     sentences = [held_out(20_000 + i, 11) for i in range(args.sentences)]
     paragraphs = [held_out(30_000 + i, 126) for i in range(args.paragraphs)]
 
-    with streamlit_server() as (root, proc, _t0), chromium() as browser:
-        # another language on the English page's model and sentence, so that only the words differ
-        url = (
-            root
-            if args.lang == "en"
-            else f"{root}/?{urlencode(dict(lang=args.lang, model=DEFAULT_MODEL, text=FLUFFY))}"
-        )
-        pid = proc.pid
-        warm = browser.new_context(viewport=VIEWPORT)
-        page = warm.new_page()
-        page.goto(url)
-        page.wait_for_function(APP_COMPLETE, polling=50, timeout=180_000)
-        settled(page, shows=heading)
-        new_text(page, held_out(10_000, 11), pid)  # the first update of a server pays for imports of its own
-        warm.close()
-        idle = idle_rate(pid)
+    with ExitStack() as stack:
+        folders = {"this tree": ROOT}
+        if args.baseline:
+            folders[args.baseline] = stack.enter_context(checkout(args.baseline))
+        browser = stack.enter_context(chromium())
+        urls, pids, idle = {}, {}, {}
+        for tree, folder in folders.items():
+            root, proc, _t0 = stack.enter_context(streamlit_server(app=folder / "app.py", cwd=folder))
+            # another language on the English page's model and sentence, so that only the words differ
+            urls[tree] = (
+                root
+                if args.lang == "en"
+                else f"{root}/?{urlencode(dict(lang=args.lang, model=DEFAULT_MODEL, text=FLUFFY))}"
+            )
+            pids[tree] = proc.pid
+            warmed(browser, urls[tree], pids[tree], heading)
+        for tree in folders:
+            idle[tree] = idle_rate(pids[tree])
 
-        firsts = [first_page(browser, url, pid, heading) for _ in range(args.sessions)]
-        context = browser.new_context(viewport=VIEWPORT)
-        page = context.new_page()
-        page.goto(url)
-        page.wait_for_function(APP_COMPLETE, polling=50, timeout=120_000)
-        settled(page, shows=heading)
-        short = [new_text(page, s, pid) for s in sentences]
-        long = [new_text(page, p, pid) for p in paragraphs]
-        context.close()
+        trees = list(folders)
+        firsts = in_turns(trees, args.sessions, lambda t, _i: first_page(browser, urls[t], pids[t], heading))
+        pages = {tree: session(browser, urls[tree], heading) for tree in trees}
+        short = in_turns(trees, len(sentences), lambda t, i: new_text(pages[t], sentences[i], pids[t]))
+        long = in_turns(trees, len(paragraphs), lambda t, i: new_text(pages[t], paragraphs[i], pids[t]))
+        for page in pages.values():
+            page.context.close()
 
     print(f"server CPU seconds (utime + stime of the server process, /proc/<pid>/stat), {os.cpu_count()} cores")
     print(
-        f"pages in {args.lang}; Chromium headless at {VIEWPORT['width']}×{VIEWPORT['height']}; idle server: {idle:.4f} CPU s per s\n"
+        f"pages in {args.lang}; Chromium headless at {VIEWPORT['width']}×{VIEWPORT['height']}; idle server: "
+        + ", ".join(f"{tree} {rate:.4f}" for tree, rate in idle.items())
+        + " CPU s per s\n"
     )
+    measured = dict(zip(MEASURES, (short, long, firsts), strict=True))
+    if args.baseline:
+        compared(measured, args.baseline)
+    else:
+        alone(measured["new sentence, 13 tokens"], measured["new sentence, 128 tokens"], measured[MEASURES[2]])
+    return 0
+
+
+def alone(short: dict, long: dict, firsts: dict) -> None:
+    """This tree's table: each measure's median and range against its target."""
+    short, long, firsts = short["this tree"], long["this tree"], firsts["this tree"]
     rows = []
     for label, runs in (
         ("new sentence, 13 tokens", short),
@@ -156,7 +223,31 @@ def main() -> int:
         "\neach run (s): "
         + "; ".join(f"{k} {[round(x, 3) for x in v]}" for k, v in (("13", short), ("128", long), ("first", firsts)))
     )
-    return 0
+
+
+def compared(measured: dict[str, dict[str, list[float]]], baseline: str) -> None:
+    """Both trees' medians side by side, and this tree's over the baseline's."""
+    rows = []
+    for label, runs in measured.items():
+        mine, theirs = runs["this tree"], runs[baseline]
+        ratio = statistics.median(mine) / statistics.median(theirs)
+        target = TARGETS.get(label)
+        rows.append(
+            (
+                label,
+                f"{statistics.median(theirs):.3f} ({min(theirs):.3f}–{max(theirs):.3f})",
+                f"{statistics.median(mine):.3f} ({min(mine):.3f}–{max(mine):.3f})",
+                f"{ratio:.2f}",
+                str(len(mine)),
+                f"≤ {target:g}" if target else "",
+            )
+        )
+    print_table(("measure", f"{baseline[:12]}, median (min–max)", "this tree", "ratio", "runs", "target"), rows)
+    for tree in (baseline, "this tree"):
+        print(
+            f"\n{tree[:12]}, each run (s): "
+            + "; ".join(f"{k} {[round(x, 3) for x in v[tree]]}" for k, v in measured.items())
+        )
 
 
 if __name__ == "__main__":

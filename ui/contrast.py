@@ -9,6 +9,7 @@ WCAG asks of text: the value printed on a dark cell is wrapped in a white span, 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -40,6 +41,7 @@ def ratio(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
     return (hi + 0.05) / (lo + 0.05)
 
 
+@lru_cache(maxsize=256)  # a figure's few palette colours, asked for by each of its labels and arrows
 def on_white(colour: str) -> float:
     """The contrast ratio of a colour against a white page."""
     return float(ratio(luminance(rgb(colour)), 1.0))
@@ -72,6 +74,7 @@ def legible(texts: list[list[str]], is_dark: np.ndarray) -> list[list[str]]:
     ]
 
 
+@lru_cache(maxsize=256)  # the same few colours, label after label: a search of 30 steps each time
 def darkened(colour: str, least: float = 4.5) -> str:
     """The colour made darker, in the same hue, until it stands out from a white page by at least `least` (text
     drawn in a palette's colour: a label beside the arrow it names)."""

@@ -220,8 +220,25 @@ def decimal(code: str, value: float, digits: int) -> str:
     """A number with `digits` decimals and the language's separators: 0.573 (en, ko), 0,573 (fr)."""
     from babel.numbers import format_decimal
 
-    pattern = "#,##0" + ("." + "0" * digits if digits else "")
-    return minus(format_decimal(value, format=pattern, locale=code, decimal_quantization=True))
+    return minus(
+        format_decimal(value, format=_decimal_pattern(digits), locale=_locale(code), decimal_quantization=True)
+    )
+
+
+@functools.cache
+def _decimal_pattern(digits: int):
+    """Babel's number pattern with `digits` decimals, parsed once: a page writes hundreds of numbers a run."""
+    from babel.numbers import parse_pattern
+
+    return parse_pattern("#,##0" + ("." + "0" * digits if digits else ""))
+
+
+@functools.cache
+def _locale(code: str):
+    """Babel's locale, read once: given by its code, each number made a new one and looked up its symbols again."""
+    from babel import Locale
+
+    return Locale.parse(code)
 
 
 MINUS = "\u2212"  # the minus sign, as the figures and equations write it (−∞): never a hyphen before a number

@@ -140,9 +140,17 @@ class _Shown:
     file: str  # its camera button's file name, for the head it was drawn with
 
 
+JSON_FACTOR, FIGURE_OVERHEAD = 3.5, 16_000  # a kept figure's bytes, from its JSON's length: see _figure_bytes
+
+
 def _figure_bytes(fig: go.Figure) -> int:
-    """What a kept figure holds: plotly's data and layout, and the JSON it is sent as (kept beside it, ui/plot.py)."""
-    return len(plot.spec(fig)) + caches.nbytes(fig._data) + caches.nbytes(fig._layout)
+    """What a kept figure holds: plotly's data and layout, and the JSON it is sent as (kept beside it, ui/plot.py),
+    taken as 3.5 times that JSON's length and 16 kB. The JSON is made anyway, to be sent; walking plotly's data
+    and layout to measure them (each text of each cell) took a twentieth of a new sentence's time. Data and layout
+    hold about 1 to 2.5 times the JSON's length (a number array, base64 in the JSON, is 3/4 of it in memory; a list
+    of short texts several times it) and a figure's layout objects some 10 kB whatever it draws: the estimate stays
+    above what the explorer's and the chapters' figures hold, and the cache within its budget."""
+    return int(JSON_FACTOR * len(plot.spec(fig))) + FIGURE_OVERHEAD
 
 
 # Figures as chart() shows them, kept for every session by their size: the explorer's nine take 0.3 MB for a class

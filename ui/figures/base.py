@@ -11,6 +11,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import plotly.graph_objects as go
@@ -132,7 +133,13 @@ def wrapped_title(text: str, width_px: float, size: int) -> str:
     """The title with each of its lines wrapped to `width_px` at `size` px (a line holding a tag with a space in it,
     a link or a styled span, is left whole; <sub> and <sup> are measured as drawn).
     A head's name ("head 3", "3번 헤드") stays on one line, where the head switch finds it (head_meta.renamed)."""
-    before, after = (re.escape(part) for part in _("head {n}").split("{n}"))
+    return _wrapped_title(text, width_px, size, _("head {n}"))
+
+
+@lru_cache(maxsize=4096)  # the same titles, wrapped again for every figure rebuilt on a new sentence
+def _wrapped_title(text: str, width_px: float, size: int, head_name: str) -> str:
+    """wrapped_title, with the page's language's name of a head ("head {n}") as a plain argument."""
+    before, after = (re.escape(part) for part in head_name.split("{n}"))
     head = re.compile(rf"(?<!\w){before}\d+{after}")
     joined = "\ue000"  # a space inside a head's name while the line is cut into words
     lines = []

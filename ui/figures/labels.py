@@ -4,6 +4,8 @@ before it, no arrow, and stays in the plot, with a leader line where it has to s
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -258,6 +260,13 @@ class _Sheet:
         return _Sheet(self.k, points[near], reach[near], boxes, markers)
 
 
+PLACED_KEPT = 32  # placements kept, the most recently used: a long sentence's key holds its hundreds of segments
+
+
+_placed: OrderedDict[tuple, tuple[dict, ...]] = OrderedDict()
+_placed_lock = threading.Lock()
+
+
 def place_labels(
     labels: Sequence[Label], frame: Frame, obstacles: Sequence[Segment], scales: Sequence[float] = (1.0,)
 ) -> list[dict]:
@@ -266,7 +275,36 @@ def place_labels(
     (a narrower plot shows the same ranges smaller), the page's own first: a label with no such place at
     all of them gets one that holds at as many of the first as can be. A label that finds no room beside
     its point is put further out with a thin leader line to it; one with no room at all is left out, and
-    its point still names itself on hover."""
+    its point still names itself on hover.
+
+    Placed once per set of labels, frame, obstacles and scales, which decide it: the same picture built again
+    (in another language with the same names, for another column's width, or after the figure cache let it go)
+    takes the placement made before (a long sentence's takes the placer longest). Each caller gets its own dicts."""
+    key = (
+        tuple(labels),
+        frame.centre.dtype.str,
+        frame.centre.tobytes(),
+        frame.scale,
+        frame.width,
+        frame.height,
+        tuple(obstacles),
+        tuple(scales),
+    )
+    with _placed_lock:
+        placed = _placed.get(key)
+        if placed is not None:
+            _placed.move_to_end(key)
+    if placed is None:
+        placed = tuple(_place(labels, frame, obstacles, scales))
+        with _placed_lock:
+            _placed[key] = placed
+            while len(_placed) > PLACED_KEPT:
+                _placed.popitem(last=False)
+    return [p | dict(font=dict(p["font"])) for p in placed]
+
+
+def _place(labels: Sequence[Label], frame: Frame, obstacles: Sequence[Segment], scales: Sequence[float]) -> list[dict]:
+    """place_labels, made."""
     markers = [seg.start for seg in obstacles if seg.start == seg.end and seg.span is None]
     sheets = [
         _Sheet.of(

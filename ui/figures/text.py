@@ -6,6 +6,7 @@ import html
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 MINUS_INFINITY = "−∞"  # what a masked cell prints
 LINE = 1.25  # a line of text is this many times its font size tall
@@ -38,6 +39,8 @@ def any_script_em(char: str) -> float:
     return 1.0 if wide(char) else 0.62
 
 
+# Measured once per text, size and font: a figure's titles, ticks and labels are measured again at each rebuild
+@lru_cache(maxsize=8192)
 def text_px(text: str, size: float, em: Callable[[str], float] = dejavu_em) -> float:
     """How wide `text` (one line) is drawn at `size` px: its characters' advance widths."""
     return size * sum(em(c) for c in text)
@@ -46,6 +49,7 @@ def text_px(text: str, size: float, em: Callable[[str], float] = dejavu_em) -> f
 TAG = re.compile(r"<[^>]*>")  # plotly's markup (<sub>, <b>): drawn, not written; user text has its < escaped
 
 
+@lru_cache(maxsize=8192)
 def shown(text: str) -> str:
     """The characters plotly draws for a text as given to it: its tags left out, its entities read."""
     return html.unescape(TAG.sub("", text))
