@@ -87,6 +87,8 @@ def set_apart_said(guesses: prediction.EveryNextToken) -> str:
             after=labels[at],
             what=next_word.kind_words(int(view.model.token_kinds[likeliest.id])),
         )
+    if not np.isfinite(guesses.text_loss):  # one token: no next token of the text to score
+        return said
     return (
         said
         + " "
@@ -124,7 +126,7 @@ if cfg.is_decoder:
     m2.metric(_("best guess right"), _("{right} of {n}").format(right=int(hits.sum()), n=len(hits)))
     m3.metric(
         _("training loss on it (nats)"),
-        i18n.num(guesses.loss, 2),
+        i18n.num(guesses.loss, 2) if np.isfinite(guesses.loss) else "—",  # one token: no lesson, no loss
         help=_("the mean of −ln p(the real next token), p the model's own probability over its whole vocabulary"),
     )
     st.caption(set_apart_said(guesses))

@@ -268,16 +268,25 @@ chapter.link_explorer(
 )
 first_last = float(found.first_token_share.mean())
 if cfg.predicts_next_token:
-    last_row_sink = float(view.trace().weights[:, :, -1, 0].mean())
-    st.markdown(
-        chapter.fill(
-            prose["sink"],
-            model=cfg.name,
-            share=i18n.num(last_row_sink, 3),
-            mean=i18n.num(first_last, 2),
-            n=len(view.trace().tokens),
+    if np.isnan(found.first_token_share).all():  # too few tokens: no row to measure the first token's share in
+        st.markdown(
+            _(
+                "Decoders park attention on the first token, whatever it is (an attention sink). This text has too "
+                "few tokens to measure it (it is measured from the third token on, where the first token is "
+                "neither the row's own nor the one before it): type a few more words."
+            )
         )
-    )
+    else:
+        last_row_sink = float(view.trace().weights[:, :, -1, 0].mean())
+        st.markdown(
+            chapter.fill(
+                prose["sink"],
+                model=cfg.name,
+                share=i18n.num(last_row_sink, 3),
+                mean=i18n.num(first_last, 2),
+                n=len(view.trace().tokens),
+            )
+        )
     shares, y_title = found.first_token_share, _("mean weight on the first token, over the queries")
     shares_title = _("{model}: attention on the first token, by layer").format(model=cfg.name)
 else:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import re
 
 import pytest
 
@@ -64,6 +65,17 @@ def errors(at) -> list[str]:
     return [e.value.message if hasattr(e.value, "message") else str(e.value) for e in at.exception]
 
 
+NOT_A_NUMBER = re.compile(r"\b(?:nan|inf)\b", re.IGNORECASE)  # what a float prints where nothing was measured
+
+
+def unmeasured(at) -> list[str]:
+    """The page's texts that write a number it could not measure ("nan", "NaN.00", "inf")."""
+    kinds = ("markdown", "caption", "info", "warning", "error", "success", "subheader", "header", "title", "metric")
+    texts = [str(e.value) for kind in kinds for e in at.get(kind)]
+    assert texts, "the page wrote no text"
+    return [t[:200] for t in texts if NOT_A_NUMBER.search(re.sub(r"`[^`]*`", "", t))]  # `-inf`: what one types
+
+
 def move_every_control(at, end: int) -> list[str]:
     """Each control of the page to its first (end 0) or last (end 1) value, switches off or on; returns what moved."""
     moved = []
@@ -114,9 +126,12 @@ def _numbers(option: str) -> list:
 def test_no_page_raises_at_the_ends_of_its_controls_and_its_link(end, page, model):
     at = run_page(f"pages/{page}", model=model, **link_at(end))
     assert not at.exception, f"link at its {('lowest', 'highest')[end]}: {errors(at)}"
+    assert not unmeasured(at), f"link at its {('lowest', 'highest')[end]}: {unmeasured(at)}"
     moved = move_every_control(at, end)
     at.run()
     assert not at.exception, f"{moved} at their {('first', 'last')[end]} values: {errors(at)}"
+    assert not unmeasured(at), f"{moved} at their {('first', 'last')[end]} values: {unmeasured(at)}"
     moved = move_every_control(at, 1 - end)  # and from there to the other end
     at.run()
     assert not at.exception, f"{moved} at their {('first', 'last')[1 - end]} values: {errors(at)}"
+    assert not unmeasured(at), f"{moved} at their {('first', 'last')[1 - end]} values: {unmeasured(at)}"
