@@ -4,14 +4,12 @@ before it, no arrow, and stays in the plot, with a leader line where it has to s
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from .. import theme
+from .. import caches, theme
 from ..contrast import darkened
 from .base import axis_titles
 from .text import label_box
@@ -260,11 +258,8 @@ class _Sheet:
         return _Sheet(self.k, points[near], reach[near], boxes, markers)
 
 
-PLACED_KEPT = 32  # placements kept, the most recently used: a long sentence's key holds its hundreds of segments
-
-
-_placed: OrderedDict[tuple, tuple[dict, ...]] = OrderedDict()
-_placed_lock = threading.Lock()
+# placements kept, the most recently used, shared by every session (a long sentence's holds hundreds of labels)
+PLACED = caches.bounded("placements", 4 * caches.MB)
 
 
 def place_labels(
@@ -290,16 +285,7 @@ def place_labels(
         tuple(obstacles),
         tuple(scales),
     )
-    with _placed_lock:
-        placed = _placed.get(key)
-        if placed is not None:
-            _placed.move_to_end(key)
-    if placed is None:
-        placed = tuple(_place(labels, frame, obstacles, scales))
-        with _placed_lock:
-            _placed[key] = placed
-            while len(_placed) > PLACED_KEPT:
-                _placed.popitem(last=False)
+    placed = PLACED.get(key, lambda: tuple(_place(labels, frame, obstacles, scales)))
     return [p | dict(font=dict(p["font"])) for p in placed]
 
 
