@@ -20,6 +20,12 @@ from ui import downloads, figures, plot, theme
 from ui.chapters import CHAPTERS
 
 
+def image_of(fig, **opts) -> bytes:
+    """The figure drawn as the app draws a download (downloads.render: its own event loop, its Chromium closed after),
+    not with plotly's to_image, whose kaleido server thread outlives the test and keeps its process from exiting."""
+    return downloads.render([(fig, opts)])[0]
+
+
 def test_png_at_three_times_and_svg(model):
     from PIL import Image
 
@@ -28,11 +34,11 @@ def test_png_at_three_times_and_svg(model):
     fig = figures.attention_heatmap(tr.layers[0].masked[0], labels, "3. Masked")
     assert fig.layout.template.layout.font.family == theme.FONT  # the one template, in the file too
 
-    png = fig.to_image(format="png", scale=3, width=800)
+    png = image_of(fig, format="png", scale=3, width=800)
     image = Image.open(io.BytesIO(png))
     assert image.size[0] == 2400 and image.size[1] == 3 * fig.layout.height
 
-    svg = fig.to_image(format="svg", width=800).decode("utf-8")
+    svg = image_of(fig, format="svg", width=800).decode("utf-8")
     assert svg.lstrip().startswith("<svg") and "−∞" in svg and "fluffy" in svg
 
 
@@ -41,7 +47,7 @@ def test_user_text_stays_text_in_an_exported_svg():
     # exactly, never read them as plotly's tags (<b> bold, <br> a line break) or entities (&amp; an ampersand).
     texts = ["[CLS]", "<b>bold</b>", "x&amp;y", "<br>", "<script>x</script>", "[SEP]"]
     fig = figures.token_chips(texts, [True, False, False, False, False, True], [False] * len(texts))
-    svg = fig.to_image(format="svg").decode("utf-8")
+    svg = image_of(fig, format="svg").decode("utf-8")
     drawn = [html.unescape(t) for t in re.findall(r"<text[^>]*>(.*?)</text>", svg)]
     assert drawn[: len(texts)] == texts
     assert "<script>" not in svg and "font-weight:bold" not in svg
