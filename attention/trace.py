@@ -18,7 +18,8 @@ a decoder then: final = Norm(last output), next-token logits = final W_out (a ti
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
@@ -127,14 +128,23 @@ class Trace:
     embeddings: np.ndarray  # (n_tokens, d_model): the input embeddings e
     layers: tuple[LayerTrace, ...]
     final: np.ndarray | None  # (n_tokens, d_model): GPT-2's LayerNorm after the last layer; None for BERT
-    next_logits: np.ndarray | None  # (vocab_size,): the last position's scores for the next token; None for BERT
     vocabulary: tuple[str, ...] | None  # token text by id, for reading next_logits
     pooling: str
     normalize: bool
+    # a decoder's output head (Model.logits), run only when a page reads next_logits: a lesson that traces a text
+    # many times over (distances, shuffles) never does, and Gemma 3's head is a 262,144-row product
+    head: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def n_tokens(self) -> int:
         return len(self.tokens)
+
+    @cached_property
+    def next_logits(self) -> np.ndarray | None:
+        """(vocab_size,): the last position's scores for the next token; None for BERT."""
+        if self.final is None or self.head is None:
+            return None
+        return frozen(self.head(self.final[-1:])[0])
 
     @property
     def truncated(self) -> bool:
@@ -143,8 +153,9 @@ class Trace:
     @property
     def nbytes(self) -> int:
         """The memory this trace holds of its own: the model's weights it points to are not counted, its stacks of
-        every layer's scores, weights or hidden states are, once they are made."""
-        owned = [self.embeddings, self.final, self.next_logits]
+        every layer's scores, weights or hidden states are, once they are made, and a decoder's next-token scores
+        are, made or not."""
+        owned = [self.embeddings, self.final]
         for layer in self.layers:
             owned += [
                 layer.x,
@@ -157,9 +168,10 @@ class Trace:
                 layer.weights,
             ]
             owned += [layer.head_outputs, layer.attention_output, layer.updated, layer.ffn_output, layer.output]
-        owned += [self.__dict__.get(name) for name in ("scores", "weights", "hidden")]  # stacked once asked for
+        owned += [self.__dict__.get(name) for name in ("scores", "weights", "hidden")]  # made once asked for
         unique = {id(a): a for a in owned if a is not None}  # BERT's attention input is x itself
-        return sum(a.nbytes for a in unique.values()) + len(self.text) * 4
+        head = 4 * len(self.vocabulary) if self.head is not None else 0  # next_logits, counted before it is made
+        return sum(a.nbytes for a in unique.values()) + head + len(self.text) * 4
 
     @property
     def mask_is_real(self) -> bool:
@@ -415,10 +427,9 @@ def layer_windows(cfg: ModelConfig, window: int | None = None) -> list[int]:
     return [window if is_local or not any(local) else 0 for is_local in local]
 
 
-def final_logits(model: Model, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A decoder's last step: (its final norm of x, the last position's score for every token in the vocabulary)."""
-    final = norm(x, model.final_norm, model.config)
-    return final, model.logits(final[-1:])[0]  # (n_tokens, d_model), (vocab_size,)
+def final_norm(model: Model, x: np.ndarray) -> np.ndarray:
+    """A decoder's last step before its output head: its final norm of x, (n_tokens, d_model)."""
+    return norm(x, model.final_norm, model.config)
 
 
 def trace(
@@ -480,9 +491,9 @@ def trace_tokens(
     for i in range(cfg.n_layers):
         layers.append(layer_forward(i, x, model, masks[windows[i]], places, knockout, windows[i]))
         x = layers[-1].output
-    final = next_logits = vocabulary = None
-    if cfg.predicts_next_token:  # a decoder: its final norm, then the output head
-        final, next_logits = (frozen(a) for a in final_logits(model, x))
+    final = head = vocabulary = None
+    if cfg.predicts_next_token:  # a decoder: its final norm, then (when asked for) the output head
+        final, head = frozen(final_norm(model, x)), model.logits
         vocabulary = model.vocabulary
     return Trace(
         text=text,
@@ -496,7 +507,7 @@ def trace_tokens(
         embeddings=frozen(embeddings),
         layers=tuple(layers),
         final=final,
-        next_logits=next_logits,
+        head=head,
         vocabulary=vocabulary,
         pooling=cfg.pooling,
         normalize=cfg.normalize,
