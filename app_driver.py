@@ -113,7 +113,9 @@ def chromium():
 
 PAGE_STATE = """() => ({
     plots: document.querySelectorAll('.js-plotly-plot').length,
-    stale: document.querySelectorAll('[data-stale="true"], [data-drawing]').length,
+    stale: document.querySelectorAll('[data-stale="true"], [data-drawing], [data-fitting]').length
+      + Object.keys(document.documentElement.dataset).filter(k => k.startsWith('pending')).length
+      + (document.fonts && document.fonts.status === 'loading' ? 1 : 0),
     running: document.querySelectorAll('[data-testid="stStatusWidget"]').length,
     titles: Array.from(document.querySelectorAll('.js-plotly-plot .gtitle')).map(e => e.textContent),
     exceptions: document.querySelectorAll('[data-testid="stException"]').length,
@@ -135,6 +137,28 @@ def page_state(page) -> dict:
     return page.evaluate(PAGE_STATE)
 
 
+def wait_settled(page, timeout: float = 120.0) -> dict:
+    """Wait until nothing is stale, drawn, measured or running (wait_complete's conditions, for a page that may draw
+    no chart); the page state."""
+    deadline = time.perf_counter() + timeout
+    while True:
+        s = page_state(page)
+        if (not s["stale"] and not s["running"]) or s["exceptions"]:
+            return s
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"page not settled: {s}, url {page.url}")
+        page.wait_for_timeout(10)
+
+
+def frames(page, n: int = 2) -> None:
+    """Let the page draw `n` frames: after a change of the window's size, its resize observers have run (they run
+    in the frame that follows), and what they start is marked for wait_complete."""
+    page.evaluate(
+        "n => new Promise(done => { const next = k => k ? requestAnimationFrame(() => next(k - 1)) : done(); next(n); })",
+        n,
+    )
+
+
 def wait_complete(
     page,
     first_title: str | None = None,
@@ -146,7 +170,9 @@ def wait_complete(
     timeout: float = 120.0,
 ) -> dict:
     """Wait until the app is idle with every chart drawn: nothing stale or being drawn (ui/plot.js marks a
-    figure on its way), nothing running and, if given, the
+    figure on its way, and one fitted again to a new width), no size measured and not yet drawn for (the page's
+    width and the explorer's canvas, ui/page_width.js and ui/head_switch.js), the page settled for the keyboard
+    (ui/access.js), no font loading, nothing running and, if given, the
     first chart's title, the number of charts, a piece of the URL, a text in the main area, a text in
     the first chart (the token chips, whose texts run together) and the start of some chart's title as
     expected.

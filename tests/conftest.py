@@ -49,3 +49,36 @@ def gpt2_in_cache(tiny_gpt2_folder, tmp_path, empty_cache):
     from tests.tiny_gpt2 import install_in_hf_cache
 
     install_in_hf_cache(tiny_gpt2_folder, "gpt2", tmp_path / "hub")
+
+
+# --- the order the tests are handed out in -------------------------------------------------------------------------
+# .ci/run gives the tests to three worker processes (pytest-xdist, --dist load), each next test to the first worker
+# free: the longest first, so that none is left to run alone at the end. A browser test mostly waits for its page
+# (the server and Chromium work in processes of their own), so a third worker keeps the two cores busy. Seconds
+# each test took on a 2-core machine, the slowest modules' (a module that loads a reference model from transformers
+# pays that once per worker it runs on); what is not listed runs after, as collected. Only the order depends on
+# these figures: a stale one costs a minute, never a result.
+LONGEST = {
+    "tests/e2e/test_languages_browser.py": 120,
+    "tests/e2e/test_deploy_browser.py": 95,
+    "tests/e2e/test_reflow_browser.py": 80,
+    "tests/e2e/test_accessibility_browser.py": 45,
+    "tests/test_gemma3.py": 40,
+    "tests/e2e/test_readable_browser.py": 38,
+    "tests/e2e/test_chapters_browser.py": 20,
+    "tests/test_smollm2.py": 20,
+    "tests/test_knockouts.py": 20,
+    "tests/e2e/test_reliability_browser.py": 15,
+    "tests/e2e/test_presenter_browser.py": 13,
+    "tests/e2e/test_explorer_browser.py": 12,
+    "tests/e2e/test_export_browser.py": 12,
+    "tests/e2e/test_keyboard_browser.py": 10,
+    "tests/e2e/test_displacement_browser.py": 8,
+    "tests/e2e/test_model_choice_browser.py": 8,
+    "tests/e2e/test_table_browser.py": 6,
+    "tests/e2e/test_toolbar_language_browser.py": 6,
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: LONGEST.get(item.nodeid.partition("::")[0], 0), reverse=True)  # stable

@@ -171,9 +171,19 @@ export default function ({ data }) {
   if (window.__attentionAccess) return;
   window.__attentionAccess = true; // once per page: the listeners outlive Streamlit's reruns
   let timer = null;
+  const root = document.documentElement.dataset;
+  // until the page has been still for 300 ms and settled, it says so (data-pending-access on <html>: what the
+  // browser tests wait for before they read the page's stops)
   const later = () => {
     clearTimeout(timer);
-    timer = setTimeout(settle, 300);
+    root.pendingAccess = "1";
+    timer = setTimeout(() => {
+      try {
+        settle();
+      } finally {
+        delete root.pendingAccess;
+      }
+    }, 300);
   };
   new MutationObserver(later).observe(document.body, { childList: true, subtree: true });
   window.addEventListener("resize", later);

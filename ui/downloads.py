@@ -7,6 +7,7 @@ list as one zip, drawn only when asked for; `python -m ui.export LINK` writes th
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import functools
 import hashlib
 import io
@@ -212,7 +213,8 @@ def browser() -> str | None:
 def render(figures: Sequence[tuple[Any, dict]]) -> list[bytes]:
     """Each figure drawn with its options (theme.image_options) by one Chromium, started for the call.
 
-    Runs its own event loop: call it where none runs (Streamlit calls a download's callable in a worker thread)."""
+    Runs its own event loop, in the calling thread (Streamlit calls a download's callable in a worker thread, where
+    none runs), or in a thread of its own where one already runs (a notebook's, a browser driver's)."""
     import kaleido  # a second to import: only when a file is asked for
 
     async def draw() -> list[bytes]:
@@ -220,7 +222,12 @@ def render(figures: Sequence[tuple[Any, dict]]) -> list[bytes]:
             return [await k.calc_fig(fig, opts=opts) for fig, opts in figures]
 
     with _ONE_AT_A_TIME:
-        return asyncio.run(draw())
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(draw())
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            return pool.submit(lambda: asyncio.run(draw())).result()
 
 
 def height_of(fig: Any) -> int | None:

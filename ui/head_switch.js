@@ -218,10 +218,15 @@ export default function (component) {
   bar.addEventListener("keydown", onKey);
   window.addEventListener(HEAD_EVENT, onHead);
 
+  // until the canvas is measured, and from a report until the run it asks for draws this element again, the page
+  // says it is not settled yet (data-pending-canvas on <html>: what the browser tests wait for)
+  const root = document.documentElement.dataset;
   let sized = null;
   let timer = null;
+  let asked = null;
   const later = () => {
     clearTimeout(timer);
+    root.pendingCanvas = "1";
     timer = setTimeout(report, 200);
   };
   const host = parentElement.host || parentElement;
@@ -230,9 +235,13 @@ export default function (component) {
     const height = window.innerHeight;
     const off = (a, b) => Math.abs(a - b) > data.tolerance;
     if (width > 0) window.__attentionCanvas = { width, height }; // for a run after a lost server (ui/reconnect.js)
-    if (width > 0 && (off(width, data.width) || off(height, data.height))) setStateValue("canvas", { width, height });
+    if (width > 0 && (off(width, data.width) || off(height, data.height))) {
+      setStateValue("canvas", { width, height });
+      asked = setTimeout(() => delete root.pendingCanvas, 5000); // a run that never came: settled all the same
+    } else delete root.pendingCanvas;
   };
   if (data.measure) {
+    root.pendingCanvas = "1";
     // its first call comes once the page is laid out (no layout forced while Streamlit redraws), the next ones
     // when the column changes (the sidebar opening changes no window size)
     let first = true;
@@ -255,6 +264,8 @@ export default function (component) {
       window.removeEventListener("resize", later);
     }
     clearTimeout(timer);
+    clearTimeout(asked);
+    if (data.measure) delete root.pendingCanvas;
     if (tellApp === tell) tellApp = null;
     parentElement.__cleanup = null;
   };

@@ -146,10 +146,19 @@ export default function (component) {
       gd.style.minHeight = `${gd.__height}px`;
       changes.height = full ? window.innerHeight : gd.__height;
       const names = gd.__traces.map((trace, i) => cut.names[i] ?? trace.name);
+      // fitted again: until it is drawn so, the element says so (data-fitting), as data-drawing for a new figure
+      const fitting = (gd.__fitting = (gd.__fitting || 0) + 1);
+      gd.dataset.fitting = "true";
+      let redrawn;
       if (names.some((name, i) => name !== gd.data[i].name)) {
         const changed = names.map((_, i) => i).filter((i) => names[i] !== gd.data[i].name);
-        window.Plotly.update(gd, { name: changed.map((i) => names[i]) }, changes, changed).then(() => inside(gd, w));
-      } else window.Plotly.relayout(gd, changes).then(() => inside(gd, w));
+        redrawn = window.Plotly.update(gd, { name: changed.map((i) => names[i]) }, changes, changed);
+      } else redrawn = window.Plotly.relayout(gd, changes);
+      redrawn
+        .then(() => inside(gd, w))
+        .finally(() => {
+          if (gd.__fitting === fitting) delete gd.dataset.fitting;
+        });
     };
     gd.__sized = new ResizeObserver(fit);
     gd.__sized.observe(parentElement);

@@ -35,10 +35,10 @@ def audit(page) -> dict:
     """axe's findings on the page as it is now: {version, violations: [{rule, impact, help, nodes}], review}."""
     if not AXE_JS.is_file():
         pytest.fail(f"axe-core is not installed ({AXE_JS.relative_to(ROOT)}): run `npm ci` (as .ci/run does)")
-    # the page's fonts in (KaTeX's widen an equation as they arrive), and ui/access.js settled after them (300 ms):
-    # an equation that scrolls sideways once its fonts are in takes focus then
+    # the page's fonts in (KaTeX's widen an equation as they arrive), and ui/access.js settled after them: an
+    # equation that scrolls sideways once its fonts are in takes focus then
     page.wait_for_function("document.fonts.status === 'loaded'", timeout=60_000)
-    page.wait_for_timeout(400)
+    page.wait_for_function("() => !document.documentElement.dataset.pendingAccess", timeout=60_000)
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.add_script_tag(path=str(AXE_JS))
     return page.evaluate(RUN, list(WCAG_AA))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import pytest
 
-from app_driver import wait_complete
+from app_driver import frames, wait_complete
 from tests.e2e.axe import audit, blocking, write_report
 from ui.chapter import url_path
 from ui.chapters import CHAPTERS
@@ -43,7 +43,7 @@ def settled(page) -> dict:
     """The page complete, and still so a moment later: the explorer redraws itself once for the window's size, and
     a faded (stale) element would be read as text of too little contrast."""
     wait_complete(page, url_has="text=", timeout=300)
-    page.wait_for_timeout(700)
+    frames(page)
     return wait_complete(page, url_has="text=", timeout=120)
 
 

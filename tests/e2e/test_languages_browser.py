@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from app_driver import wait_complete
+from app_driver import frames, wait_complete
 from tests.e2e.axe import audit, blocking, write_report
 from tests.e2e.driver import screenshot
 from tests.e2e.layout import CUT
@@ -41,7 +41,7 @@ def settled(page, name: str) -> None:
     state = wait_complete(page, url_has="text=", timeout=180)
     if state["exceptions"]:
         pytest.fail(f"{name}: {page.get_by_test_id('stException').first.inner_text()[:1500]}")
-    page.wait_for_timeout(500)
+    frames(page)
     wait_complete(page, url_has="text=", timeout=180)
     if name == "explorer":  # its figures laid out for the column's width, which its head buttons report
         page.wait_for_function(LAID_OUT, timeout=60_000)
@@ -74,7 +74,7 @@ def test_every_page_on_a_phone_and_a_projector_says_its_language_cuts_nothing_an
             if lang == "en":
                 continue  # English at 1280: every other browser test
             page.set_viewport_size(PROJECTOR)
-            page.wait_for_timeout(500)  # the figures fitted again, the explorer's size reported
+            frames(page)  # the figures fitted again, the explorer's size reported: marked on the page till done
             settled(page, name)
             cut = page.evaluate(CUT)
             screenshot(page, f"{lang}-{name}")

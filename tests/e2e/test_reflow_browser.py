@@ -11,7 +11,7 @@ or the sidebar is left that Tab did not reach. Each page is kept as a screenshot
 
 from __future__ import annotations
 
-from app_driver import wait_complete
+from app_driver import frames, wait_complete
 from tests.e2e.driver import SCREENSHOTS
 from tests.e2e.keyboard import Keyboard
 from tests.e2e.layout import CUT
@@ -68,7 +68,7 @@ def open_chapter(page, title: str) -> None:
 def settled(page) -> None:
     state = wait_complete(page, url_has="text=", timeout=300)
     assert not state["exceptions"], page.get_by_test_id("stException").first.inner_text()[:1500]
-    page.wait_for_timeout(1500)  # fonts and the last chart's labels in place
+    frames(page)  # fonts and the last chart's labels in place: marked on the page till done
     wait_complete(page, url_has="text=", timeout=120)
 
 
