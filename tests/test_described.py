@@ -90,11 +90,17 @@ def test_a_diagram_reads_its_boxes_in_order():
 
 
 def page_texts(at) -> list[dict]:
-    return [
-        json.loads(json.loads(e.proto.json)["alt"])
-        for e in at._tree
-        if e.type == "bidi_component" and e.proto.component_name.endswith("attention_chart_text")
-    ]
+    """Each figure's words and numbers: in the app's own figure's element, or in the one under Streamlit's chart."""
+    out = []
+    for e in at._tree:
+        if e.type != "bidi_component":
+            continue
+        data = json.loads(e.proto.json)
+        if e.proto.component_name.endswith("attention_chart_text"):
+            out.append(json.loads(data["alt"]))
+        elif e.proto.component_name.endswith("attention_plot") and data.get("text"):
+            out.append(json.loads(data["text"]["alt"]))
+    return out
 
 
 @pytest.mark.parametrize("lang", ["en", "fr"])

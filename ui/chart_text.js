@@ -1,6 +1,8 @@
 // A figure in words and numbers (ui/chart_text.py): a disclosure under the figure that holds what it shows, said
 // in sentences, and its values as tables (a row's name and a column's name head each cell, so a screen reader
 // says both). Built with textContent: a token such as "<b>" stays text. The tables are made when first opened.
+// Drawn by the figure's own element (ui/plot.js, which this file is bundled with), or by an element of its own
+// under Streamlit's chart (ui/chart_text.py adds the export).
 
 // a number as the page's language writes it; a count, a position or a size whole (32, not 32.000)
 function written(value, digits, lang) {
@@ -80,9 +82,8 @@ function nameChart(parentElement, data) {
   }
 }
 
-export default function (component) {
-  const { data, parentElement } = component;
-  if (data.names) nameChart(parentElement, data);
+// The disclosure, last in `parentElement`, made once and updated when its text changes.
+function describeIn(parentElement, data) {
   let details = parentElement.querySelector("details.chart-text");
   if (!details) {
     details = document.createElement("details");
@@ -112,5 +113,4 @@ export default function (component) {
     details.__built = details.open;
     if (details.open) body.append(...tablesOf(details.__alt, details.__lang));
   }
-  return undefined;
 }

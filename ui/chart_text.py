@@ -19,27 +19,20 @@ from . import i18n, plot
 from .figures import described, head_meta
 from .i18n import N_, _
 
-_JS = Path(__file__).with_name("chart_text.js").read_text(encoding="utf-8")
-_CSS = """
-details.chart-text { margin: -0.25rem 0 0.5rem; font-size: 0.9rem; color: var(--st-text-color); }
-details.chart-text > summary { cursor: pointer; color: var(--st-text-color); opacity: 0.85; width: fit-content; }
-details.chart-text > summary:focus-visible { outline: 2px solid var(--st-primary-color); outline-offset: 2px; }
-details.chart-text.compact:not([open]) > summary:not(:focus-visible) {
-  position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap;
-}
-details.chart-text ul { margin: 0.25rem 0 0.5rem 1.25rem; padding: 0; }
-.chart-text-table { overflow: auto; max-height: 24rem; margin-bottom: 0.5rem; }
-.chart-text-table:focus-visible { outline: 2px solid var(--st-primary-color); }
-.chart-text-table table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 0.85rem; }
-.chart-text-table caption { text-align: left; font-weight: 600; padding: 0.25rem 0; }
-.chart-text-table th, .chart-text-table td {
-  padding: 0.15rem 0.5rem; border-bottom: 1px solid var(--st-border-color); white-space: nowrap; text-align: left;
-}
-.chart-text-table .num { text-align: right; }
-.chart-text-table thead th { position: sticky; top: 0; background: var(--st-background-color); }
-"""
+JS = Path(__file__).with_name("chart_text.js").read_text(encoding="utf-8")  # bundled with ui/plot.js too
+CSS = Path(__file__).with_name("chart_text.css").read_text(encoding="utf-8")  # ui/plot.py's element draws it too
 SUMMARY = N_("This figure in words and numbers")
-_component = st.components.v2.component("attention_chart_text", js=_JS, css=_CSS, isolate_styles=False)
+# its own element, for Streamlit's chart (one whose clicks reach the app): the app's own draws it (ui/plot.py)
+_component = st.components.v2.component(
+    "attention_chart_text",
+    js=JS
+    + """export default function ({ data, parentElement }) {
+  if (data.names) nameChart(parentElement, data);
+  describeIn(parentElement, data);
+}""",
+    css=CSS,
+    isolate_styles=False,
+)
 
 _texts: dict[tuple, tuple[weakref.ref, str, str]] = {}  # (figure, head, language): (the figure, its text, its name)
 _lock = threading.Lock()
@@ -82,13 +75,16 @@ def as_json(alt: described.Alt) -> dict:
     return dict(name=alt.name, sentences=alt.sentences, tables=tables)
 
 
-def chart_text(
-    fig: go.Figure, key: str, switch: int | None = None, compact: bool = False, names: str | None = None
-) -> None:
-    """The disclosure under the figure drawn with this key. compact: hidden until a keyboard reaches it (presenter
-    mode, where the figures fill the screen). names: the name to give the chart drawn just above it, where
-    Streamlit's own chart draws it (one whose clicks reach the app), which ui/plot.js does not name."""
+def disclosure(fig: go.Figure, key: str, switch: int | None = None, compact: bool = False) -> dict:
+    """What the disclosure under the figure drawn with this key shows, for the browser (ui/chart_text.js).
+    compact: hidden until a keyboard reaches it (presenter mode, where the figures fill the screen)."""
     data = {"alt": text(fig, switch), "summary": _(SUMMARY), "id": element_id(key), "compact": compact}
-    data["names"] = names
     data["lang"] = i18n.language()
-    _component(key=f"{key}-text", data=data)
+    return data
+
+
+def chart_text(fig: go.Figure, key: str, switch: int | None = None, compact: bool = False, names: str = "") -> None:
+    """The disclosure as an element of its own, under Streamlit's chart drawn with this key (one whose clicks reach
+    the app; the app's own figure draws it itself, ui/plot.py). names: the name to give that chart, which
+    ui/plot.js does not name."""
+    _component(key=f"{key}-text", data=disclosure(fig, key, switch, compact) | {"names": names})

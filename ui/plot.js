@@ -1,7 +1,8 @@
 // A plotly figure drawn in place (ui/plot.py): the element keeps its place on the page, a changed figure is
 // drawn into it once (Plotly.newPlot), and a figure that did not change is not drawn at all. While a figure is
 // on its way the element holds its height, and says so in data-drawing. plotly(url) is plotly_loader.js's;
-// fitted(), its titles cut to the chart's width before it is drawn and when the width changes, plot_fit.js's.
+// fitted(), its titles cut to the chart's width before it is drawn and when the width changes, plot_fit.js's;
+// describeIn(), the disclosure under it that says what it shows, chart_text.js's.
 
 const FULLSCREEN_ICON = {
   width: 512,
@@ -81,6 +82,7 @@ export default function (component) {
   gd.setAttribute("role", "figure");
   gd.setAttribute("aria-label", data.label || "");
   if (data.describedBy) gd.setAttribute("aria-describedby", data.describedBy);
+  if (data.text) describeIn(parentElement, data.text); // chart_text.js: under the figure, in words and numbers
   const config = data.config;
   if (gd.__spec === data.spec && gd.__config === config) return undefined;
   gd.__spec = data.spec;

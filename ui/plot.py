@@ -31,8 +31,11 @@ from . import i18n
 from .i18n import N_, _
 from .preload import LOADER, PLOTLY_JS
 
-_JS = LOADER + "".join(Path(__file__).with_name(f).read_text(encoding="utf-8") for f in ("plot_fit.js", "plot.js"))
-_component = st.components.v2.component("attention_plot", js=_JS, isolate_styles=False)
+# the figure, fitted to its width (plot_fit.js), and its disclosure in words and numbers (chart_text.js) under it
+_FILES = ("plot_fit.js", "chart_text.js", "plot.js")
+_JS = LOADER + "".join(Path(__file__).with_name(f).read_text(encoding="utf-8") for f in _FILES)
+_CSS = Path(__file__).with_name("chart_text.css").read_text(encoding="utf-8")
+_component = st.components.v2.component("attention_plot", js=_JS, css=_CSS, isolate_styles=False)
 NAME = "attention_plot"
 
 _specs: dict[int, tuple[weakref.ref, str]] = {}  # a figure's JSON, once per figure object
@@ -40,14 +43,20 @@ _lock = threading.Lock()
 
 
 def plot(
-    fig: go.Figure, config: dict, key: str, label: str = "", described_by: str = "", laid_out: int | None = None
+    fig: go.Figure,
+    config: dict,
+    key: str,
+    label: str = "",
+    text: dict | None = None,
+    laid_out: int | None = None,
 ) -> None:
     """Draw the figure (read only from here on: its JSON is kept) with plotly's config. label: its name for screen
-    readers; described_by: the id of the element that says what it shows (ui/chart_text.py); laid_out: the px
-    width the figure was laid out for (its legend's rows there), where the browser fits it to another."""
+    readers; text: what it shows in words and numbers (ui/chart_text.py's disclosure), drawn under it and naming
+    it for a screen reader; laid_out: the px width the figure was laid out for (its legend's rows there), where the
+    browser fits it to another."""
     # every value text: Streamlit looks for data frames in any other (and imports pandas to do it)
-    data = {"spec": spec(fig), "config": json.dumps(config), "plotly": PLOTLY_JS}
-    data |= {"label": label, "describedBy": described_by, "headName": _("head {n}"), "laidOut": laid_out}
+    data = {"spec": spec(fig), "config": json.dumps(config), "plotly": PLOTLY_JS, "text": text}
+    data |= {"label": label, "describedBy": text["id"] if text else "", "headName": _("head {n}"), "laidOut": laid_out}
     data |= {"fullscreen": _("Fullscreen"), "failed": _("This figure could not be drawn: {error}")}
     _component(key=key, data=data, height="content")
 

@@ -85,11 +85,12 @@ def chart(
     label = chart_text.name(fig, switch)
     if subtitle:
         label = f"{label} — {subtitle}"
-    if pick:  # Streamlit's chart, whose selection events reach the app
+    compact = bool(state.get("presenter"))
+    if pick:  # Streamlit's chart, whose selection events reach the app, and its disclosure under it
         st.plotly_chart(fig, config=config, key=key, theme=None, on_select="rerun", selection_mode="points")
-    else:
-        plot.plot(fig, config, key or name, label, chart_text.element_id(key or name), width)
-    chart_text.chart_text(fig, key or name, switch, compact=bool(state.get("presenter")), names=label if pick else None)
+        chart_text.chart_text(fig, key or name, switch, compact=compact, names=label)
+    else:  # the app's own, with its disclosure in the same element
+        plot.plot(fig, config, key or name, label, chart_text.disclosure(fig, key or name, switch, compact), width)
     return fig
 
 
