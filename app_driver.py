@@ -137,19 +137,6 @@ def page_state(page) -> dict:
     return page.evaluate(PAGE_STATE)
 
 
-def wait_settled(page, timeout: float = 120.0) -> dict:
-    """Wait until nothing is stale, drawn, measured or running (wait_complete's conditions, for a page that may draw
-    no chart); the page state."""
-    deadline = time.perf_counter() + timeout
-    while True:
-        s = page_state(page)
-        if (not s["stale"] and not s["running"]) or s["exceptions"]:
-            return s
-        if time.perf_counter() > deadline:
-            raise TimeoutError(f"page not settled: {s}, url {page.url}")
-        page.wait_for_timeout(10)
-
-
 def frames(page, n: int = 2) -> None:
     """Let the page draw `n` frames: after a change of the window's size, its resize observers have run (they run
     in the frame that follows), and what they start is marked for wait_complete."""
@@ -168,6 +155,7 @@ def wait_complete(
     first_chart_shows: str | None = None,
     titled: str | None = None,
     timeout: float = 120.0,
+    charts: bool = True,
 ) -> dict:
     """Wait until the app is idle with every chart drawn: nothing stale or being drawn (ui/plot.js marks a
     figure on its way, and one fitted again to a new width), no size measured and not yet drawn for (the page's
@@ -182,14 +170,15 @@ def wait_complete(
 
     After a change, `shows` should name something only the new view contains (the new sentence's word,
     the new head's heading): elements turn stale as soon as a rerun starts, so once that text is there
-    and nothing is stale, every chart is the new one. Returns the page state."""
+    and nothing is stale, every chart is the new one. charts=False: a page that may draw none (a page already
+    complete, settling again after a change of the window's size). Returns the page state."""
     deadline = time.perf_counter() + timeout
     while True:
         s = page_state(page)
         ok = (
             not s["stale"]
             and not s["running"]
-            and s["plots"] > 0
+            and (s["plots"] > 0 or not charts)
             and (first_title is None or (s["titles"] and s["titles"][0] == first_title))
             and (plots is None or s["plots"] == plots)
             and (url_has is None or url_has in page.url)

@@ -427,11 +427,6 @@ def layer_windows(cfg: ModelConfig, window: int | None = None) -> list[int]:
     return [window if is_local or not any(local) else 0 for is_local in local]
 
 
-def final_norm(model: Model, x: np.ndarray) -> np.ndarray:
-    """A decoder's last step before its output head: its final norm of x, (n_tokens, d_model)."""
-    return norm(x, model.final_norm, model.config)
-
-
 def trace(
     model: Model,
     text: str,
@@ -493,7 +488,7 @@ def trace_tokens(
         x = layers[-1].output
     final = head = vocabulary = None
     if cfg.predicts_next_token:  # a decoder: its final norm, then (when asked for) the output head
-        final, head = frozen(final_norm(model, x)), model.logits
+        final, head = frozen(norm(x, model.final_norm, cfg)), model.logits
         vocabulary = model.vocabulary
     return Trace(
         text=text,

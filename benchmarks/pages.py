@@ -91,18 +91,14 @@ def main() -> int:
         return 0
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from browser import print_table  # benchmarks/browser.py, beside this file
-    from server_cpu import checkout
+    from server_cpu import checkout, in_turns
 
     trees = {"this tree": ROOT}
     with checkout(args.baseline) if args.baseline else contextlib.nullcontext() as folder:
         if folder is not None:
             trees = {args.baseline: folder, "this tree": ROOT}
-        runs: dict[str, dict[str, list[float]]] = {name: {p: [] for p in pages} for name in trees}
-        order = list(trees)
-        for turn in range(args.turns if args.baseline else 1):
-            for name in order if turn % 2 == 0 else order[::-1]:
-                for page, cpu in in_child(trees[name], args).items():
-                    runs[name][page] += cpu
+        turns = in_turns(list(trees), args.turns if args.baseline else 1, lambda name, _i: in_child(trees[name], args))
+        runs = {name: {p: [cpu for turn in done for cpu in turn[p]] for p in pages} for name, done in turns.items()}
     print(f"script CPU seconds per new sentence, {args.model}, AppTest, one BLAS thread; median (min–max)\n")
     columns = ("page", *(f"{name}" for name in trees), *(("ratio",) if args.baseline else ()))
     table = []

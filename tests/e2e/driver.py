@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app_driver import ROOT, frames, wait_settled
+from app_driver import ROOT, frames, wait_complete
 
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 
@@ -23,12 +23,12 @@ def screenshot(page, name: str) -> Path:
     size = page.viewport_size
     page.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 16000)})
     frames(page)
-    wait_settled(page)  # redrawn for the taller window, if the page asks for it
+    wait_complete(page, charts=False)  # redrawn for the taller window, if the page asks for it
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     page.set_viewport_size(size)
     frames(page)
-    wait_settled(page)
+    wait_complete(page, charts=False)
     return path
 
 
