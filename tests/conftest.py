@@ -29,6 +29,14 @@ def tiny_gpt2_folder(tmp_path_factory):
     return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
 
 
+@pytest.fixture(scope="session")
+def shared_dir(tmp_path_factory, worker_id):
+    """A folder every test process of this run shares (pytest-xdist's workers each have a folder of their own under
+    it), for what one process makes and the others read: the reference models dequantized from GGUF."""
+    base = tmp_path_factory.getbasetemp()
+    return base if worker_id == "master" else base.parent
+
+
 @pytest.fixture
 def empty_cache(tmp_path, monkeypatch):
     """An empty Hugging Face cache, offline: of the decoders, only those installed with the app can be chosen."""

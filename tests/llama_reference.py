@@ -5,10 +5,14 @@ numbers read with hooks, and the engine's trace compared with them quantity by q
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from unittest.mock import patch
 
 import numpy as np
 import torch
+from filelock import FileLock
+from safetensors.torch import save_model
+from transformers import AutoTokenizer
 from transformers.models.llama import modeling_llama
 
 import attention
@@ -39,6 +43,40 @@ class Measurements:
     def table(self, title: str) -> str:
         rows = [f"  {name:<44} {value:9.2e}   tolerance {tol:g}" for name, (value, tol) in sorted(self.largest.items())]
         return "\n".join([title, *rows])
+
+
+# --- the reference model, read from a GGUF file once per test run ------------------------------------
+
+
+def from_gguf(cls, path: Path, shared: Path):
+    """transformers' `cls` (LlamaForCausalLM, Gemma3ForCausalLM) reading the GGUF file at `path`, dequantized by the
+    gguf package, eager, float32. Dequantizing takes transformers up to a minute; the first test process to ask does
+    it and saves the model in `shared` (tests/conftest.py's `shared_dir`, one per test run), where every other
+    process reads it back in seconds: the same tensors, the same config."""
+    folder = shared / f"{cls.__name__}-{path.name}"
+    with FileLock(f"{folder}.lock"):
+        if not (folder / "config.json").exists():
+            model = cls.from_pretrained(
+                path.parent, gguf_file=path.name, attn_implementation="eager", dtype=torch.float32
+            )
+            # save_pretrained refuses a model read from GGUF: its weights are plain float32 tensors by now
+            folder.mkdir()
+            model.config.save_pretrained(folder)
+            save_model(model, str(folder / "model.safetensors"))  # a tied head kept once, tied again on reading
+            return model.eval()
+    return cls.from_pretrained(folder, attn_implementation="eager", dtype=torch.float32).eval()
+
+
+def tokenizer_from_gguf(path: Path, shared: Path):
+    """transformers' tokenizer read from the GGUF file at `path` (about ten seconds), once per test run, as
+    `from_gguf` does the model: saved in `shared` by the first test process, read back by the others."""
+    folder = shared / f"tokenizer-{path.name}"
+    with FileLock(f"{folder}.lock"):
+        if not (folder / "tokenizer_config.json").exists():
+            tokenizer = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
+            tokenizer.save_pretrained(folder)
+            return tokenizer
+    return AutoTokenizer.from_pretrained(folder)
 
 
 # --- the reference's numbers, read with hooks -------------------------------------------------------

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.skipif(
 gguf = pytest.importorskip("gguf", reason="the gguf package is transformers' GGUF reader: pip install gguf")
 torch = pytest.importorskip("torch")
 
-from transformers import AutoTokenizer, Gemma3ForCausalLM  # noqa: E402
+from transformers import Gemma3ForCausalLM  # noqa: E402
 from transformers.models.gemma3 import modeling_gemma3  # noqa: E402
 
 import attention  # noqa: E402
@@ -36,8 +36,10 @@ from tests.llama_reference import (  # noqa: E402
     TOLERANCES,
     Measurements,
     differences,
+    from_gguf,
     reference_run,
     softmax,
+    tokenizer_from_gguf,
 )
 from tests.sentences import FLUFFY  # noqa: E402
 
@@ -72,16 +74,14 @@ def model():
 
 
 @pytest.fixture(scope="module")
-def reference(path):
+def reference(path, shared_dir):
     """transformers' own Gemma 3 from the same GGUF file (dequantized by the gguf package), eager, float32."""
-    return Gemma3ForCausalLM.from_pretrained(
-        path.parent, gguf_file=path.name, attn_implementation="eager", dtype=torch.float32
-    ).eval()
+    return from_gguf(Gemma3ForCausalLM, path, shared_dir)
 
 
 @pytest.fixture(scope="module")
-def reference_tokenizer(path):
-    return AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
+def reference_tokenizer(path, shared_dir):
+    return tokenizer_from_gguf(path, shared_dir)
 
 
 def compare(model, reference, text: str) -> dict[str, float]:

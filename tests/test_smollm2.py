@@ -25,7 +25,7 @@ pytestmark = pytest.mark.skipif(
 gguf = pytest.importorskip("gguf", reason="the gguf package is transformers' GGUF reader: pip install gguf")
 torch = pytest.importorskip("torch")
 
-from transformers import AutoTokenizer, LlamaForCausalLM  # noqa: E402
+from transformers import LlamaForCausalLM  # noqa: E402
 
 import attention  # noqa: E402
 from attention.files import read_gguf  # noqa: E402
@@ -35,11 +35,13 @@ from tests.llama_reference import (  # noqa: E402
     TOLERANCES,
     Measurements,
     differences,
+    from_gguf,
     head_displacements,
     reference_run,
     relative,
     rotary_scores,
     softmax,
+    tokenizer_from_gguf,
 )
 
 PARIS = "The capital of France is"
@@ -73,16 +75,14 @@ def model():
 
 
 @pytest.fixture(scope="module")
-def reference(path):
+def reference(path, shared_dir):
     """transformers' own Llama from the same GGUF file (dequantized by the gguf package), eager, float32."""
-    return LlamaForCausalLM.from_pretrained(
-        path.parent, gguf_file=path.name, attn_implementation="eager", dtype=torch.float32
-    ).eval()
+    return from_gguf(LlamaForCausalLM, path, shared_dir)
 
 
 @pytest.fixture(scope="module")
-def reference_tokenizer(path):
-    return AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
+def reference_tokenizer(path, shared_dir):
+    return tokenizer_from_gguf(path, shared_dir)
 
 
 # --- the file: its numbers, its sizes, its tokenizer ---------------------------------------------------
