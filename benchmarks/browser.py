@@ -1,4 +1,4 @@
-"""Browser benchmark: `python benchmarks/browser.py [--repeats N] [--cold N] [--cold-only]`.
+"""Browser benchmark: `python benchmarks/browser.py [--repeats N] [--cold N] [--cold-only] [--baseline COMMIT]`.
 
 In Debian's Chromium at 1280×720, prints:
 
@@ -6,7 +6,7 @@ In Debian's Chromium at 1280×720, prints:
   running, the sidebar's last button there), against the same for a bare Streamlit page of three heatmaps
   (benchmarks/bare_page.py). `--cold N` starts of each, alternating, so that both meet the machine in the same
   state; the ratio is taken per pair and its median reported with its spread. Both pages are polled inside the
-  page every 10 ms.
+  page every 10 ms. `--baseline COMMIT`: that commit's app too (a checkout of its own), started in the same turns.
 - then, in one app session: a new sentence at 13 and 128 tokens; a head switch with the head buttons (in the
   browser), with the sidebar's Head box and with a click on the all-heads grid; new sentences on every decoder the
   server offers (SmolLM2, Gemma 3, GPT-2 where it is on the machine), one after the other; the server's resident
@@ -30,13 +30,15 @@ import statistics
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app_driver import chromium, streamlit_server, url_mark, wait_complete
+from app_driver import ROOT, chromium, streamlit_server, url_mark, wait_complete
 from attention import available_models
+from benchmarks.baseline import checkout
 
 VIEWPORT = {"width": 1280, "height": 720}  # a classroom projector
 TARGETS = {"head switch, buttons": 0.5, "sentence update, 13 tokens": 1.5}  # first ÷ the bare page's 10 charts
@@ -237,9 +239,9 @@ def wait_app_page(page) -> float:
     return complete
 
 
-def app_cold_start(browser) -> tuple[float, float]:
-    """From `streamlit run app.py` until the server answers, and until the first page is complete (s)."""
-    with streamlit_server() as (url, _proc, t_launch):
+def app_cold_start(browser, folder: Path = ROOT) -> tuple[float, float]:
+    """From `streamlit run app.py` (`folder`'s) until the server answers, and until the first page is complete (s)."""
+    with streamlit_server(app=folder / "app.py", cwd=folder) as (url, _proc, t_launch):
         up = time.perf_counter() - t_launch
         page = browser.new_page(viewport=VIEWPORT)
         page.goto(url)
@@ -258,32 +260,46 @@ def print_table(columns: tuple[str, ...], table: list[tuple[str, ...]]) -> None:
             print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
 
 
-def cold_starts(browser, repeats: int) -> None:
-    """The app's cold start against the bare page's, alternating so that both meet the same machine."""
-    runs = [(bare_cold_start(browser), *app_cold_start(browser)) for _ in range(repeats)]
-    bare, up, full = ([r[i] for r in runs] for i in range(3))
-    ratios = [f / b for b, _, f in runs]
-    print(f"cold starts, {repeats} of each page alternating; median, min–max (s)")
-    print("ratio: the app's full page ÷ the bare page of 3 heatmaps started just before it\n")
+def cold_starts(browser, repeats: int, baseline: str | None = None) -> None:
+    """The app's cold start against the bare page's, alternating so that both meet the same machine; with a
+    baseline commit, that commit's app started in the same turns (its own checkout), after this tree's or before."""
+    folders = {"this tree": ROOT}
+    with ExitStack() as stack:
+        if baseline:
+            folders[baseline] = stack.enter_context(checkout(baseline))
+        runs: dict[str, list[tuple[float, float, float]]] = {tree: [] for tree in folders}
+        for i in range(repeats):
+            bare = bare_cold_start(browser)
+            for tree in folders if i % 2 == 0 else list(folders)[::-1]:
+                runs[tree].append((bare, *app_cold_start(browser, folders[tree])))
+    print(f"cold starts, {repeats} of each page in turns; median, min–max (s)")
+    print("ratio: the app's full page ÷ the bare page of 3 heatmaps started in the same turn\n")
 
     def spread(xs: list[float]) -> str:
         return f"{min(xs):.2f}–{max(xs):.2f}"
 
-    print_table(
-        ("measure", "median", "min–max", "ratio", "ratios min–max", "target"),
-        [
-            ("app: server answers", f"{statistics.median(up):.2f}", spread(up), "", "", ""),
+    table = []
+    for tree, measured in runs.items():
+        up, full = [r[1] for r in measured], [r[2] for r in measured]
+        ratios = [f / b for b, _, f in measured]
+        name = "app" if len(runs) == 1 else f"app ({tree})"
+        table += [
+            (f"{name}: server answers", f"{statistics.median(up):.2f}", spread(up), "", "", ""),
             (
-                "app: first page complete",
+                f"{name}: first page complete",
                 f"{statistics.median(full):.2f}",
                 spread(full),
                 f"{statistics.median(ratios):.2f}",
                 spread(ratios),
                 "≤ 1.3",
             ),
-            ("bare page of 3 heatmaps", f"{statistics.median(bare):.2f}", spread(bare), "", "", ""),
-        ],
-    )
+        ]
+    bare = [r[0] for r in runs["this tree"]]
+    table.append(("bare page of 3 heatmaps", f"{statistics.median(bare):.2f}", spread(bare), "", "", ""))
+    print_table(("measure", "median", "min–max", "ratio", "ratios min–max", "target"), table)
+    if baseline:
+        now, then = (statistics.median(r[2] for r in runs[t]) for t in folders)
+        print(f"\nfirst page complete, this tree ÷ {baseline}: {now / then:.2f}")
 
 
 def warm_runs(browser, repeats: int) -> None:
@@ -361,13 +377,14 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=7, help="timed updates and head switches of each kind")
     parser.add_argument("--cold", type=int, default=5, help="cold starts of each page (0: none)")
     parser.add_argument("--cold-only", action="store_true", help="measure the cold starts alone")
+    parser.add_argument("--baseline", metavar="COMMIT", help="that commit's cold starts too, in turns with this tree's")
     args = parser.parse_args()
     if not 1 <= args.repeats < len(COLOURS):
         parser.error(f"--repeats must be between 1 and {len(COLOURS) - 1}: each timed run needs a new sentence")
     print(f"Chromium headless at {VIEWPORT['width']}×{VIEWPORT['height']}, {os.cpu_count()} cores\n")
     with chromium() as browser:
         if args.cold:
-            cold_starts(browser, args.cold)
+            cold_starts(browser, args.cold, args.baseline)
             print()
         if not args.cold_only:
             warm_runs(browser, args.repeats)

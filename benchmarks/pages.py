@@ -90,8 +90,8 @@ def main() -> int:
         print(json.dumps(measure(args.model, pages, args.texts)))
         return 0
     sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from baseline import checkout, in_turns
     from browser import print_table  # benchmarks/browser.py, beside this file
-    from server_cpu import checkout, in_turns
 
     trees = {"this tree": ROOT}
     with checkout(args.baseline) if args.baseline else contextlib.nullcontext() as folder:

@@ -23,11 +23,9 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -35,7 +33,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from browser import APP_COMPLETE, VIEWPORT, print_table  # benchmarks/browser.py, beside this file
+from baseline import checkout, in_turns  # benchmarks/baseline.py, beside this file
+from browser import APP_COMPLETE, VIEWPORT, print_table
 from load import WORDS, cpu_seconds
 
 from app_driver import ROOT, chromium, streamlit_server, url_mark, wait_complete
@@ -97,19 +96,6 @@ def idle_rate(pid: int, seconds: float = 3.0) -> float:
     return (cpu_seconds(pid) - before) / seconds
 
 
-@contextmanager
-def checkout(commit: str):
-    """That commit's tree in a temporary folder (a detached `git worktree`), removed afterwards."""
-    folder = Path(tempfile.mkdtemp(prefix="server-cpu-baseline-"))
-    subprocess.run(
-        ["git", "worktree", "add", "--detach", str(folder), commit], cwd=ROOT, check=True, capture_output=True
-    )
-    try:
-        yield folder
-    finally:
-        subprocess.run(["git", "worktree", "remove", "--force", str(folder)], cwd=ROOT, check=False)
-
-
 def warmed(browser, url: str, pid: int, heading: str) -> None:
     """A warm-up session: the model loaded, the default sentence traced, a first new sentence sent."""
     warm = browser.new_context(viewport=VIEWPORT)
@@ -128,15 +114,6 @@ def session(browser, url: str, heading: str):
     page.wait_for_function(APP_COMPLETE, polling=50, timeout=120_000)
     settled(page, shows=heading)
     return page
-
-
-def in_turns(trees: list[str], n: int, measure) -> dict[str, list[float]]:
-    """measure(tree, i) for i < n on every tree, tree after tree, the first of them changing each turn."""
-    runs: dict[str, list[float]] = {tree: [] for tree in trees}
-    for i in range(n):
-        for tree in trees if i % 2 == 0 else trees[::-1]:
-            runs[tree].append(measure(tree, i))
-    return runs
 
 
 MEASURES = ("new sentence, 13 tokens", "new sentence, 128 tokens", "first page of a new session")
