@@ -13,8 +13,9 @@ from app_driver import ROOT, frames, wait_complete
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 
 
-def screenshot(page, name: str) -> Path:
-    """A screenshot of the whole app (its main column scrolls, so the viewport is made tall enough)."""
+def screenshot(page, name: str, restore: bool = True) -> Path:
+    """A screenshot of the whole app (its main column scrolls, so the viewport is made tall enough), the window
+    then set back to its size (`restore`; not needed where the next step sets a size of its own)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     height = page.evaluate(
         '() => Math.max(...Array.from(document.querySelectorAll(\'section, [data-testid="stMain"], '
@@ -26,6 +27,8 @@ def screenshot(page, name: str) -> Path:
     wait_complete(page, charts=False)  # redrawn for the taller window, if the page asks for it
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
+    if not restore:
+        return path
     page.set_viewport_size(size)
     frames(page)
     wait_complete(page, charts=False)

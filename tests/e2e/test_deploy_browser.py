@@ -1,5 +1,5 @@
-"""A class on one link: `bash deploy/serve --replicas 3` (three app servers behind HAProxy), nine browser sessions
-through it (three a server: as few as prove the spread, the stickiness and the failover of several sessions at once),
+"""A class on one link: `bash deploy/serve --replicas 3` (three app servers behind HAProxy), six browser sessions
+through it (two a server: as few as prove the spread, the stickiness and the failover of several sessions at once),
 each with its own cookie jar and its own sentence, layer and head in its link. A class of thirty, its burst and its
 recovery times are `benchmarks/deploy.py`'s to measure.
 
@@ -31,9 +31,9 @@ from app_driver import CHROMIUM, CHROMIUM_ARGS, ROOT, deployment, haproxy_comman
 from benchmarks.deploy import Session, recover, warm
 from benchmarks.load import sentence, submit
 
-SESSIONS = 9
+SESSIONS = 6
 SERVERS = 3
-PATIENCE = 600.0  # s for anything else: two shared cores run three servers and nine Chromium pages
+PATIENCE = 600.0  # s for anything else: two shared cores run three servers and six Chromium pages
 ZIP_BUTTON = re.compile("^Download all figures")
 # one line per request (deploy/haproxy.cfg.template: option httplog, the User-Agent captured):
 # ... class app/s2 ... {session-07 ...} "GET /_stcore/stream HTTP/1.1"
