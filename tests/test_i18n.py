@@ -120,16 +120,23 @@ def fresh(monkeypatch, root: Path) -> None:
         cached.cache_clear()
 
 
-def test_a_language_is_offered_once_its_catalogue_is_complete(tmp_path, monkeypatch):
+def test_a_language_is_offered_once_its_catalogue_is_nearly_whole_and_a_new_label_does_not_hide_it(
+    tmp_path, monkeypatch
+):
     template = ["Layer", "Head"]
     fresh(monkeypatch, catalogue_dir(tmp_path / "half", "fr", {"Layer": "Couche"}, template))
     assert i18n.completeness("fr") == 0.5 and i18n.offered() == ("en",)
-    assert i18n.from_browser("fr-FR") == "en"  # a French browser gets English until every message is French
+    assert i18n.from_browser("fr-FR") == "en"  # a French browser gets English while half the messages are
     fresh(monkeypatch, catalogue_dir(tmp_path / "whole", "fr", {"Layer": "Couche", "Head": "Tête"}, template))
     assert i18n.completeness("fr") == 1.0 and i18n.offered() == ("en", "fr")
     assert i18n.from_browser("fr-FR") == "fr" and i18n.from_browser("ko-KR") == "en"
     assert i18n.gettext("fr", "Head") == "Tête" and i18n.gettext("en", "Head") == "Head"
     assert i18n.gettext("fr", "a message no catalogue has") == "a message no catalogue has"
+    # a new model's label, not translated yet, among twenty messages: French stays offered, that label in English
+    words = {f"word {i}": f"mot {i}" for i in range(19)}
+    fresh(monkeypatch, catalogue_dir(tmp_path / "behind", "fr", words, [*words, "Bias of the query"]))
+    assert i18n.completeness("fr") == 0.95 and i18n.offered() == ("en", "fr")
+    assert i18n.gettext("fr", "word 3") == "mot 3" and i18n.gettext("fr", "Bias of the query") == "Bias of the query"
     for cached in (i18n.catalogue, i18n.completeness, i18n.offered):
         cached.cache_clear()
 

@@ -4,7 +4,9 @@ writes them.
 One catalogue per language, `locales/<code>/LC_MESSAGES/messages.po` (compiled beside it to `messages.mo`);
 English is the catalogues' source language and needs none. A developer adds a language by adding a catalogue
 (`pybabel init -i locales/messages.pot -d locales -l <code>`, then `pybabel compile -d locales`), and the app
-offers it once every message in it is translated: a half-translated page is worse than an English one.
+offers it once nine messages in ten are translated: a half-translated page is worse than an English one, but a
+language once offered stays offered when new messages come in before their translation (a new model's labels):
+each of those shows in English alone, and tests/test_translations.py fails until it is translated.
 
 The language of a session is the link's `lang`, else the browser's (st.context.locale) where the app offers it,
 else English; the sidebar's picker changes it. `_()` reads the session's, so every word a page shows, prose,
@@ -24,6 +26,7 @@ LOCALES = Path(os.environ.get("ATTENTION_LOCALES") or Path(__file__).resolve().p
 DOMAIN = "messages"
 SOURCE = "en"  # the language the messages are written in
 NAMES = {"en": "English", "fr": "Français", "ko": "한국어"}  # each language in its own words, for the picker
+OFFERED_FROM = 0.9  # the share of the template's messages a catalogue must translate for its language to be offered
 
 
 @functools.cache
@@ -55,10 +58,11 @@ def completeness(code: str) -> float:
 
 @functools.cache
 def offered() -> tuple[str, ...]:
-    """The languages the app offers: the source language and every complete catalogue (looked for once: every
-    message a page translates asks, and the catalogues do not change while the server runs)."""
+    """The languages the app offers: the source language and every catalogue that translates at least
+    OFFERED_FROM of the messages, a message it lacks shown in English (looked for once: every message a page
+    translates asks, and the catalogues do not change while the server runs)."""
     found = sorted(p.name for p in LOCALES.iterdir() if (p / "LC_MESSAGES").is_dir()) if LOCALES.is_dir() else []
-    return (SOURCE, *(code for code in found if code != SOURCE and completeness(code) == 1.0))
+    return (SOURCE, *(code for code in found if code != SOURCE and completeness(code) >= OFFERED_FROM))
 
 
 def from_browser(locale: str | None) -> str:
