@@ -40,6 +40,13 @@ class Tokenization:
     def truncated(self) -> bool:
         return self.n_dropped > 0 or self.chars_dropped > 0
 
+    def read_part(self, text: str) -> str:
+        """The part of `text` (the text tokenized) the model reads: everything after the last kept token's end
+        dropped where the tokenization was cut, the whole text otherwise."""
+        if not self.truncated:
+            return text
+        return text[: max((t.end for t in self.tokens if not t.is_special), default=0)]
+
 
 def check_text(text: object) -> str:
     """The text itself, or a ValueError a person can act on when there is nothing to read."""
@@ -204,7 +211,4 @@ def read_prefix(tokenizer, text: str, max_tokens: int) -> tuple[str, bool]:
     (in a cache key, a link) than what the model reads of it.
     """
     toks = tokenize(tokenizer, text, max_tokens)
-    if not toks.truncated:
-        return text, False
-    end = max((t.end for t in toks.tokens if not t.is_special), default=0)
-    return text[:end], True
+    return toks.read_part(text), toks.truncated

@@ -316,9 +316,8 @@ def accept() -> state.Sentence:
     except ValueError:  # empty: the page says what to type
         accepted = state.Sentence(name, text, None)
     else:
-        kept = text
-        if toks.truncated:  # the part the model reads, as attention.read_prefix cuts it, from this one tokenization
-            kept = text[: max((t.end for t in toks.tokens if not t.is_special), default=0)]
+        kept = toks.read_part(text)
+        if toks.truncated:
             cut = Cut(kept=kept, chars_dropped=len(text) - len(kept), tokens_dropped=toks.n_dropped, max_tokens=limit)
             st.session_state[CUT] = cut
         accepted = state.Sentence(name, kept, len(toks.tokens))
