@@ -4,13 +4,14 @@ safetensors with bfloat16 weights (which numpy has no type for). Plain byte layo
 GGUF: "GGUF", a version, the counts of tensors and of metadata entries; the metadata (typed key/value
 pairs: the architecture's sizes, the tokenizer's vocabulary and merges); each tensor's name, shape, type
 and offset; then the tensors' data, aligned. Its quantized types (Q8_0, Q4_1, Q5_0, Q4_K, Q6_K…) are
-dequantized by llama.cpp's own `gguf` package. Two things are done here instead, each for a measured reason:
-- the header is read by `read_gguf`: `gguf.GGUFReader` builds an object per vocabulary entry and takes 8.2 s
-  on Gemma 3's 262,144 tokens, this reader 0.16 s;
+dequantized by llama.cpp's own `gguf` package. Two things are done here instead, each for a measured reason
+(the figures: benchmarks/README.md, "The figures behind the code's choices"):
+- the header is read by `read_gguf`: `gguf.GGUFReader` builds an object per vocabulary entry, which on Gemma 3's
+  262,144 tokens takes fifty times as long as this reader;
 - the matrices a model keeps in their blocks and unpacks at every pass (SmolLM2's MLP, the Q8_0 token
-  tables) are unpacked by `unpack`, from blocks split once at load: 0.6 ms for one of SmolLM2's MLP
-  matrices, where `gguf.quants.dequantize` takes 5.4 ms from the file's bytes. The tests check that both
-  give the same numbers, bit for bit. Its block types:
+  tables) are unpacked by `unpack`, from blocks split once at load, where `gguf.quants.dequantize` parses the
+  file's bytes again on every call. The tests check that both give the same numbers, bit for bit. Its block
+  types:
     Q8_0: a float16 scale d and 32 signed bytes q:               x = d · q
     Q4_1: a float16 scale d and minimum m, 16 bytes of 4-bit q:   x = d · q + m
       (the low halves of the 16 bytes are the block's first 16 numbers, the high halves the last 16)

@@ -7,7 +7,7 @@ import os
 
 # One thread of BLAS and OpenMP per test process, set before numpy or torch is loaded: .ci/run runs three test
 # processes (and their app servers and browsers) on two cores, where a second thread each only waits for a core;
-# this halves the decoder reference tests' time there (the numbers agree within the same tolerances)
+# see benchmarks/README.md for what it saves (the numbers agree within the same tolerances)
 for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 

@@ -236,7 +236,7 @@ _releasing = threading.Lock()
 def release(force: bool = False) -> bool:
     """Hand freed memory back to the system, once the process has grown by RELEASE_AFTER since it last did (or
     when forced): collect garbage cycles, then malloc_trim. A run that drew a short sentence grows the process by
-    a few hundred kB, so this costs it nothing; after a 256-token paste it takes 20–80 ms. True if it did."""
+    a few hundred kB, so this costs it nothing; it runs after a long paste. True if it did."""
     now = resident()
     if now is None or (not force and now < _released["at"] + RELEASE_AFTER):
         return False

@@ -69,8 +69,8 @@ RESULTS_BUDGET_BYTES = 32 * caches.MB
 
 
 # One BLAS thread for the whole server: its sessions already run in threads of their own, and OpenBLAS's helper
-# threads spin while they wait for work. On two busy cores a 13-token trace took 0.1–0.3 s of CPU with two of them
-# and 0.02 s with one, a 128-token one 0.3–1.2 s against 0.08 s (benchmarks/server_cpu.py).
+# threads spin while they wait for work, which on two busy cores multiplied a trace's CPU several times over
+# (benchmarks/README.md, "The figures behind the code's choices").
 threadpool_limits(1, user_api="blas")
 
 

@@ -1,5 +1,5 @@
-// Plotly is Streamlit's own: the chart code it ships defines window.Plotly (4.7 MB, about a second and a half to
-// load and run on a small machine). Loaded once per page, as early as the page can ask for it (ui/plot.py).
+// Plotly is Streamlit's own: the chart code it ships defines window.Plotly (the largest file a page loads, and a
+// cold page's longest wait). Loaded once per page, as early as the page can ask for it (ui/plot.py).
 function plotly(url) {
   if (window.Plotly) return Promise.resolve(window.Plotly);
   if (!window.__plotlyLoading) {

@@ -1,7 +1,7 @@
 """Plotly asked for first thing on every page (app.py), while the server is still computing the page.
 
-Plotly is Streamlit's own chart code (ui/plotly_loader.js): 4.7 MB the browser must fetch and run before the
-first figure is drawn. This module imports nothing but Streamlit, so that app.py sends its element before
+Plotly is Streamlit's own chart code (ui/plotly_loader.js): the largest file the browser must fetch and run
+before the first figure is drawn. This module imports nothing but Streamlit, so that app.py sends its element before
 importing the rest of the app."""
 
 from __future__ import annotations
