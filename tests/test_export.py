@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import html
 import io
 import re
@@ -287,3 +288,37 @@ def test_the_zip_and_the_command_draw_each_figure_as_a_file_shows_it(monkeypatch
     downloads.zip_of([downloads.Export("grid", {"layout": {"title": title}})], "png")
     export.write(export.Drawn([("grid", {"layout": {"title": title}})], []), tmp_path, "png", "auto")
     assert [f["layout"]["title"]["text"] for f in drawn] == ["All 12 heads of layer 4"] * 2
+
+
+def test_a_chromium_that_never_starts_is_started_again_and_a_second_one_fails_with_an_error(monkeypatch):
+    """kaleido bounds each figure's drawing but not its Chromium's start: a start that hangs must neither hold the
+    server's downloads (and their lock) forever nor lose the file when a second start works."""
+    import kaleido
+    import plotly.graph_objects as go
+
+    fig = go.Figure(go.Bar(x=["a", "b"], y=[1, 2]))
+    opts = theme.image_options("png", "auto", None)
+    opened, real_open = [], kaleido.Kaleido.open
+
+    async def hangs_first(self):
+        opened.append(len(opened))
+        if len(opened) == 1:
+            await asyncio.sleep(3600)
+        return await real_open(self)
+
+    # one figure: the first Chromium given 20 s, which the second, a real one, needs far less than
+    monkeypatch.setattr(downloads, "STARTING_SECONDS", 0.0)
+    monkeypatch.setattr(downloads, "FIGURE_SECONDS", 20.0)
+    monkeypatch.setattr(kaleido.Kaleido, "open", hangs_first)
+    (png,) = downloads.render([(fig, opts)])
+    assert png.startswith(b"\x89PNG") and opened == [0, 1]
+
+    async def hangs(self):
+        await asyncio.sleep(3600)
+
+    monkeypatch.setattr(kaleido.Kaleido, "open", hangs)
+    monkeypatch.setattr(downloads, "FIGURE_SECONDS", 1.0)
+    with pytest.raises(TimeoutError):
+        downloads.render([(fig, opts)])
+    assert downloads._ONE_AT_A_TIME.acquire(blocking=False)  # the lock is free again for the next download
+    downloads._ONE_AT_A_TIME.release()

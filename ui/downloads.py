@@ -33,6 +33,9 @@ SLUG_CHARS = 40
 REGISTRY = "_page_figures"
 # Each export starts a Chromium of its own (a few seconds, a browser's memory): one at a time, on a small server.
 _ONE_AT_A_TIME = threading.Lock()
+# A Chromium that has not drawn within these is stuck, not slow (render): a page's zip takes seconds
+STARTING_SECONDS = 60.0
+FIGURE_SECONDS = 30.0
 
 
 def slug(text: str, limit: int = SLUG_CHARS) -> str:
@@ -213,6 +216,11 @@ def browser() -> str | None:
 def render(figures: Sequence[tuple[Any, dict]]) -> list[bytes]:
     """Each figure drawn with its options (theme.image_options) by one Chromium, started for the call.
 
+    kaleido bounds each figure's drawing, not the start of its Chromium: a start that hangs would hold this server's
+    downloads forever, the lock below with them (a zip once never came, on a machine running the tests on three
+    workers). So the whole call is bounded (STARTING_SECONDS, then FIGURE_SECONDS a figure) and tried once more
+    with a new Chromium before it fails.
+
     Runs its own event loop, in the calling thread (Streamlit calls a download's callable in a worker thread, where
     none runs), or in a thread of its own where one already runs (a notebook's, a browser driver's)."""
     import kaleido  # a second to import: only when a file is asked for
@@ -221,13 +229,20 @@ def render(figures: Sequence[tuple[Any, dict]]) -> list[bytes]:
         async with kaleido.Kaleido(n=1, mathjax=False) as k:  # no MathJax: our figures write no TeX
             return [await k.calc_fig(fig, opts=opts) for fig, opts in figures]
 
+    async def bounded() -> list[bytes]:
+        bound = STARTING_SECONDS + FIGURE_SECONDS * len(figures)
+        try:
+            return await asyncio.wait_for(draw(), bound)
+        except TimeoutError:
+            return await asyncio.wait_for(draw(), bound)
+
     with _ONE_AT_A_TIME:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(draw())
+            return asyncio.run(bounded())
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            return pool.submit(lambda: asyncio.run(draw())).result()
+            return pool.submit(lambda: asyncio.run(bounded())).result()
 
 
 def height_of(fig: Any) -> int | None:
