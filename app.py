@@ -14,7 +14,7 @@ import pandas  # noqa: F401  (see below)
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from ui import preload, reconnect
+from ui.components import preload, reconnect
 
 ROOT = Path(__file__).resolve().parent
 # pandas is imported whole before any page runs (above): plotly, building a figure, takes a module it finds in
@@ -34,8 +34,10 @@ started = time.time()
 preload.plotly()
 reconnect.watch()  # a page whose server was lost, drawn again by the one it reached
 
-from ui import caches, chapters, state  # noqa: E402
-from ui.i18n import _  # noqa: E402
+from ui import caches  # noqa: E402
+from ui.session import state  # noqa: E402
+from ui.words import chapters  # noqa: E402
+from ui.words.i18n import _  # noqa: E402
 
 # the tab's title in the page's language, once the language is known (the call above sets the icon and the layout
 # as early as they can be; a second call changes only what it names)

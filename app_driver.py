@@ -157,10 +157,10 @@ def wait_complete(
     timeout: float = 120.0,
     charts: bool = True,
 ) -> dict:
-    """Wait until the app is idle with every chart drawn: nothing stale or being drawn (ui/plot.js marks a
+    """Wait until the app is idle with every chart drawn: nothing stale or being drawn (ui/components/plot.js marks a
     figure on its way, and one fitted again to a new width), no size measured and not yet drawn for (the page's
-    width and the explorer's canvas, ui/page_width.js and ui/head_switch.js), the page settled for the keyboard
-    (ui/access.js), no font loading, nothing running and, if given, the
+    width and the explorer's canvas, ui/components/page_width.js and ui/components/head_switch.js), the page settled for the keyboard
+    (ui/components/access.js), no font loading, nothing running and, if given, the
     first chart's title, the number of charts, a piece of the URL, a text in the main area, a text in
     the first chart (the token chips, whose texts run together) and the start of some chart's title as
     expected.

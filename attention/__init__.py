@@ -13,7 +13,6 @@ tokenizers, and never imports torch. The package is the engine; what the lesson 
 is in `attention.lessons`, one module per idea.
 """
 
-from .layout import LAYOUTS, in_layout
 from .loading import load_model
 from .menu import ModelChoice, available_models
 from .model import (
@@ -29,7 +28,6 @@ from .trace import MASKS, Knockout, LayerTrace, Prediction, Trace, trace
 
 __all__ = [
     "DEFAULT_MODEL",
-    "LAYOUTS",
     "MASKS",
     "Knockout",
     "LayerTrace",
@@ -43,7 +41,6 @@ __all__ = [
     "Trace",
     "UnsupportedModelError",
     "available_models",
-    "in_layout",
     "load_model",
     "read_prefix",
     "trace",

@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app_driver import ROOT, chromium, streamlit_server, wait_complete
 from tests.e2e.axe import audit
-from ui.chapter import url_path
-from ui.chapters import CHAPTERS
+from ui.kit.chapter import url_path
+from ui.words.chapters import CHAPTERS
 
 VIEWPORT = {"width": 1280, "height": 720}
 PAGES = [("explorer", ""), *((f"{c.number:02d} {url_path(c)}", url_path(c)) for c in CHAPTERS)]

@@ -16,7 +16,7 @@ In Debian's Chromium at 1280×720, prints:
 Each of the latter is measured inside the page: from the key press or click event to the first animation frame at
 which the view shows the change, polled every frame (the browser paints right after it). "first chart" is the
 chosen head's four steps (the softmax weights among them) showing the new sentence or head; "whole view" is the
-whole page in step: nothing stale, running or being drawn (ui/plot.js), no Plotly drawing pending, the URL updated.
+whole page in step: nothing stale, running or being drawn (ui/components/plot.js), no Plotly drawing pending, the URL updated.
 Beside each, both ratios to the bare page's 10-chart update (its whole page in step), with the targets, how many
 charts changed and how many times Plotly drew. Figures, not a test.
 """

@@ -31,8 +31,8 @@ from tests.test_colours import (
     rgb,
     steps_figure,
 )
-from ui import access, theme
-from ui.figures import roles, token_chips
+from ui.components import access
+from ui.figures import roles, theme, token_chips
 
 
 def palettes() -> dict[str, list[tuple]]:

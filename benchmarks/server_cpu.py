@@ -39,7 +39,7 @@ from load import WORDS, cpu_seconds
 
 from app_driver import ROOT, chromium, streamlit_server, url_mark, wait_complete
 from attention import DEFAULT_MODEL
-from ui.state import FLUFFY
+from ui.session.state import FLUFFY
 
 TARGETS = {"new sentence, 13 tokens": 0.2, "first page of a new session": 0.3}  # server CPU seconds
 SETTLE = 0.6  # s the page must stay idle after it is complete before the server's CPU is read
@@ -127,7 +127,7 @@ def main() -> int:
     parser.add_argument("--lang", default="en", help="the page's language; the model and sentences stay English's")
     parser.add_argument("--baseline", metavar="COMMIT", help="measure that commit too, in turns with this tree")
     args = parser.parse_args()
-    from ui import i18n
+    from ui.words import i18n
 
     heading = i18n.gettext(args.lang, LAST_HEADING)
     sentences = [held_out(20_000 + i, 11) for i in range(args.sentences)]

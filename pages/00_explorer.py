@@ -1,20 +1,23 @@
 """The explorer, the app's home page: a typed sentence through one layer of the model, every step drawn.
 
 Sections 2 to 4 show one head. While the sentence is short, their figures hold every head's matrices, and the
-head buttons (ui/head_switch.py) switch heads in the browser at once; the rerun that follows brings the URL, the
+head buttons (ui/components/head_switch.py) switch heads in the browser at once; the rerun that follows brings the URL, the
 sidebar and the later sections in step, and sends those figures unchanged, so the browser has nothing to redraw
 (a head picked in the sidebar is shown the same way). Every figure that should share one screen is sized from the page
-column's width and the window's height, which the head buttons report. The sections themselves are in ui/explorer/.
+column's width and the window's height, which the head buttons report. The sections themselves are in pages/explorer/.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from ui import architecture, engine, i18n, state, widgets
-from ui.explorer import controls, heads, outputs
-from ui.i18n import _
-from ui.prose import fill, sections
+from pages.explorer import controls, heads, outputs
+from ui.kit import choices, inputs, notices
+from ui.kit.chart import chart
+from ui.session import engine, state
+from ui.words import architecture, i18n
+from ui.words.i18n import _
+from ui.words.prose import fill, sections
 
 # Phones: equations a little smaller; one still too wide scrolls sideways (Streamlit's own rule, kept here).
 PAGE_CSS = "<style>@media (max-width: 640px) { .katex-display { font-size: 0.9em; overflow-x: auto; } }</style>"
@@ -22,10 +25,10 @@ PAGE_CSS = "<style>@media (max-width: 640px) { .katex-display { font-size: 0.9em
 
 def render() -> None:
     state.init()
-    widgets.language_choice()
+    choices.language_choice()
     st.html(PAGE_CSS)
     prose = sections("explorer", i18n.language())
-    widgets.model_choice()
+    choices.model_choice()
     model = engine.current_or_stop()
     cfg = model.config
     layer_i = controls.controls(cfg)
@@ -44,7 +47,7 @@ def render() -> None:
 
     view.steps()
     with above:
-        widgets.explanation(fill(prose["intro"], model=cfg.name), hidden=presenter)
+        notices.explanation(fill(prose["intro"], model=cfg.name), hidden=presenter)
         controls.show_notices(tr)
         heads.tokens_section(tr, cfg, prose, view)
         heads.window_control(keep, shown)
@@ -58,12 +61,12 @@ def render() -> None:
 
     st.header("6 · " + _("Updated embeddings"), anchor="6-updated-embeddings")
     aside = architecture.specials_aside(cfg)
-    widgets.explanation(fill(prose["updated"], specials=f" {aside}" if aside else ""), hidden=presenter)
-    outputs.updated_section(tr, layer, keep, widgets.chart)
+    notices.explanation(fill(prose["updated"], specials=f" {aside}" if aside else ""), hidden=presenter)
+    outputs.updated_section(tr, layer, keep, chart)
 
     st.header("7 · " + _("The next word"), anchor="7-the-next-word")
     outputs.next_word_section(tr)
-    widgets.download_all()
+    inputs.download_all()
 
 
 render()

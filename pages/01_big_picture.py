@@ -2,9 +2,13 @@
 
 import streamlit as st
 
-from ui import architecture, chapter, chapters, engine, i18n, widgets
+from ui.components import page_width
 from ui.figures import diagrams
-from ui.i18n import N_, _, n_
+from ui.kit import chapter
+from ui.kit.chart import chart
+from ui.session import engine
+from ui.words import architecture, chapters, i18n
+from ui.words.i18n import N_, _, n_
 
 prose = chapter.begin("01_big_picture.py")
 model = chapter.model_view()
@@ -60,9 +64,9 @@ m2.metric(_("width d_model"), i18n.whole(cfg.d_model))
 m3.metric(_("heads per layer"), cfg.n_heads)  # a count; each head's width is the next metric
 m4.metric(_("width per head d_head"), i18n.whole(cfg.d_head))
 m5.metric(_("parameters"), i18n.whole(arch.total))
-widgets.chart(
+chart(
     diagrams.architecture_diagram(
-        boxes, cfg.n_layers, _("{model}, box by box").format(model=cfg.name), width=widgets.page_px()
+        boxes, cfg.n_layers, _("{model}, box by box").format(model=cfg.name), width=page_width.page_px()
     ),
     "architecture",
     text="",

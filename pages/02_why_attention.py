@@ -4,9 +4,12 @@ import numpy as np
 import streamlit as st
 
 from attention.lessons import motivation
-from ui import architecture, chapter, engine, i18n, state, widgets
 from ui.figures import charts
-from ui.i18n import N_, _, n_
+from ui.kit import chapter, inputs
+from ui.kit.chart import chart
+from ui.session import engine, state
+from ui.words import architecture, i18n
+from ui.words.i18n import N_, _, n_
 
 # In the notes' sentence, the first word, which decides its meaning, and a word far on that still needs it.
 FIRST, LATER = "Don't", "kill"
@@ -49,7 +52,7 @@ if i18n.language() != i18n.SOURCE:  # the model reads the notes' English; a Fren
         )
     )
 st.markdown(prose["recurrent"])
-keep = widgets.decimal_slider(
+keep = inputs.decimal_slider(
     _("λ, the share of the state a recurrent step keeps"), 0.5, 0.99, 0.01, 2, **state.bound("why_keep")
 )
 share_at_kill = float(motivation.recurrent_share(apart, keep))
@@ -110,13 +113,13 @@ distances = np.arange(0, int(exp.distances.max()) + 1)
 # measures, and one axis for both read as "attention keeps 97 % of the word".
 left, right = chapter.figure_columns(2)
 with left:
-    widgets.chart(
+    chart(
         charts.recurrent_memory(distances, motivation.recurrent_share(distances, keep), keep),
         "recurrent_memory",
         share=chapter.figure_share(0.5),
     )
 with right:  # the layer and head after the model's name, on the title's second line
-    widgets.chart(
+    chart(
         charts.attention_reach(exp.distances, exp.best, float(distances[-1]), model.config.name),
         "attention_reach",
         layer=layer_i,

@@ -4,8 +4,14 @@ import numpy as np
 import streamlit as st
 
 from attention.lessons import similarity
-from ui import chapter, figures, i18n, state, table, theme, widgets
-from ui.i18n import N_, _
+from ui import figures
+from ui.components import table
+from ui.figures import theme
+from ui.kit import chapter, inputs
+from ui.kit.chart import chart
+from ui.session import state
+from ui.words import i18n
+from ui.words.i18n import N_, _
 
 # The toy embedding's features (similarity.FEATURES), in words.
 FEATURES = {"tech": N_("tech"), "fruitness": N_("fruitness"), "other": N_("other")}
@@ -19,7 +25,7 @@ st.latex(
 controls, picture = st.columns([1, 2])
 with controls:
     a1, a2, b1, b2 = (
-        widgets.decimal_slider(f"{v}{i}", -5.0, 5.0, 0.5, 1, **state.bound(f"sim_{v}{n}"))
+        inputs.decimal_slider(f"{v}{i}", -5.0, 5.0, 0.5, 1, **state.bound(f"sim_{v}{n}"))
         for v in "ab"
         for i, n in (("₁", 1), ("₂", 2))
     )
@@ -36,7 +42,7 @@ with controls:
     m1.metric(_("angle"), i18n.num(similarity.angle_degrees(a, b), 1) + "°")
     m2.metric(_("distance {norm}").format(norm="‖a − b‖"), i18n.num(similarity.euclidean(a, b), 2))
 with picture:
-    widgets.chart(figures.two_vectors(a, b), "two_vectors", share=2 / 3)
+    chart(figures.two_vectors(a, b), "two_vectors", share=2 / 3)
 st.markdown(prose["measures"])
 st.markdown(prose["angles"])
 table.table(
@@ -66,7 +72,7 @@ with left:
         digits=1,
     )
 with right:
-    widgets.chart(
+    chart(
         figures.table_heatmap(
             cosines,
             words,

@@ -3,8 +3,14 @@
 import streamlit as st
 
 from attention.lessons import context, similarity
-from ui import chapter, engine, figures, i18n, state, table, theme, widgets
-from ui.i18n import N_, _
+from ui import figures
+from ui.components import table
+from ui.figures import theme
+from ui.kit import chapter
+from ui.kit.chart import chart
+from ui.session import engine, state
+from ui.words import i18n
+from ui.words.i18n import N_, _
 
 # The toy's sentences: the notes' own, in the toy embedding's words.
 SENTENCES = ("an apple and an orange", "an apple phone")
@@ -60,7 +66,7 @@ mixed = similarity.mix(sentence.split(), how=how)
 words = list(mixed.words)
 left, right = chapter.figure_columns(2)
 with left:
-    widgets.chart(
+    chart(
         figures.table_heatmap(
             mixed.weights,
             words,
@@ -137,7 +143,7 @@ for i, s in enumerate(PAIR.sentences):
         name = _("{word} in “{sentence}” vs {reference}").format(word=word, sentence=s, reference=r)
         by_layer[name] = shift.similarity[:, i, j]
         styles[name] = dict(color=REFERENCE_COLOURS[r], dash="solid" if i == 0 else "dash")
-widgets.chart(
+chart(
     figures.lines(
         shift.layers,
         by_layer,
@@ -168,7 +174,7 @@ if shift.parted:
 else:
     apart = chapter.fill(prose["apart_same"], **real)
 st.markdown(apart)
-widgets.chart(
+chart(
     figures.lines(
         shift.layers,
         {_("the two “{word}”s").format(word=word): shift.across},

@@ -3,8 +3,13 @@
 import streamlit as st
 
 from attention.lessons import budget, heads, similarity, word_order
-from ui import architecture, chapter, figures, i18n, state, theme, widgets
-from ui.i18n import _
+from ui import figures
+from ui.figures import theme
+from ui.kit import chapter
+from ui.kit.chart import chart
+from ui.session import state
+from ui.words import architecture, i18n
+from ui.words.i18n import _
 
 prose = chapter.begin("05_queries_keys.py")
 st.latex(
@@ -97,7 +102,7 @@ st.markdown(
 )
 left, right = st.columns(2)
 with left:
-    widgets.chart(
+    chart(
         figures.table_heatmap(
             sym.scores,
             sym.words,
@@ -113,7 +118,7 @@ with left:
         share=0.5,
     )
 with right:
-    widgets.chart(
+    chart(
         figures.table_heatmap(
             sym.weights, sym.words, sym.words, _("Softmax of each row: not symmetric"), fmt=".4f", zmin=0, zmax=1
         ),
@@ -144,7 +149,7 @@ sizes = dict(
 split = cfg.n_heads * cfg.d_head == cfg.d_model
 st.markdown(chapter.fill(prose["sizes" if split else "sizes_wider"], **sizes))
 chapter.notes_aside(chapter.fill(prose["aside_width"], **sizes))
-widgets.chart(
+chart(
     figures.bars(
         ["GPT-3 d_model", "GPT-3 d_head", f"{cfg.name} d_model", f"{cfg.name} d_head"],
         [gpt3.d_model, gpt3.d_head, cfg.d_model, cfg.d_head],

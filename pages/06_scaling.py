@@ -2,8 +2,12 @@
 
 import streamlit as st
 
-from ui import architecture, chapter, engine, figures, i18n, state, widgets
-from ui.i18n import _
+from ui import figures
+from ui.kit import chapter, choices
+from ui.kit.chart import chart
+from ui.session import engine, state
+from ui.words import architecture, i18n
+from ui.words.i18n import _
 
 RAW, SCALED = "q·k", "q·k / √dₖ"  # the scores, without and with the scale
 
@@ -50,7 +54,7 @@ def experiment() -> None:
     )
     left, right = chapter.figure_columns(2)
     with left:
-        widgets.chart(
+        chart(
             figures.histograms(
                 {shown: exp.shown_scores(scaled)},
                 _("{scores}, dₖ = {d_k}<br>spread {spread}").format(
@@ -63,7 +67,7 @@ def experiment() -> None:
             share=chapter.figure_share(0.5),
         )
     with right:
-        widgets.chart(
+        chart(
             figures.bars(
                 [str(i + 1) for i in range(n_keys)],
                 exp.example_weights(scaled),
@@ -78,7 +82,7 @@ def experiment() -> None:
         )
     st.markdown(prose["entropy"])
     curve = engine.entropy_curve(state.D_K_WIDTHS, n_keys)
-    widgets.chart(
+    chart(
         figures.lines(
             curve.widths,
             {_("unscaled"): curve.raw, _("divided by √dₖ"): curve.scaled, _("uniform (ln n)"): curve.uniform},
@@ -112,7 +116,7 @@ st.header(_("A second answer: QK-norm"), anchor="a-second-answer-qk-norm")
 model = chapter.model_view()  # the sentence, layer and head in the sidebar only where a section below uses them
 cfg = model.config
 if not cfg.qk_norm:
-    st.markdown(chapter.fill(prose["qk_norm_elsewhere"], model=cfg.name, pick=widgets.models_with("qk_norm")))
+    st.markdown(chapter.fill(prose["qk_norm_elsewhere"], model=cfg.name, pick=choices.models_with("qk_norm")))
 else:
     view = chapter.sentence_view(model=model)
     st.latex(architecture.qkv_latex(cfg))

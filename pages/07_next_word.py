@@ -6,8 +6,13 @@ import streamlit as st
 import attention
 import attention.tokens
 from attention.lessons import masking, prediction
-from ui import chapter, engine, figures, i18n, next_word, table, widgets
-from ui.i18n import _, n_
+from ui import figures
+from ui.components import table
+from ui.kit import chapter, choices, inputs, next_word
+from ui.kit.chart import chart
+from ui.session import engine
+from ui.words import i18n
+from ui.words.i18n import _, n_
 
 TOP = 5  # guesses kept at every position
 READS = 24  # characters of what a position has read shown in the table: its column then fits beside the others
@@ -34,7 +39,7 @@ left.dataframe(
     hide_index=True,
 )
 with right:
-    widgets.chart(
+    chart(
         figures.bars(
             list(candidates),
             list(candidates.values()),
@@ -142,7 +147,7 @@ if cfg.is_decoder:
         key="next_word_lessons",
         label=_("Each position's lesson: what it reads, the answer, and the model's best guess among text tokens"),
     )
-    at = widgets.token_picker(tr, _("Guesses at position"), name="nw_at", key="w:nw_at", default=tr.n_tokens - 1)
+    at = inputs.token_picker(tr, _("Guesses at position"), name="nw_at", key="w:nw_at", default=tr.n_tokens - 1)
     window = chapter.token_window(labels)  # a long sentence: the heatmap's window of tokens, each named
     left, right = chapter.figure_columns(2)
     with left:
@@ -173,7 +178,7 @@ if cfg.is_decoder:
         )
     example = dict(n_lessons=tr.n_tokens - 1, first=texts[0], second=texts[1] if tr.n_tokens > 1 else "")
 else:
-    st.info(chapter.fill(prose["encoder"], model=cfg.name, decoders=widgets.decoders_here()))
+    st.info(chapter.fill(prose["encoder"], model=cfg.name, decoders=choices.decoders_here()))
     table.table(
         {
             _("reads"): [reads(i) for i in words[:-1]],
@@ -183,7 +188,7 @@ else:
         label=_("Each position's lesson: what it reads and what it must predict"),
     )
     word_labels = figures.token_labels([texts[j] for j in words])
-    widgets.chart(
+    chart(
         figures.mask_matrix(
             masking.additive_mask(len(words)),
             word_labels,

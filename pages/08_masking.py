@@ -7,8 +7,14 @@ from babel.numbers import get_decimal_symbol
 
 import attention
 from attention.lessons import masking, window
-from ui import architecture, chapter, engine, figures, i18n, state, table, theme, widgets
-from ui.i18n import _, n_
+from ui import figures
+from ui.components import table
+from ui.figures import theme
+from ui.kit import chapter, choices
+from ui.kit.chart import chart
+from ui.session import engine, state
+from ui.words import architecture, i18n
+from ui.words.i18n import _, n_
 
 KEYS = [f"k{i + 1}" for i in range(4)]
 QUERIES = [f"q{j + 1}" for j in range(4)]
@@ -94,7 +100,7 @@ finite = np.abs(scores[np.isfinite(scores)])
 top = float(finite.max()) if finite.size else 1.0
 left, right = chapter.figure_columns(2)
 with left:
-    widgets.chart(
+    chart(
         figures.table_heatmap(
             scores,
             KEYS,
@@ -114,7 +120,7 @@ with left:
         share=chapter.figure_share(0.5),
     )
 with right:
-    widgets.chart(
+    chart(
         figures.table_heatmap(
             weights,
             KEYS,
@@ -211,7 +217,7 @@ if not (cfg.sliding_window and cfg.layer_kinds):
             prose["window_elsewhere"],
             model=cfg.name,
             reads=architecture.reads_words(cfg),
-            pick=widgets.models_with("sliding_window"),
+            pick=choices.models_with("sliding_window"),
         )
     )
 else:

@@ -3,9 +3,13 @@
 import streamlit as st
 
 from attention.lessons import budget
-from ui import architecture, chapter, engine, figures, i18n, state, widgets
+from ui import figures
 from ui.figures import diagrams
-from ui.i18n import _, n_
+from ui.kit import chapter, inputs
+from ui.kit.chart import chart
+from ui.session import engine, state
+from ui.words import architecture, i18n
+from ui.words.i18n import _, n_
 
 
 def in_code(text: str) -> str:
@@ -29,13 +33,13 @@ st.markdown(chapter.fill(prose["displacement"], value=architecture.value_words(c
 chapter.notes_aside(prose["aside_displacement"])
 st.markdown(architecture.residual_sentence(cfg, cfg.name))
 c1, c2 = st.columns([2, 1])
-token = widgets.token_picker(tr, container=c1)
+token = inputs.token_picker(tr, container=c1)
 uniform = c2.toggle(
     _("Uniform weights"), help=_("A counterfactual: every token weighs 1/n."), **state.bound("val_uniform")
 )
 path, length = engine.value_chain(view.text, layer_i, head_i, token, uniform)
 longest = path.longest(diagrams.CHAIN_LABELS)  # named in the picture, the exercise's two first among them
-widgets.chart(
+chart(
     diagrams.value_chain(
         path.points[0],
         path.steps,
@@ -79,7 +83,7 @@ for column, model, full, low_rank in (
         ),
     )
 shown = min(len(vm.singular_values), 2 * cfg.d_head)  # the rank's worth, then as many zeros: the drop fills the width
-widgets.chart(
+chart(
     figures.lines(
         vm.indices[:shown],
         {_("singular value"): vm.singular_values[:shown]},

@@ -6,8 +6,13 @@ import streamlit as st
 import attention
 import attention.tokens
 from attention.lessons import budget, heads
-from ui import architecture, chapter, engine, figures, i18n, next_word, state, table, widgets
-from ui.i18n import _, n_
+from ui import figures
+from ui.components import table
+from ui.kit import chapter, next_word
+from ui.kit.chart import chart
+from ui.session import engine, state
+from ui.words import architecture, i18n
+from ui.words.i18n import _, n_
 
 prose = chapter.begin("10_heads.py")
 st.latex(
@@ -79,7 +84,7 @@ for column, name, sizes in ((m2, cfg.name, cfg), (m3, "GPT-3", gpt3)):
         _("{model}: {heads} heads × {layers} layers").format(model=name, heads=sizes.n_heads, layers=sizes.n_layers),
         n_("{n} head", "{n} heads", total).format(n=i18n.whole(total)),
     )
-widgets.chart(
+chart(
     figures.table_heatmap(
         heads.displacement_norms(layer),
         [_("head {head}").format(head=h + 1) for h in range(cfg.n_heads)],
@@ -110,7 +115,7 @@ only = st.toggle(
 )
 mv = engine.heads_move(view.text, layer_i, head_i if only else None)
 moved_by = f"Δe⁽{head_i + 1}⁾" if only else "ΣΔe"
-widgets.chart(
+chart(
     figures.moves_figure(
         mv.moves,
         mv.projection.explained,
@@ -240,7 +245,7 @@ measures = {
     _("entropy (normalized)"): found.normalized_entropy,
     _("induction"): found.induction_score,
 }
-widgets.chart(
+chart(
     figures.role_map(found.roles, measures, _("The role of every head"), chosen=(layer_i, head_i)),
     "head_roles",
     key="fig_heads_roles",
@@ -307,9 +312,7 @@ else:
     )
     shares, y_title = found.sep_share, _("weight on {token}").format(token=cfg.end_token)
     shares_title = _("{model}: attention on {token}, by layer").format(model=cfg.name, token=cfg.end_token)
-widgets.chart(
-    figures.share_by_layer(shares, shares_title, y_title), "share_by_layer", key="fig_heads_share", text=view.text
-)
+chart(figures.share_by_layer(shares, shares_title, y_title), "share_by_layer", key="fig_heads_share", text=view.text)
 
 st.subheader(
     _("Remove head {head} of layer {layer}").format(head=head_i + 1, layer=layer_i + 1), anchor="remove-a-head"
@@ -353,7 +356,7 @@ else:
             token=texts[int(gone.token_cosines.argmin())],
         )
     )
-    widgets.chart(
+    chart(
         figures.bars(  # 1 − cosine: cosines of 0.996 to 0.999 on a 0-to-1 axis all read as "no change"
             figures.token_labels(texts, escaped=False),  # bars escapes them
             1 - gone.token_cosines,

@@ -4,8 +4,12 @@ import numpy as np
 import streamlit as st
 
 from attention.lessons import position
-from ui import architecture, chapter, engine, figures, i18n, state, widgets
-from ui.i18n import _
+from ui import figures
+from ui.kit import chapter
+from ui.kit.chart import chart
+from ui.session import engine, state
+from ui.words import architecture, i18n
+from ui.words.i18n import _
 
 prose = chapter.begin("11_position.py")
 st.latex(r"PE_{(p,\,2i)} = \sin\!\big(p / 10000^{2i/d}\big), \qquad PE_{(p,\,2i+1)} = \cos\!\big(p / 10000^{2i/d}\big)")
@@ -71,7 +75,7 @@ st.markdown(prose["sinusoid"])
 c1, c2 = st.columns(2)
 n_pos = c1.slider(_("positions"), 8, 256, **state.bound("pos_n"))
 d = c2.select_slider("d_model", state.SINUSOID_WIDTHS, **state.bound("pos_d"))
-widgets.chart(
+chart(
     figures.big_heatmap(
         position.sinusoidal_encoding(n_pos, d), _("Sinusoidal encoding"), _("dimension"), _("position")
     ),
@@ -100,7 +104,7 @@ if cfg.positions == "rotary":
         r"\begin{pmatrix} q_i \\ q_{i+d/2} \end{pmatrix}, \quad \theta_i = \operatorname{base}^{-2i/d_{\text{head}}}"
         r"\qquad (R_m q)\cdot(R_n k) = q \cdot R_{n-m}\, k"
     )
-    widgets.chart(
+    chart(
         figures.big_heatmap(
             np.cos(position.rotary_angles(n_pos, cfg.d_head, base)),
             _("{model}: cos(position × θᵢ), the turn of each pair of q and k").format(model=cfg.name),
@@ -118,7 +122,7 @@ else:
     st.markdown(chapter.fill(prose["learned"], model=cfg.name, rows=i18n.whole(model.embeddings.position.shape[0])))
     left, right = chapter.figure_columns(2)
     with left:
-        widgets.chart(
+        chart(
             figures.big_heatmap(
                 model.embeddings.position[:n_learned],
                 _("{model}: position embeddings").format(model=cfg.name),
@@ -130,7 +134,7 @@ else:
             share=chapter.figure_share(0.5),
         )
     with right:
-        widgets.chart(
+        chart(
             figures.big_heatmap(
                 engine.position_similarity(n_learned),
                 _("Cosine similarity between positions"),

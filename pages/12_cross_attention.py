@@ -2,10 +2,15 @@
 
 import streamlit as st
 
-from ui import chapter, engine, figures, i18n, state, widgets
+from ui import figures
+from ui.components import page_width
 from ui.figures import diagrams
 from ui.figures.base import shortened
-from ui.i18n import _, n_
+from ui.kit import chapter
+from ui.kit.chart import chart
+from ui.session import engine, state
+from ui.words import i18n
+from ui.words.i18n import _, n_
 
 
 def in_code(text: str) -> str:
@@ -25,9 +30,9 @@ st.markdown(
         prose["cross"], model=view.config.name, kind=_("a decoder") if view.config.is_decoder else _("an encoder")
     )
 )
-widgets.chart(
+chart(
     diagrams.encoder_decoder_diagram(
-        _("Encoder and decoder: where cross-attention reads the source"), width=widgets.page_px()
+        _("Encoder and decoder: where cross-attention reads the source"), width=page_width.page_px()
     ),
     "encoder_decoder",
     key="fig_cross_stacks",
@@ -59,7 +64,7 @@ st.caption(
         len(ca.target),
     ).format(n=len(ca.target), rows=len(ca.target), columns=len(ca.source))
 )
-widgets.chart(
+chart(
     figures.attention_heatmap(
         ca.weights,
         target_labels,

@@ -4,8 +4,12 @@ import streamlit as st
 
 from attention import kv_cache
 from attention.lessons import budget, window
-from ui import architecture, chapter, engine, figures, i18n, state, widgets
-from ui.i18n import _, n_
+from ui import figures
+from ui.kit import chapter, choices
+from ui.kit.chart import chart
+from ui.session import engine, state
+from ui.words import architecture, i18n
+from ui.words.i18n import _, n_
 
 LENGTHS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)  # the text-length presets, cut at each context
 BYTES = {"float32": 4, "fp16": 2}  # bytes per stored number
@@ -39,7 +43,7 @@ st.markdown(prose["cache"])
 view = chapter.sentence_view(prefer_decoder=True)
 cfg, layer_i, head_i = view.config, view.layer, view.head
 st.markdown(
-    chapter.fill(prose["decoder" if cfg.is_decoder else "encoder"], model=cfg.name, decoders=widgets.decoders_here())
+    chapter.fill(prose["decoder" if cfg.is_decoder else "encoder"], model=cfg.name, decoders=choices.decoders_here())
 )
 tr = view.trace("causal")
 run = engine.cached_run(view.text, layer_i, head_i)
@@ -150,7 +154,7 @@ def costs_section() -> None:
     unit, scale = (_("GiB (2³⁰ bytes)"), 2**30) if giga else (_("MiB (2²⁰ bytes)"), 2**20)
     left, right = chapter.figure_columns(2)
     with left:
-        widgets.chart(
+        chart(
             figures.lines(
                 costs.tokens,
                 {
@@ -167,7 +171,7 @@ def costs_section() -> None:
             share=chapter.figure_share(0.5),
         )
     with right:
-        widgets.chart(
+        chart(
             figures.lines(
                 costs.tokens,
                 {number_format(name): per_number[name].cache_bytes / scale for name in BYTES},

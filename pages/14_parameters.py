@@ -5,8 +5,13 @@ from dataclasses import replace
 import streamlit as st
 
 from attention.lessons import budget
-from ui import architecture, chapter, engine, figures, i18n, state, table, widgets
-from ui.i18n import N_, _, n_
+from ui import figures
+from ui.components import table
+from ui.kit import chapter, inputs
+from ui.kit.chart import chart
+from ui.session import engine, state
+from ui.words import architecture, i18n
+from ui.words.i18n import N_, _, n_
 
 FIELDS = {  # the calculator's inputs: the link's name, the label (d_head a symbol), the DecoderSizes field, the range
     "bp_layers": (N_("layers"), "n_layers", 1, 512),
@@ -41,7 +46,7 @@ def preset_name(key: str) -> str:
 def use_preset() -> None:
     chosen = st.session_state["w:bp_preset"]
     state.put("bp_preset", chosen)
-    st.session_state.pop(widgets.UNREAD_COUNTS, None)  # the boxes show the preset's sizes
+    st.session_state.pop(inputs.UNREAD_COUNTS, None)  # the boxes show the preset's sizes
     if chosen in budget.PRESETS:
         for name, (_label, field, *_range) in FIELDS.items():
             state.put(name, getattr(budget.PRESETS[chosen], field))
@@ -66,7 +71,7 @@ def show_budget(b: budget.Budget, name: str, key: str, row_names=lambda key: _(C
         label=_("{model}: parameters by component").format(model=name),
         digits=0,
     )
-    widgets.chart(
+    chart(
         figures.bars(
             names,
             [r[2] for r in b.rows],
@@ -96,7 +101,7 @@ st.selectbox(
 cols = st.columns(len(FIELDS))
 for col, (name, (label, _field, low, high)) in zip(cols, FIELDS.items(), strict=True):  # `_` is the translation
     with col:
-        widgets.count_input(_(label), name, low, high, on_change=field_changed)
+        inputs.count_input(_(label), name, low, high, on_change=field_changed)
 preset = state.get("bp_preset")
 sizes = replace(
     budget.PRESETS.get(preset, budget.GPT3),

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from ui import plot
+from ui.components import plot
 
 ROOT = Path(__file__).resolve().parents[1]
 # The first run loads the model in a child process (several seconds): far past AppTest's 3 s default.
@@ -46,7 +46,7 @@ def figure(at: AppTest, title_start: str) -> dict:
 
 
 def table(at: AppTest, key: str) -> dict[str, list]:
-    """{column: values} of the table (ui/table.py) drawn with this key."""
+    """{column: values} of the table (ui/components/table.py) drawn with this key."""
     for element in at.get("bidi_component"):
         if element.proto.component_name == "attention_table" and element.proto.id.endswith(f"-{key}"):
             data = json.loads(element.proto.json)

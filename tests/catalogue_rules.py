@@ -110,7 +110,7 @@ def first_use_problems(units: list[tuple[str, str]], terms: list[Term]) -> list[
 def chapters_units(translations: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
     """Each prose file's messages in the order the file has them, with their translations (those of the draft
     only); its quiz left out, where an option with an English word in brackets reads as a hint."""
-    from ui import prose
+    from ui.words import prose
 
     out: dict[str, list[tuple[str, str]]] = {}
     for path in sorted((ROOT / "assets").rglob("*.md")):

@@ -12,11 +12,11 @@ import plotly.graph_objects as go
 import pytest
 
 import attention
+from pages.explorer import heads
 from tests.apptest import array, figure, figures, messages, run_page
 from tests.sentences import FLUFFY
-from ui import plot, theme
-from ui.explorer import heads
-from ui.figures import cells, head_meta
+from ui.components import plot
+from ui.figures import cells, head_meta, theme
 from ui.figures.base import SUBTITLE_PX, token_labels
 
 DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")  # the figures' font, shipped with Chromium
@@ -125,7 +125,7 @@ def test_chosen_layer_and_head_are_drawn(model):
     at.sidebar.selectbox(key="w:head").set_value(5).run()
     tr = attention.trace(model, FLUFFY)
     # another head: the page keeps the figures that hold every head, unchanged (nothing for the browser to draw
-    # again), and the head switch shows head 5 in them (ui/head_switch.js: what head_meta.showing does here)
+    # again), and the head switch shows head 5 in them (ui/components/head_switch.js: what head_meta.showing does here)
     assert steps(at) == drawn and drawn["layout"]["meta"]["shown"] == 1
     assert head_switch_heads(at) == {5}
     shown = head_meta.showing(drawn, 4)

@@ -12,9 +12,12 @@ import pytest
 
 import attention
 from attention.lessons import geometry
-from ui import caches, engine, plot, widgets
+from ui import caches
+from ui.components import plot
 from ui.figures.base import stand_alone
 from ui.figures.head_view import heads_grid
+from ui.kit import chart
+from ui.session import engine
 
 TEXTS = [f"sentence number {i} about a fluffy creature " * (1 + 6 * i) for i in range(8)]  # 8 to 246 tokens
 
@@ -102,13 +105,13 @@ def grid(n_tokens: int, seed: int):
 
 def test_the_figure_cache_stays_within_its_budget_and_gives_the_right_figures(small):
     sizes = [len(plot.to_json(grid(n, n))) for n in (8, 32, 64, 96, 128)]
-    cache = small(widgets.FIGURES, 3 * max(sizes))
+    cache = small(chart.FIGURES, 3 * max(sizes))
     for n in (8, 32, 64, 96, 128, 8, 32):
-        fig = widgets._kept("all_heads", ("view", n), (), "a subtitle", 0, ".,", 820, lambda n=n: grid(n, n))
+        fig = chart._kept("all_heads", ("view", n), (), "a subtitle", 0, ".,", 820, lambda n=n: grid(n, n))
         want = stand_alone(grid(n, n), (), "a subtitle", ".,", 820)
         assert plot.spec(fig) == plot.to_json(want)
         size = dict(cache.entries())[("all_heads", ("view", n), (), "a subtitle", 0, ".,", 820)]
-        # measured from its JSON alone (widgets._figure_bytes), a figure counts for no less than it holds: its JSON,
+        # measured from its JSON alone (chart._figure_bytes), a figure counts for no less than it holds: its JSON,
         # and plotly's data and layout walked through
         assert size >= len(plot.spec(fig)) + caches.nbytes(fig._data) + caches.nbytes(fig._layout)
         within(cache)

@@ -15,8 +15,10 @@ from tests import apptest
 from tests.apptest import array, figure, figures, messages, metric, number, run_page, typed_markup
 from tests.gpt2_counts import gpt2_of_sizes, parameters_by_group
 from tests.sentences import FLUFFY
-from ui import chapter, i18n, plot
-from ui.chapters import CHAPTERS
+from ui.components import plot
+from ui.kit import chapter
+from ui.words import i18n
+from ui.words.chapters import CHAPTERS
 
 
 def page(name: str) -> str:
@@ -96,7 +98,7 @@ def test_the_question_is_checked_and_explained():
 
 
 def test_the_options_come_in_an_order_drawn_from_the_question_and_the_right_one_moves():
-    from ui import prose
+    from ui.words import prose
 
     places = []
     for c in CHAPTERS:

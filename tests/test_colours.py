@@ -29,8 +29,8 @@ import pytest
 from colorspacious import cspace_convert, deltaE
 
 from tests.apptest import array, figures, run_page
-from ui import chapters, theme
-from ui.figures import head_meta, roles, token_chips
+from ui.figures import head_meta, roles, theme, token_chips
+from ui.words import chapters
 
 DEFICIENCIES = ("protanomaly", "deuteranomaly", "tritanomaly")  # at severity 100: protanopia, deuteranopia, tritanopia
 VISIONS = (None, *DEFICIENCIES)  # None: typical colour vision

@@ -1,4 +1,4 @@
-"""Every figure in words and numbers (ui/figures/described.py, ui/chart_text.py), and equations a screen reader
+"""Every figure in words and numbers (ui/figures/described.py, ui/components/chart_text.py), and equations a screen reader
 speaks as words: checked on figures whose answer is known by hand, then on every figure of every page."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import plotly.graph_objects as go
 import pytest
 
 from tests.apptest import run_page
-from ui.chapters import CHAPTERS
 from ui.figures import described, head_meta
+from ui.words.chapters import CHAPTERS
 
 PAGES = ["pages/00_explorer.py"] + [f"pages/{c.file}" for c in CHAPTERS]
 

@@ -13,7 +13,7 @@ import pytest
 import attention
 from attention.sources import GEMMA3, SMOLLM2
 from tests.apptest import ROOT, run_page
-from ui import state
+from ui.session import state
 
 PAGES = sorted(p.name for p in (ROOT / "pages").glob("*.py"))
 MODELS = [

@@ -11,7 +11,8 @@ from attention.lessons import context
 from tests import apptest
 from tests.apptest import run_page
 from tests.test_chapters import markdown, page
-from ui import figures, state
+from ui import figures
+from ui.session import state
 
 
 @pytest.mark.parametrize("code", ["fr", "ko"])
@@ -72,7 +73,7 @@ def test_the_exercises_name_only_words_on_screen_in_each_language(code, name):
 
 
 def test_a_sentence_in_another_language_reads_as_not_english_and_an_english_one_does_not():
-    from ui.widgets import looks_not_english
+    from ui.kit.notices import looks_not_english
 
     assert looks_not_english("un petit animal bleu vivait dans la forêt verte")
     assert looks_not_english("l'animal n'a pas traversé la rue parce qu'il était trop fatigué")
@@ -127,7 +128,7 @@ def test_chapter_2s_english_sentences_are_glossed_on_french_and_korean_pages():
     """ko31: the notes' sentence and the distance experiment, which the model reads in English, are translated
     beside them on a French or Korean page, and only there."""
     from attention.lessons import motivation
-    from ui import i18n
+    from ui.words import i18n
 
     for code in ("fr", "ko"):  # the page's gloss is the catalogue's translation of the very sentence the model reads
         assert i18n.gettext(code, motivation.NOTES_SENTENCE) != motivation.NOTES_SENTENCE

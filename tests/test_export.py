@@ -17,8 +17,11 @@ import attention
 from tests.apptest import figures as drawn_figures
 from tests.apptest import run_page
 from tests.sentences import FLUFFY
-from ui import downloads, figures, plot, theme
-from ui.chapters import CHAPTERS
+from ui import figures
+from ui.components import plot
+from ui.figures import theme
+from ui.kit import downloads
+from ui.words.chapters import CHAPTERS
 
 
 def image_of(fig, **opts) -> bytes:
@@ -88,15 +91,15 @@ def _two_charts() -> None:  # a page for AppTest: two figures, one of a sentence
     import plotly.graph_objects as go
     import streamlit as st
 
-    from ui import state, widgets
+    from ui.kit import inputs
+    from ui.kit.chart import chart
+    from ui.session import state
 
     state.init()
-    widgets.chart(
-        go.Figure(layout=dict(title=dict(text="4. Softmax weights"))), "softmax", layer=1, head=2, mask="causal"
-    )
+    chart(go.Figure(layout=dict(title=dict(text="4. Softmax weights"))), "softmax", layer=1, head=2, mask="causal")
     if st.session_state.get("second", True):
-        widgets.chart(go.Figure(layout=dict(title=dict(text="Sinusoidal encoding"))), "sinusoidal")
-    widgets.download_all()
+        chart(go.Figure(layout=dict(title=dict(text="Sinusoidal encoding"))), "sinusoidal")
+    inputs.download_all()
 
 
 def test_chart_names_what_it_shows_and_lists_each_figure_once_per_run():

@@ -1,4 +1,4 @@
-"""The catalogues' machinery (ui/i18n.py, ui/prose.py): numbers as each language writes them, the prose cut into
+"""The catalogues' machinery (ui/words/i18n.py, ui/words/prose.py): numbers as each language writes them, the prose cut into
 messages and put back together, a language offered only once its catalogue is complete, and the template kept
 up to date with the code and the prose."""
 
@@ -13,7 +13,7 @@ from babel.messages.pofile import read_po, write_po
 
 from tests import catalogue_rules
 from tests.apptest import ROOT
-from ui import i18n, prose
+from ui.words import i18n, prose
 
 
 @pytest.mark.parametrize(
@@ -260,7 +260,7 @@ def test_no_korean_page_shows_a_particle_fallback(page):
 
 
 def test_clauses_are_separated_as_each_language_writes_them(monkeypatch):
-    from ui import i18n
+    from ui.words import i18n
 
     for code, expected in {
         "en": "a; b",

@@ -8,7 +8,7 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from tests.apptest import ROOT, TIMEOUT, figure, messages, run_page
-from ui import engine
+from ui.session import engine
 
 
 def test_offline_the_menu_offers_the_models_it_can_load_and_names_the_others_with_the_reason(empty_cache):

@@ -17,7 +17,7 @@ from tests import typography
 from tests.apptest import run_page
 from tests.test_architecture_words import PAGES
 from tests.test_translations import KEPT_TEXTS, KEPT_WORDS, outside_glosses, page_words
-from ui import plot
+from ui.components import plot
 
 # English's commonest small words, and the code names that leaked before (the mask's values, the head roles'
 # keys, the MLP's matrices). Not those French also writes ("on", "or", "an", "as", "but", "causal"): those are
@@ -46,7 +46,7 @@ def widget_help(at) -> list[str]:
 
 def figure_hovers(at) -> list[str]:
     """Hover texts a figure writes out in full (customdata, text), beside its hovertemplate's words."""
-    from ui import plot
+    from ui.components import plot
 
     out = []
     for spec, config in plot.drawn(at):

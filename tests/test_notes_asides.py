@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.apptest import messages, run_page
-from ui import chapter, prose
-from ui.chapters import CHAPTERS
+from ui.kit import chapter
+from ui.words import prose
+from ui.words.chapters import CHAPTERS
 
 PAGES = ["00_explorer.py"] + [c.file for c in CHAPTERS]
 

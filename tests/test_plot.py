@@ -1,4 +1,4 @@
-"""The chart element's figure JSON (ui/plot.py): plotly.io's own text, made without its copy of the figure."""
+"""The chart element's figure JSON (ui/components/plot.py): plotly.io's own text, made without its copy of the figure."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import plotly.io
 import pytest
 
 from tests.apptest import run_page
-from ui import plot
-from ui.chapters import CHAPTERS
+from ui.components import plot
+from ui.words.chapters import CHAPTERS
 
 PAGES = ["pages/00_explorer.py"] + [f"pages/{c.file}" for c in CHAPTERS]
 

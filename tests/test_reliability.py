@@ -18,8 +18,8 @@ import streamlit as st
 
 import attention
 from tests.apptest import ROOT, messages, run_page
-from ui import engine, state
-from ui.chapters import CHAPTERS
+from ui.session import engine, state
+from ui.words.chapters import CHAPTERS
 
 READS = 256  # the most tokens the pages trace with the bundled encoder, as the explorer's tests show
 # The server answers 400 to a request line of about 128 KB (measured: 100,000 characters open, 130,000

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import attention
+from pages.explorer.heads import WINDOW
 from tests.apptest import array, run_page
 from tests.test_app import step, steps
-from ui.explorer.heads import WINDOW
 
 # 90 words, each one token for MiniLM's WordPiece: 92 tokens with [CLS] and [SEP]
 WORDS = ("the cat sat on a mat and the dog ran in the park while a bird sang " * 6).split()[:90]

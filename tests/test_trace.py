@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 import attention
 from attention import ops
 from tests.sentences import FLUFFY
+from ui.figures.layout import in_layout
 
 
 @pytest.fixture(scope="module")
@@ -75,11 +76,11 @@ def test_no_mask_is_how_the_encoder_runs(fluffy):
 
 def test_layouts_are_transposes_of_one_trace(fluffy_causal):
     w = fluffy_causal.layers[2].weights
-    notes = attention.in_layout(w, "notes")
+    notes = in_layout(w, "notes")
     assert np.allclose(notes.sum(axis=-2), 1.0, atol=1e-6)  # lesson notes: each column sums to 1
     assert (notes[:, np.tril_indices(w.shape[-1], k=-1)[0], np.tril_indices(w.shape[-1], k=-1)[1]] == 0).all()
     with pytest.raises(ValueError):
-        attention.in_layout(w, "sideways")
+        in_layout(w, "sideways")
 
 
 def test_tokens_know_what_they_are(model, fluffy):

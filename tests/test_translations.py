@@ -14,7 +14,9 @@ from attention.lessons import motivation
 from tests import catalogue_rules as rules
 from tests.apptest import ROOT, run_page
 from tests.test_architecture_words import PAGES, page_text
-from ui import i18n, plot, state
+from ui.components import plot
+from ui.session import state
+from ui.words import i18n
 
 LANGUAGES = ("fr", "ko")
 

@@ -1,1 +1,11 @@
-"""The app's UI layer: figures (pure plotly), the shared look, state in the URL, and caching."""
+"""The app's pages are made of rooms, each importing only the ones before it in this list:
+
+caches      memory: the server's caches, bounded by bytes
+words       the catalogues, numbers as each language writes them, the prose, the words for a model's fields
+figures     plotly figures from arrays and words; the look (theme, contrast) and the matrix layouts
+components  the browser components (Python with its JavaScript)
+session     what a session opens on and holds; the models and every result computed from them
+kit         what pages are made of: controls, the chart element, a chapter's frame, the downloads
+
+The command line's doors sit beside them: `python -m ui.export` (figures as images).
+"""

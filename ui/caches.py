@@ -4,7 +4,7 @@ other results) stays within a budget of memory whatever those sessions type or p
 Each cache (`Bounded`) keeps the most recently used entries that fit in its budget, each entry measured in bytes
 when it is kept (`nbytes`: its numpy arrays, its text; a figure also by the JSON it is sent as), and is shared by
 every session of the server. `held` says what each one holds, for the tests and the benchmarks. The budgets
-(ui/engine.py, ui/widgets.py) add up, with the server's own memory, to less than a small server's 600 MB.
+(ui/session/engine.py, ui/kit/chart.py) add up, with the server's own memory, to less than a small server's 600 MB.
 
 Memory a run frees does not always go back to the system: glibc keeps freed blocks in its arenas, and a figure
 dropped from a cache is freed only by Python's cycle collector (plotly's objects point back to their figure), which

@@ -21,8 +21,11 @@ from streamlit.source_util import page_icon_and_name
 from streamlit.testing.v1 import AppTest
 
 import attention
-
-from . import chapters, downloads, plot, state, theme
+from ui.components import plot
+from ui.figures import theme
+from ui.kit import downloads
+from ui.session import state
+from ui.words import chapters
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE_TIMEOUT = 300  # seconds: the first run of a page loads the model
@@ -36,7 +39,7 @@ class LinkError(ValueError):
 class View:
     page: str  # as in the link's path ("" for the explorer)
     script: Path  # the page's file, which AppTest runs
-    params: dict[str, str]  # the query, checked against ui.state
+    params: dict[str, str]  # the query, checked against ui.session.state
 
 
 def page_scripts() -> dict[str, Path]:
@@ -50,7 +53,7 @@ def page_scripts() -> dict[str, Path]:
 
 
 def read_link(link: str) -> View:
-    """The page and the state a link names, each value checked as the app checks it (ui.state.PARAMS)."""
+    """The page and the state a link names, each value checked as the app checks it (ui.session.state.PARAMS)."""
     if "://" not in link and not link.startswith(("/", "?")):
         link = "http://" + link  # "localhost:8501/scaling?…": a link pasted without its scheme
     parts = urlsplit(link)

@@ -35,7 +35,7 @@ def audit(page) -> dict:
     """axe's findings on the page as it is now: {version, violations: [{rule, impact, help, nodes}], review}."""
     if not AXE_JS.is_file():
         pytest.fail(f"axe-core is not installed ({AXE_JS.relative_to(ROOT)}): run `npm ci` (as .ci/run does)")
-    # the page's fonts in (KaTeX's widen an equation as they arrive), and ui/access.js settled after them: an
+    # the page's fonts in (KaTeX's widen an equation as they arrive), and ui/components/access.js settled after them: an
     # equation that scrolls sideways once its fonts are in takes focus then
     page.wait_for_function("document.fonts.status === 'loaded'", timeout=60_000)
     page.wait_for_function("() => !document.documentElement.dataset.pendingAccess", timeout=60_000)

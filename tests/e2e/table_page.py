@@ -1,4 +1,4 @@
-"""A page with one table of ui/table.py, for tests/e2e/test_table_browser.py: cells that would be markup if they
+"""A page with one table of ui/components/table.py, for tests/e2e/test_table_browser.py: cells that would be markup if they
 were read as HTML, and numbers to sort."""
 
 import sys
@@ -6,7 +6,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from ui.table import table
+from ui.components.table import table
 
 CELLS = ["<b>bold</b>", "&amp; &lt;", "<img src=x onerror=\"document.title='hacked'\">", "plain"]
 VALUES = [0.25, -1.5, 2.0, 0.125]

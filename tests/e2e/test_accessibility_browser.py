@@ -22,8 +22,8 @@ import pytest
 
 from app_driver import frames, wait_complete
 from tests.e2e.axe import audit, blocking, write_report
-from ui.chapter import url_path
-from ui.chapters import CHAPTERS
+from ui.kit.chapter import url_path
+from ui.words.chapters import CHAPTERS
 
 PROJECTOR = {"width": 1280, "height": 720}
 PAGES = [("explorer", ""), *((f"{c.number:02d}-{url_path(c)}", url_path(c)) for c in CHAPTERS)]

@@ -10,8 +10,8 @@ from playwright.sync_api import expect
 
 from app_driver import url_mark, wait_complete
 from tests.e2e.driver import open_from_menu, screenshot
-from ui.chapter import url_path
-from ui.chapters import CHAPTERS
+from ui.kit.chapter import url_path
+from ui.words.chapters import CHAPTERS
 
 SENTENCE = "the bank by the river bank"
 

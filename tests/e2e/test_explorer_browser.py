@@ -112,7 +112,7 @@ def test_typed_sentence_shows_tokens_and_heatmaps(server, page):
     screenshot(page, "explorer-bank")
 
 
-# Counts the draws of each chart (ui/plot.js draws with Plotly.newPlot, Streamlit's own chart with Plotly.react).
+# Counts the draws of each chart (ui/components/plot.js draws with Plotly.newPlot, Streamlit's own chart with Plotly.react).
 COUNT_DRAWS = """() => {
     window.__drawn = new Map();
     for (const name of ['react', 'newPlot']) {

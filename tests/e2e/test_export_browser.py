@@ -10,7 +10,7 @@ from collections import Counter
 
 from app_driver import url_mark, wait_complete
 from tests.e2e.driver import screenshot
-from ui import downloads
+from ui.kit import downloads
 
 SENTENCE = "the bank by the river bank"
 LINK = "?" + url_mark(text=SENTENCE, layer=2, head=3)

@@ -10,7 +10,7 @@ opened once for both checks.
 
 French runs about a quarter longer than English and Korean draws every syllable a full em wide: this is where a
 title measured for English would be cut, and a phone is where any title is. The server lays every figure out for a
-1280×720 screen; a page opened first on a phone is fitted to it in the browser (ui/plot_fit.js)."""
+1280×720 screen; a page opened first on a phone is fitted to it in the browser (ui/components/plot_fit.js)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from app_driver import frames, wait_complete
 from tests.e2e.axe import audit, blocking, write_report
 from tests.e2e.driver import screenshot
 from tests.e2e.layout import CUT
-from ui.chapter import url_path
-from ui.chapters import CHAPTERS
+from ui.kit.chapter import url_path
+from ui.words.chapters import CHAPTERS
 
 PROJECTOR = {"width": 1280, "height": 720}
 PHONE = {"width": 390, "height": 844}

@@ -17,8 +17,8 @@ from urllib.parse import quote
 import pytest
 
 from app_driver import wait_complete
-from ui.chapter import url_path
-from ui.chapters import CHAPTERS
+from ui.kit.chapter import url_path
+from ui.words.chapters import CHAPTERS
 
 PROJECTOR = {"width": 1280, "height": 720}
 PAGES = [("explorer", ""), *((f"{c.number:02d}-{url_path(c)}", url_path(c)) for c in CHAPTERS)]

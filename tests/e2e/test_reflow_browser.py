@@ -15,8 +15,8 @@ from app_driver import frames, wait_complete
 from tests.e2e.driver import SCREENSHOTS
 from tests.e2e.keyboard import Keyboard
 from tests.e2e.layout import CUT
-from ui.chapter import url_path
-from ui.chapters import CHAPTERS
+from ui.kit.chapter import url_path
+from ui.words.chapters import CHAPTERS
 
 ZOOMED = {"width": 640, "height": 360}  # 1280 × 720 at 200 %
 PAGES = [("explorer", ""), *((f"{c.number:02d}-{url_path(c)}", url_path(c)) for c in CHAPTERS)]

@@ -13,7 +13,7 @@ import pytest
 from app_driver import ROOT, streamlit_server, wait_complete
 from tests.e2e.driver import menu_links, screenshot
 from tests.test_reliability import ARABIC, URL_OPENS
-from ui.chapters import CHAPTERS
+from ui.words.chapters import CHAPTERS
 
 # A 256-token page takes most of a minute on two shared cores: the limits only tell a hang from a slow page.
 SLOW = 300.0

@@ -1,4 +1,4 @@
-"""ui/table.py in Chromium: cells are shown as text, whatever they hold, and a click on a column's name sorts."""
+"""ui/components/table.py in Chromium: cells are shown as text, whatever they hold, and a click on a column's name sorts."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Plotly's toolbar in the page's language (issue 37), in Chromium: every button's tooltip on the explorer in French,
 and on chapter 10 in Korean, where Streamlit's own chart (its clickable roles) adds a Fullscreen button of its own,
-whose tooltip the page's CSS says again (ui/access.py). A tooltip is the button's data-title, drawn by Plotly's CSS
+whose tooltip the page's CSS says again (ui/components/access.py). A tooltip is the button's data-title, drawn by Plotly's CSS
 (::after), which is what the test reads."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from app_driver import wait_complete
 
-# what each button says in English (plotly's words, and the Fullscreen buttons of ui/plot.js and of Streamlit), but
+# what each button says in English (plotly's words, and the Fullscreen buttons of ui/components/plot.js and of Streamlit), but
 # "Zoom", which French says too
 ENGLISH = {"Download plot as a PNG", "Pan", "Zoom in", "Zoom out", "Autoscale", "Reset axes", "Fullscreen"}
 TOOLTIPS = """() => Array.from(document.querySelectorAll('.modebar-btn')).map(b => {

@@ -9,12 +9,12 @@ boxes, the encoder beside the decoder, the value chain. Text measuring (text), p
 placing (labels) serve them. The names below are the ones most pages use; the rest are imported from their module.
 """
 
-from .base import numbers_fit, plain, token_labels
-from .charts import bars, head_norm_bars, histograms, lines, mask_matrix
-from .matrices import attention_heatmap, big_heatmap, table_heatmap
-from .roles import role_map, role_name, share_by_layer
-from .tokens import token_chips
-from .vectors import arrow_chain, before_after_figure, displacement_figure, moves_figure, two_vectors
+from ui.figures.base import numbers_fit, plain, token_labels
+from ui.figures.charts import bars, head_norm_bars, histograms, lines, mask_matrix
+from ui.figures.matrices import attention_heatmap, big_heatmap, table_heatmap
+from ui.figures.roles import role_map, role_name, share_by_layer
+from ui.figures.tokens import token_chips
+from ui.figures.vectors import arrow_chain, before_after_figure, displacement_figure, moves_figure, two_vectors
 
 __all__ = [
     "arrow_chain",

@@ -16,9 +16,10 @@ from functools import lru_cache
 import numpy as np
 import plotly.graph_objects as go
 
-from .. import i18n, theme
-from ..i18n import N_, _
-from .text import shown, text_px, wrap
+from ui.figures import theme
+from ui.figures.text import shown, text_px, wrap
+from ui.words import i18n
+from ui.words.i18n import N_, _
 
 NUMBERS_UP_TO = 16  # print the value in every cell while the matrix is at most this many cells wide
 HALF_WIDTH_NUMBERS = 8  # the same for a heatmap in half the page's width

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import i18n
-from .text import LINE, MINUS_INFINITY, text_px
+from ui.figures.text import LINE, MINUS_INFINITY, text_px
+from ui.words import i18n
 
 CELL_AIR = 4  # px left free beside a printed number: the cell's gap and some air
 MASKED_MARK = "×"  # a masked cell's mark where −∞ does not fit: the mask is told by more than the cell's grey

@@ -7,10 +7,11 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .. import i18n, theme
-from ..i18n import _
-from .base import ALL_TOKENS, GRID, Canvas, colour, figure, pair_hover, plain, title_room
-from .text import MINUS_INFINITY, label_px, wrap
+from ui.figures import theme
+from ui.figures.base import ALL_TOKENS, GRID, Canvas, colour, figure, pair_hover, plain, title_room
+from ui.figures.text import MINUS_INFINITY, label_px, wrap
+from ui.words import i18n
+from ui.words.i18n import _
 
 LOG_FLOOR = 1e-12  # a logarithmic axis cannot draw 0: values that are zero up to rounding are drawn here
 

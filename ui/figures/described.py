@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import i18n
-from ..i18n import N_, n_
+from ui.words import i18n
+from ui.words.i18n import N_, n_
 
 # The page's language and its messages, read once a figure rather than once a number or a row
 _language = contextvars.ContextVar("language", default=i18n.SOURCE)

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from .. import theme
-from ..contrast import darkened
-from ..i18n import _
-from .base import Canvas, figure, plain
-from .text import LINE, shown, text_px, wrap
-from .vectors import arrow_chain
+from ui.figures import theme
+from ui.figures.base import Canvas, figure, plain
+from ui.figures.contrast import darkened
+from ui.figures.text import LINE, shown, text_px, wrap
+from ui.figures.vectors import arrow_chain
+from ui.words.i18n import _
 
 NAME_PX, DETAIL_PX = 15, 13  # the boxes' names (bold) and the sizes beside them
 BOLD = 1.1  # bold type is about this much wider than text_px measures the regular

@@ -1,4 +1,4 @@
-"""What a figure that holds every head carries for the head switch (ui/head_switch.js) in its layout.meta, and
+"""What a figure that holds every head carries for the head switch (ui/components/head_switch.js) in its layout.meta, and
 the same switch done on the server, for a saved file.
 
 Both rewrite the head's number in the figure's title, found by the words that name a head in the figure's
@@ -14,7 +14,7 @@ from copy import deepcopy
 import numpy as np
 import plotly.graph_objects as go
 
-from ..i18n import _
+from ui.words.i18n import _
 
 
 def typed(a: np.ndarray) -> dict:
@@ -43,7 +43,7 @@ def layout_meta(
     patches: dict[int, dict] | None = None,
     first: bool = False,
 ) -> dict:
-    """What the head switch in the browser reads (ui/head_switch.js):
+    """What the head switch in the browser reads (ui/components/head_switch.js):
 
     shown: the head the figure is drawn with (0-based); heads: the heads it can show (0-based); restyle: per head, the values of the figure's traces `traces` (plotly
     restyle's form: each property, one value per trace; arrays as typed-array specs); patches: per head, layout

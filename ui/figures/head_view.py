@@ -2,7 +2,7 @@
 layer in a grid to pick from.
 
 The step and q/k/v figures draw the chosen head; while the sentence is short they also carry every other head's
-matrices in `layout.meta`, so that a head switch in the browser (ui/head_switch.js) swaps them in with one
+matrices in `layout.meta`, so that a head switch in the browser (ui/components/head_switch.js) swaps them in with one
 restyle of a few traces, with no round trip (head_meta.py). Every size is computed in pixels from the Canvas (pixels.py), so that the four
 steps share one screen and a number is printed in a cell only where it fits.
 """
@@ -16,14 +16,12 @@ import numpy as np
 import plotly.colors
 import plotly.graph_objects as go
 
-from attention.layout import in_layout
-
-from .. import contrast, i18n, theme
-from ..i18n import N_, _
-from .base import Canvas, pair_hover, plain
-from .cells import cell_format, masked_marks, needed_cell_px
-from .head_meta import layout_meta, nested
-from .pixels import (
+from ui.figures import contrast, theme
+from ui.figures.base import Canvas, pair_hover, plain
+from ui.figures.cells import cell_format, masked_marks, needed_cell_px
+from ui.figures.head_meta import layout_meta, nested
+from ui.figures.layout import in_layout
+from ui.figures.pixels import (
     BAR_TITLES,
     MAX_WORDS,
     PANEL_GAP,
@@ -39,7 +37,9 @@ from .pixels import (
     title_band,
     weights_bar_extra,
 )
-from .text import LINE, label_px, text_px, wrap
+from ui.figures.text import LINE, label_px, text_px, wrap
+from ui.words import i18n
+from ui.words.i18n import N_, _
 
 # The theme's colour scales as plotly.js reads them (unchecked figures are not resolved by plotly's checks).
 SCORES = plotly.colors.get_colorscale(theme.SCORES_SCALE)
@@ -446,7 +446,7 @@ def heads_grid(
 ) -> go.Figure:
     """Every head's weights (n_heads, n_tokens, n_tokens), rows are queries, as small multiples; the chosen head
     (0-based) framed; roles: a word per head naming what it does ("" for none), after its name. Each panel's heatmap names its head in its trace's meta, which the head switch reads from a
-    click on it (ui/head_switch.js); hover names the two tokens and the weight."""
+    click on it (ui/components/head_switch.js); hover names the two tokens and the weight."""
     canvas = canvas or Canvas()
     ty = canvas.type
     n_heads, n = weights.shape[:2]

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import caches, theme
-from ..contrast import darkened
-from .base import axis_titles
-from .text import label_box
+from ui import caches
+from ui.figures import theme
+from ui.figures.base import axis_titles
+from ui.figures.contrast import darkened
+from ui.figures.text import label_box
 
 ARROW_SIZE = 1.2  # base.arrow's arrowsize
 

@@ -8,11 +8,8 @@ import numpy as np
 import plotly.colors
 import plotly.graph_objects as go
 
-from attention.layout import in_layout
-
-from .. import contrast, i18n, theme
-from ..i18n import _
-from .base import (
+from ui.figures import contrast, theme
+from ui.figures.base import (
     ALL_TOKENS,
     SMALLEST_TICK_PX,
     SUBTITLE_PX,
@@ -25,7 +22,10 @@ from .base import (
     tick_px,
     token_ticks,
 )
-from .text import MINUS_INFINITY, label_px
+from ui.figures.layout import in_layout
+from ui.figures.text import MINUS_INFINITY, label_px
+from ui.words import i18n
+from ui.words.i18n import _
 
 COLUMN_GAP = 16  # px between st.columns(2), Streamlit's default gap
 COLOURBAR_PX = 70  # the colour bar beside a heatmap, its numbers and its padding
@@ -46,7 +46,7 @@ def _printed_values(m: np.ndarray, fmt: str, font_size: int) -> dict:
 
 
 def _legible(cells: dict, z: np.ndarray, scale: str, zmin: float | None, zmax: float | None) -> dict:
-    """The printed values black, or white on a dark cell (ui/contrast.py): at least 4.5:1 on any cell. Without
+    """The printed values black, or white on a dark cell (ui/figures/contrast.py): at least 4.5:1 on any cell. Without
     zmin or zmax, the scale runs over the values, as plotly's does."""
     if not cells:
         return cells

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from .. import theme
-from ..i18n import N_, _
-from .base import SUBTITLE_PX, Canvas
-from .text import LINE, label_px, text_px
+from ui.figures import theme
+from ui.figures.base import SUBTITLE_PX, Canvas
+from ui.figures.text import LINE, label_px, text_px
+from ui.words.i18n import N_, _
 
 COLOURBAR = 10  # px, a colour bar's thickness
 PANEL_GAP = 12  # px between a colour bar's labels and the next panel

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .. import i18n, theme
-from ..i18n import N_, _
-from .base import figure, plain
-from .text import label_px
+from ui.figures import theme
+from ui.figures.base import figure, plain
+from ui.figures.text import label_px
+from ui.words import i18n
+from ui.words.i18n import N_, _
 
 # one colour per role, from the palette every figure uses; "mixed" in grey: no single behaviour to name
 ROLE_COLOURS = {

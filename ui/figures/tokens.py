@@ -6,9 +6,10 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from .. import i18n, theme
-from ..i18n import _, n_
-from .base import SUBTITLE_PX, Canvas, figure, isolated, plain
+from ui.figures import theme
+from ui.figures.base import SUBTITLE_PX, Canvas, figure, isolated, plain
+from ui.words import i18n
+from ui.words.i18n import _, n_
 
 CHIP_TEXT = 16  # px: a chip's text on screen; one unit of the chips' x axis is this many pixels
 MARGIN = 10  # px, left and right

@@ -7,11 +7,12 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .. import i18n, theme
-from ..i18n import _
-from .base import GRID, arrow, figure, plain, title_room
-from .labels import Frame, Label, Segment, place_labels
-from .text import wrap
+from ui.figures import theme
+from ui.figures.base import GRID, arrow, figure, plain, title_room
+from ui.figures.labels import Frame, Label, Segment, place_labels
+from ui.figures.text import wrap
+from ui.words import i18n
+from ui.words.i18n import _
 
 
 def two_vectors(a: np.ndarray, b: np.ndarray, names: tuple[str, str] = ("a", "b")) -> go.Figure:

