@@ -2,7 +2,7 @@
 
 In Debian's Chromium at a projector's 1280×720, against a fresh `streamlit run app.py`, each view complete:
 
-- axe-core's findings (WCAG 2.0, 2.1 and 2.2 A and AA, as tests/e2e/axe.py runs it): violations counted by impact,
+- axe-core's findings (WCAG 2.0, 2.1 and 2.2 A and AA, as app_driver/axe.py runs it): violations counted by impact,
   and each moderate or minor one named by its rule;
 - charts without a text alternative: a Plotly chart whose element has no name, or no description that says
   something (its aria-describedby pointing at text), or whose SVG's texts are still read out (its tick labels; a
@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app_driver import ROOT, chromium, streamlit_server, wait_complete
-from tests.e2e.axe import audit
+from app_driver.axe import audit
+from app_driver.server import ROOT, chromium, streamlit_server, wait_complete
 from ui.kit.chapter import url_path
 from ui.words.chapters import CHAPTERS
 

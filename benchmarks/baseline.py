@@ -1,7 +1,7 @@
 """A baseline commit measured beside the working tree, in the same run: its checkout, and the turns both take.
 
 The machines this app is measured on differ up to 4× in speed, so a speed is only ever given beside a baseline's,
-taken in one run on one machine (server_cpu.py, pages.py, browser.py --baseline)."""
+taken in one run on one machine (server_cpu.py, page_cpu.py, browser.py --baseline)."""
 
 from __future__ import annotations
 

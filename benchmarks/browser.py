@@ -36,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app_driver import ROOT, chromium, streamlit_server, url_mark, wait_complete
+from app_driver.server import ROOT, chromium, streamlit_server, url_mark, wait_complete
 from attention import available_models
 from benchmarks.baseline import checkout
 

@@ -19,8 +19,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.apptest import figures, run_page
-from tests.test_colours import (
+from app_driver.apptest import figures, run_page
+from app_driver.colours import (
     PAGES,
     VISIONS,
     apart,

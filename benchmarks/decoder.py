@@ -56,7 +56,7 @@ def rss_mb(pid: int) -> float:
 
 def server_memory(params: dict[str, str]) -> float:
     """A fresh server's resident memory once Chromium has shown the explorer with these link parameters."""
-    from app_driver import chromium, streamlit_server, wait_complete
+    from app_driver.server import chromium, streamlit_server, wait_complete
 
     with streamlit_server() as (url, proc, _), chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 720})

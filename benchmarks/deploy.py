@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import signal
 import statistics
@@ -36,96 +35,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app_driver import CHROMIUM, CHROMIUM_ARGS, deployment, url_mark
+from app_driver.server import CHROMIUM, CHROMIUM_ARGS, deployment
+from app_driver.sessions import Session, recover, warm
 from benchmarks.browser import print_table
-from benchmarks.load import (
-    FIRST_PAGE_MARK,
-    VIEWPORT,
-    Errors,
-    RssSampler,
-    mark,
-    median_max,
-    per_page,
-    run_round,
-    sentence,
-    wait_drawn,
-)
+from benchmarks.load import Errors, RssSampler, median_max, per_page, run_round
 
 SETTLE = 5.0  # s after a round's sessions close
-
-
-class Session:
-    """One student: a browser context of its own (its cookie jar), named in HAProxy's log by its User-Agent, on its
-    own link (a sentence, a layer and a head of MiniLM's 6 × 12)."""
-
-    def __init__(self, i: int):
-        self.i = i
-        self.agent = f"session-{i:02d} Mozilla/5.0 (X11; Linux x86_64) Chrome"
-        self.text = sentence(1000 + i)
-        self.layer = 2 + i % 5  # never layer 1 or head 1, the defaults, which the link leaves out
-        self.head = 2 + (5 * i) % 11
-        self.link = "/?" + url_mark(text=self.text, layer=self.layer, head=self.head)
-        self.context = self.page = None
-        self.server = ""  # the server its cookie names
-
-    async def open(self, browser, url: str, timeout: float = 300.0) -> None:
-        self.context = await browser.new_context(viewport=VIEWPORT, user_agent=self.agent)
-        self.page = await self.context.new_page()
-        await self.page.goto(url + self.link, timeout=timeout * 1000)
-
-    async def own_view(self, deadline: float, text: str | None = None, poll: float = 0.2) -> None:
-        """Wait until the page shows this session's view: its sentence in the token chips and the link, its layer
-        and head in the figures' titles and the link, nothing stale or running. load.PageException on an error."""
-        text = text or self.text
-        await wait_drawn(
-            self.page,
-            deadline,
-            title=f"Layer {self.layer} · head {self.head}",
-            chips=mark(text),
-            url_has=url_mark(text=text),
-            poll=poll,
-        )
-        url = self.page.url + "&"
-        if f"layer={self.layer}&" not in url or f"head={self.head}&" not in url:
-            raise AssertionError(f"session {self.i}: another layer or head in {self.page.url}")
-
-    async def cookie(self) -> str:
-        self.server = next((c["value"] for c in await self.context.cookies() if c["name"] == "SRV"), "")
-        return self.server
-
-
-def runs_since(run_log: Path, since: float) -> set[str]:
-    """The sentences of the runs the servers started after `since` (a time.time() value; app.py's ATTENTION_RUN_LOG)."""
-    if not run_log.exists():
-        return set()
-    lines = run_log.read_text(encoding="utf-8").splitlines()
-    return {run["text"] for run in map(json.loads, lines) if run["start"] >= since}
-
-
-async def recover(s: Session, lost: str, killed_at: float, run_log: Path, timeout: float = 60.0) -> float:
-    """Seconds from the kill (a time.time() value) until the session's own view is drawn again by a live server: its
-    cookie names another server, that server has run this session's sentence since the kill, and the page shows it."""
-    deadline = time.perf_counter() + timeout
-    while True:
-        if await s.cookie() not in ("", lost) and s.text in runs_since(run_log, killed_at):
-            await s.own_view(deadline)
-            return time.time() - killed_at
-        if time.perf_counter() > deadline:
-            raise TimeoutError(f"session {s.i} not drawn again by a live server (its cookie: {s.server!r})")
-        await asyncio.sleep(0.2)
-
-
-async def warm(browser, url: str, servers, timeout: float) -> None:
-    """Each server's first page (the model's load), through HAProxy with that server's cookie."""
-    for name in servers:
-        context = await browser.new_context(viewport=VIEWPORT)
-        try:
-            await context.add_cookies([{"name": "SRV", "value": name, "url": url}])
-            page = await context.new_page()
-            await page.goto(url + "/", timeout=timeout * 1000)
-            await wait_drawn(page, time.perf_counter() + timeout, weights=FIRST_PAGE_MARK)
-        finally:
-            await context.close()
 
 
 async def kill_one(browser, d, run_log: Path, held_sessions: int, timeout: float) -> tuple[str, dict[int, object]]:

@@ -36,7 +36,7 @@ def pseudo_catalogue(folder: Path) -> None:
     from babel.messages.mofile import write_mo
     from babel.messages.pofile import read_po, write_po
 
-    from tests.catalogue_rules import extract
+    from app_driver.catalogue import extract
 
     extract(folder / "messages.pot")
     with (folder / "messages.pot").open("rb") as f:
@@ -86,8 +86,8 @@ def main() -> None:
         code = f"""
 import json, sys
 sys.path.insert(0, {str(ROOT)!r})
-from tests.apptest import run_page
-from tests.test_architecture_words import PAGES, page_text
+from app_driver.apptest import run_page
+from app_driver.words import PAGES, page_text
 out = {{}}
 for page in {args.pages!r} or PAGES:
     at = run_page(page, model={args.model!r}, lang={PSEUDO!r})

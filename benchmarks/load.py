@@ -30,195 +30,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app_driver import CHROMIUM, CHROMIUM_ARGS, streamlit_server, url_mark
+from app_driver.server import CHROMIUM, CHROMIUM_ARGS, streamlit_server
+from app_driver.sessions import (
+    VIEWPORT,
+    PageException,
+    drawn,
+    fill,
+    open_first_page,
+    press,
+    sentence,
+    submit,
+)
 from benchmarks.browser import print_table
 
-# Each is one token of the model's vocabulary, in lower case, so the token chips show it whole
-# and three of them in a row spell the sentence's mark.
-WORDS = (
-    "apple",
-    "river",
-    "stone",
-    "cloud",
-    "garden",
-    "window",
-    "silver",
-    "orange",
-    "bread",
-    "music",
-    "winter",
-    "summer",
-    "forest",
-    "valley",
-    "ocean",
-    "mountain",
-    "teacher",
-    "student",
-    "doctor",
-    "pilot",
-    "farmer",
-    "singer",
-    "writer",
-    "painter",
-    "little",
-    "quiet",
-    "bright",
-    "gentle",
-    "happy",
-    "tired",
-    "hungry",
-    "brave",
-    "walked",
-    "jumped",
-    "painted",
-    "carried",
-    "watched",
-    "opened",
-    "closed",
-    "found",
-    "lost",
-    "kept",
-    "under",
-    "over",
-    "near",
-    "behind",
-    "beside",
-    "across",
-    "morning",
-    "evening",
-    "night",
-    "city",
-    "village",
-    "bridge",
-    "castle",
-    "island",
-    "desert",
-    "meadow",
-    "candle",
-    "mirror",
-    "letter",
-    "basket",
-    "ladder",
-    "horse",
-)
-FIRST_PAGE_MARK = "a fluffy blue"  # the default sentence, "a fluffy blue creature roamed the verdant forest"
 MAX_SESSIONS = 40
 SERVER_TARGET = 7.0  # s: thirty sentences sent in the same second, all drawn by the server
-VIEWPORT = {"width": 1400, "height": 1000}
-
-# Read in one round trip: nothing stale, nothing running, and the explorer's four steps (the figure whose
-# layout.meta.first is set: raw, scaled, masked and softmax weights) quoting the sentence in their subtitle.
-PAGE_STATE = """([chips, weights, alert]) => {
-    const plots = Array.from(document.querySelectorAll('.js-plotly-plot'));
-    const title = p => p.querySelector('.gtitle')?.textContent || '';
-    const steps = plots.find(g => g.layout && g.layout.meta && g.layout.meta.first && g._fullLayout);
-    const subtitle = steps && steps.layout.title.subtitle ? steps.layout.title.subtitle.text || '' : '';
-    return {
-        plots: plots.length,
-        stale: document.querySelectorAll('[data-stale="true"], [data-drawing]').length,
-        running: document.querySelectorAll('[data-testid="stStatusWidget"]').length,
-        exceptions: document.querySelectorAll('[data-testid="stException"]').length,
-        exception_text: document.querySelector('[data-testid="stException"]')?.innerText.slice(0, 300) || '',
-        titles: plots.map(title),
-        chips: !chips || plots.some(p => p.textContent.includes(chips)),
-        weights: steps !== undefined && (!weights || subtitle.includes(weights)),
-        alert: !alert || Array.from(document.querySelectorAll('[data-testid="stAlert"]')).some(e => e.textContent.includes(alert)),
-    };
-}"""
-
-
-class PageException(Exception):
-    """The page shows a Python exception (st.exception's box)."""
-
-
-def sentence(i: int) -> str:
-    """The i-th test sentence, 8 to 12 words: its first three spell i in base 64, so no two of the first
-    262,144 sentences open alike, and the rest come from a generator seeded with i."""
-    rng = np.random.default_rng(i)
-    n = len(WORDS)
-    head = [WORDS[i % n], WORDS[i // n % n], WORDS[i // n // n % n]]
-    return " ".join(head + [WORDS[k] for k in rng.integers(0, n, size=int(rng.integers(5, 10)))])
-
-
-def mark(text: str) -> str:
-    """What the token chips show for the text's first three words: the chips' texts run together."""
-    return "".join(text.split()[:3])
-
-
-async def wait_drawn(
-    page,
-    deadline: float,
-    *,
-    title: str | None = None,
-    chips: str | None = None,
-    weights: str | None = None,
-    url_has: str | None = None,
-    alert: str | None = None,
-    poll: float = 0.05,
-) -> dict:
-    """Wait until the page is idle with every chart drawn and, if given, the first chart's title, the token
-    chips' mark, a text in the weights chart, a piece of the URL and an alert's text as expected.
-
-    As in driver.wait_complete, `chips` should be something only the new view has: elements turn stale as
-    soon as a rerun starts, so once the mark is there and nothing is stale, every chart is the new one.
-    Raises TimeoutError after `deadline` (a time.perf_counter() value), PageException when the page shows one."""
-    while True:
-        s = await page.evaluate(PAGE_STATE, [chips, weights, alert])
-        if s["exceptions"]:
-            raise PageException(" ".join(s["exception_text"].split())[:160])
-        if (
-            not s["stale"]
-            and not s["running"]
-            and s["plots"] > 0
-            and s["chips"]
-            and s["weights"]
-            and s["alert"]
-            and (title is None or any(t.startswith(title) for t in s["titles"]))
-            and (url_has is None or url_has in page.url)
-        ):
-            return s
-        if time.perf_counter() > deadline:
-            raise TimeoutError(f"page not drawn: {s}")
-        await asyncio.sleep(poll)
-
-
-async def open_first_page(page, url: str, deadline: float) -> None:
-    await page.goto(url, timeout=max(1.0, deadline - time.perf_counter()) * 1000)
-    await wait_drawn(page, deadline, weights=FIRST_PAGE_MARK)
-
-
-async def submit(page, text: str, deadline: float, poll: float = 0.05) -> float:
-    """Type `text` into the sidebar's Sentence box, press Ctrl+Enter; seconds until every chart shows it."""
-    await fill(page, text, deadline)
-    asked, _ = await press(page)
-    return await drawn(page, text, asked, deadline, poll)
-
-
-async def fill(page, text: str, deadline: float) -> None:
-    """Type `text` into the sidebar's Sentence box, not yet sent."""
-    box = page.get_by_role("textbox", name="Sentence")
-    await box.fill(text, timeout=max(1.0, deadline - time.perf_counter()) * 1000)
-
-
-async def press(page) -> tuple[float, float]:
-    """Ctrl+Enter in the Sentence box: the wall-clock times (time.time()) the press was asked for and done."""
-    box = page.get_by_role("textbox", name="Sentence")
-    asked = time.time()
-    await box.press("Control+Enter")
-    return asked, time.time()
-
-
-async def drawn(page, text: str, pressed: float, deadline: float, poll: float) -> float:
-    """Seconds from `pressed` (a time.time() value) until every chart shows `text`."""
-    words = text.split()
-    await wait_drawn(
-        page, deadline, chips=mark(text), weights=" ".join(words[:3]), url_has=url_mark(text=text), poll=poll
-    )
-    return time.time() - pressed
 
 
 def server_runs(log: Path, texts: set[str], since: float) -> list[tuple[float, float]]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app_driver import chromium, streamlit_server, wait_complete
+from app_driver.server import chromium, streamlit_server, wait_complete
 from benchmarks.browser import IDLE, STEPS, VIEWPORT, bare_page_runs, print_table
 
 QUIET = 1.5  # s without a draw, the page idle: the switch is over

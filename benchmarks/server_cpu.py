@@ -35,9 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from baseline import checkout, in_turns  # benchmarks/baseline.py, beside this file
 from browser import APP_COMPLETE, VIEWPORT, print_table
-from load import WORDS, cpu_seconds
+from load import cpu_seconds
 
-from app_driver import ROOT, chromium, streamlit_server, url_mark, wait_complete
+from app_driver.server import ROOT, chromium, streamlit_server, url_mark, wait_complete
+from app_driver.sessions import WORDS
 from attention import DEFAULT_MODEL
 from ui.session.state import FLUFFY
 

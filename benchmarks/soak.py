@@ -30,18 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from browser import rss_mb as rss_and_peak  # benchmarks/browser.py, beside this file
 
-from app_driver import CHROMIUM, CHROMIUM_ARGS, streamlit_server
-from benchmarks.load import (
-    VIEWPORT,
-    WORDS,
-    Errors,
-    RssSampler,
-    mark,
-    open_first_page,
-    sentence,
-    submit,
-    wait_drawn,
-)
+from app_driver.server import CHROMIUM, CHROMIUM_ARGS, streamlit_server
+from app_driver.sessions import VIEWPORT, WORDS, mark, open_first_page, sentence, submit, wait_drawn
+from benchmarks.load import Errors, RssSampler
 
 GOAL_MB = 600
 MAX_TOKENS = 256  # what the explorer draws of a long text

@@ -12,8 +12,8 @@ import plotly.graph_objects as go
 import pytest
 
 import attention
+from app_driver.apptest import array, figure, figures, messages, run_page
 from pages.explorer import heads
-from tests.apptest import array, figure, figures, messages, run_page
 from tests.sentences import FLUFFY
 from ui.components import plot
 from ui.figures import cells, head_meta, theme

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import attention
+from app_driver.apptest import run_page
+from app_driver.words import PAGES, page_text
 from attention.lessons import budget
-from tests.apptest import ROOT, run_page
-from ui.components import plot
 from ui.words import architecture
 
 
@@ -140,10 +140,6 @@ def test_the_parameter_table_has_only_the_rows_a_model_has(configs):
 
 # --- every page, read on each decoder ----------------------------------------------------------------------------
 
-PAGES = [
-    "app.py",
-    *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("[01]*.py") if p.name != "00_explorer.py"),
-]
 # Sentences that describe another architecture than the loaded one. A page may still name another family where it
 # compares (the GPT-2 calculator of chapter 14, BERT's [SEP] in the research chapter 10 cites): those say so.
 ANOTHER_ARCHITECTURE = {
@@ -176,19 +172,6 @@ ANOTHER_ARCHITECTURE = {
         r"grouped-query attention\*\*",
     ],
 }
-
-
-def page_text(at) -> list[str]:
-    texts = [
-        e.value
-        for kind in ("markdown", "caption", "latex", "title", "header", "subheader", "info", "warning")
-        for e in at.get(kind)
-    ]
-    texts += [t.label for t in at.toggle] + [r.label for r in at.radio]
-    for spec, _ in plot.drawn(at):
-        texts.append(spec["layout"].get("title", {}).get("text", ""))
-        texts += [a.get("text", "") for a in spec["layout"].get("annotations", [])]
-    return texts
 
 
 @pytest.mark.parametrize("model", list(ANOTHER_ARCHITECTURE))

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import attention
+from app_driver import apptest
+from app_driver.apptest import array, figure, figures, messages, metric, number, run_page, typed_markup
 from attention.lessons import context, masking, position
-from tests import apptest
-from tests.apptest import array, figure, figures, messages, metric, number, run_page, typed_markup
 from tests.gpt2_counts import gpt2_of_sizes, parameters_by_group
 from tests.sentences import FLUFFY
 from ui.components import plot

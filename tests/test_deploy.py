@@ -8,7 +8,7 @@ import re
 import shutil
 import subprocess
 
-from app_driver import ROOT
+from app_driver.server import ROOT
 
 SERVE = ROOT / "deploy" / "serve"
 

@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from tests.apptest import run_page
+from app_driver.apptest import run_page
 from ui.figures import described, head_meta
 from ui.words.chapters import CHAPTERS
 

@@ -11,11 +11,11 @@ import re
 import pytest
 
 import attention
+from app_driver.apptest import ROOT, run_page
 from attention.sources import GEMMA3, SMOLLM2
-from tests.apptest import ROOT, run_page
 from ui.session import state
 
-PAGES = sorted(p.name for p in (ROOT / "pages").glob("*.py"))
+PAGES = sorted(p.name for p in (ROOT / "pages").glob("[0-9]*.py"))
 MODELS = [
     pytest.param(attention.DEFAULT_MODEL, id="minilm"),
     pytest.param(

@@ -7,9 +7,9 @@ import re
 import pytest
 
 import attention
+from app_driver import apptest
+from app_driver.apptest import run_page
 from attention.lessons import context
-from tests import apptest
-from tests.apptest import run_page
 from tests.test_chapters import markdown, page
 from ui import figures
 from ui.session import state

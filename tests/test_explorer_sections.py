@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import attention
+from app_driver.apptest import array, figure, figures, run_page, table, typed_markup
 from attention.tokens import readable
-from tests.apptest import array, figure, figures, run_page, table, typed_markup
 from tests.sentences import FLUFFY
 from ui import figures as figures_
 

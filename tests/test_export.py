@@ -14,8 +14,8 @@ from urllib.parse import urlencode
 import pytest
 
 import attention
-from tests.apptest import figures as drawn_figures
-from tests.apptest import run_page
+from app_driver.apptest import figures as drawn_figures
+from app_driver.apptest import run_page
 from tests.sentences import FLUFFY
 from ui import figures
 from ui.components import plot

@@ -11,8 +11,8 @@ from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
-from tests import catalogue_rules
-from tests.apptest import ROOT
+from app_driver import catalogue as catalogue_rules
+from app_driver.apptest import ROOT
 from ui.words import i18n, prose
 
 
@@ -158,7 +158,7 @@ def test_the_template_holds_every_message_of_the_code_and_the_prose(tmp_path):
 def test_the_page_s_language_follows_the_link(monkeypatch):
     """English is the source language: `lang=en` is the default and leaves the link; an unknown code is refused
     with a notice, as any value the app cannot use."""
-    from tests.apptest import messages, run_page
+    from app_driver.apptest import messages, run_page
 
     at = run_page(lang="xx")
     assert "**lang** value could not be used" in messages(at)
@@ -250,7 +250,7 @@ def _korean_pages():
 def test_no_korean_page_shows_a_particle_fallback(page):
     """Every page in Korean on the default model: every particle after a number, a token or a name in the form
     that word calls for, none of "(으)로", "은(는)", "이(가)", "을(를)", "와(과)" left for the student to choose."""
-    from tests.apptest import run_page
+    from app_driver.apptest import run_page
     from tests.test_translations import page_words
 
     at = run_page(page, lang="ko")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest import ROOT, TIMEOUT, figure, messages, run_page
+from app_driver.apptest import ROOT, TIMEOUT, figure, messages, run_page
 from ui.session import engine
 
 

@@ -13,8 +13,8 @@ import re
 
 import pytest
 
+from app_driver.apptest import run_page
 from tests import typography
-from tests.apptest import run_page
 from tests.test_architecture_words import PAGES
 from tests.test_translations import KEPT_TEXTS, KEPT_WORDS, outside_glosses, page_words
 from ui.components import plot

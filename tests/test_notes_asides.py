@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.apptest import messages, run_page
+from app_driver.apptest import messages, run_page
 from ui.kit import chapter
 from ui.words import prose
 from ui.words.chapters import CHAPTERS

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import plotly.io
 import pytest
 
-from tests.apptest import run_page
+from app_driver.apptest import run_page
 from ui.components import plot
 from ui.words.chapters import CHAPTERS
 

@@ -17,7 +17,7 @@ import pytest
 import streamlit as st
 
 import attention
-from tests.apptest import ROOT, messages, run_page
+from app_driver.apptest import ROOT, messages, run_page
 from ui.session import engine, state
 from ui.words.chapters import CHAPTERS
 

@@ -2,7 +2,7 @@
 
 import unicodedata
 
-from tests.apptest import run_page
+from app_driver.apptest import run_page
 from ui import figures
 from ui.figures.base import LEFT_TO_RIGHT_ISOLATE, POP_ISOLATE, isolated
 

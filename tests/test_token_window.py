@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import attention
+from app_driver.apptest import array, run_page
 from pages.explorer.heads import WINDOW
-from tests.apptest import array, run_page
 from tests.test_app import step, steps
 
 # 90 words, each one token for MiniLM's WordPiece: 92 tokens with [CLS] and [SEP]

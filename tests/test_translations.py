@@ -10,10 +10,10 @@ import pytest
 from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
 
+from app_driver import catalogue as rules
+from app_driver.apptest import ROOT, run_page
+from app_driver.words import PAGES, page_text
 from attention.lessons import motivation
-from tests import catalogue_rules as rules
-from tests.apptest import ROOT, run_page
-from tests.test_architecture_words import PAGES, page_text
 from ui.components import plot
 from ui.session import state
 from ui.words import i18n
@@ -63,7 +63,7 @@ def test_the_compiled_catalogue_is_the_catalogue(code):
 @pytest.mark.parametrize("code", LANGUAGES)
 def test_translations_keep_what_pages_fill_and_say_the_glossary_s_words(code):
     """Places, equations, code and links kept; each term as the glossary says it; the English term beside each
-    glossed term at its first use in every chapter (tests/catalogue_rules.py)."""
+    glossed term at its first use in every chapter (app_driver/catalogue.py)."""
     draft = {key(m.id): (list(m.string) if isinstance(m.string, tuple) else m.string) for m in po(code) if m.id}
     assert rules.check_draft(code, draft) == []
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from app_driver import chromium, streamlit_server
+from app_driver.server import chromium, streamlit_server
 
 
 @pytest.fixture(scope="session")

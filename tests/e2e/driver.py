@@ -1,6 +1,6 @@
 """What only the browser tests do in the app: screenshots, and the menu at the top of the page.
 
-Starting the app and Chromium, and waiting for a complete page, is app_driver.py's (beside app.py), which the
+Starting the app and Chromium, and waiting for a complete page, is app_driver/server.py's (beside app.py), which the
 benchmarks use too.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app_driver import ROOT, frames, wait_complete
+from app_driver.server import ROOT, frames, wait_complete
 
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 

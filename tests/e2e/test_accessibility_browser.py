@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import pytest
 
-from app_driver import frames, wait_complete
-from tests.e2e.axe import audit, blocking, write_report
+from app_driver.axe import audit, blocking, write_report
+from app_driver.server import frames, wait_complete
 from ui.kit.chapter import url_path
 from ui.words.chapters import CHAPTERS
 

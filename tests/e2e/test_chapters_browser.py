@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlparse
 
 from playwright.sync_api import expect
 
-from app_driver import url_mark, wait_complete
+from app_driver.server import url_mark, wait_complete
 from tests.e2e.driver import open_from_menu, screenshot
 from ui.kit.chapter import url_path
 from ui.words.chapters import CHAPTERS

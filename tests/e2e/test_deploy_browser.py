@@ -27,9 +27,8 @@ import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from app_driver import CHROMIUM, CHROMIUM_ARGS, ROOT, deployment, haproxy_command
-from benchmarks.deploy import Session, recover, warm
-from benchmarks.load import sentence, submit
+from app_driver.server import CHROMIUM, CHROMIUM_ARGS, ROOT, deployment, haproxy_command
+from app_driver.sessions import Session, recover, sentence, submit, warm
 
 SESSIONS = 6
 SERVERS = 3

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from app_driver import wait_complete
+from app_driver.server import wait_complete
 from tests.e2e.driver import SCREENSHOTS
 
 # the pictures, by the start of their titles: each places its labels for the page's width and for a phone

@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import expect
 
-from app_driver import url_mark, wait_complete
+from app_driver.server import url_mark, wait_complete
 from tests.e2e.driver import SCREENSHOTS, screenshot
 
 # a section's first chart: the first figure after its heading, before the next heading (null if none)

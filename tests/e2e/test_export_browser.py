@@ -8,7 +8,7 @@ import re
 import zipfile
 from collections import Counter
 
-from app_driver import url_mark, wait_complete
+from app_driver.server import url_mark, wait_complete
 from tests.e2e.driver import screenshot
 from ui.kit import downloads
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from app_driver import ROOT, url_mark, wait_complete
+from app_driver.server import ROOT, url_mark, wait_complete
 from tests.e2e.keyboard import Keyboard
 from tests.e2e.test_explorer_browser import N_CHARTS, sized, steps_title
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import pytest
 
-from app_driver import frames, wait_complete
-from tests.e2e.axe import audit, blocking, write_report
+from app_driver.axe import audit, blocking, write_report
+from app_driver.server import frames, wait_complete
 from tests.e2e.driver import screenshot
 from tests.e2e.layout import CUT
 from ui.kit.chapter import url_path

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app_driver import streamlit_server, wait_complete
+from app_driver.server import streamlit_server, wait_complete
 from tests.e2e.driver import screenshot
 from tests.e2e.test_explorer_browser import head_buttons
 from tests.tiny_gpt2 import build_tiny_gpt2, install_in_hf_cache

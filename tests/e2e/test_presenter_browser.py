@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from app_driver import wait_complete
+from app_driver.server import wait_complete
 from tests.e2e.driver import SCREENSHOTS
 from tests.e2e.test_explorer_browser import PANELS, STEPS, header_bottom
 

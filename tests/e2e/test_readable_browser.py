@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 import pytest
 
-from app_driver import wait_complete
+from app_driver.server import wait_complete
 from ui.kit.chapter import url_path
 from ui.words.chapters import CHAPTERS
 

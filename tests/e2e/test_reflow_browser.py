@@ -11,7 +11,7 @@ or the sidebar is left that Tab did not reach. Each page is kept as a screenshot
 
 from __future__ import annotations
 
-from app_driver import frames, wait_complete
+from app_driver.server import frames, wait_complete
 from tests.e2e.driver import SCREENSHOTS
 from tests.e2e.keyboard import Keyboard
 from tests.e2e.layout import CUT

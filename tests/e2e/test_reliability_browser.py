@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from app_driver import ROOT, streamlit_server, wait_complete
+from app_driver.server import ROOT, streamlit_server, wait_complete
 from tests.e2e.driver import menu_links, screenshot
 from tests.test_reliability import ARABIC, URL_OPENS
 from ui.words.chapters import CHAPTERS

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app_driver import streamlit_server
+from app_driver.server import streamlit_server
 
 PAGE = Path(__file__).with_name("table_page.py")
 
@@ -66,7 +66,7 @@ FITS = """t => { const box = t.parentElement, r = box.getBoundingClientRect();
 
 @pytest.mark.parametrize(("model", "lang"), [("smollm2", "en"), ("gemma3", "en"), ("gemma3", "fr"), ("gemma3", "ko")])
 def test_chapter_7_s_lessons_table_fits_its_column_at_1280(server, browser, model, lang):
-    from app_driver import wait_complete
+    from app_driver.server import wait_complete
 
     name, needed = LESSONS[lang]
     page = browser.new_page(viewport={"width": 1280, "height": 720})

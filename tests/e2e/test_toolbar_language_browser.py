@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from app_driver import wait_complete
+from app_driver.server import wait_complete
 
 # what each button says in English (plotly's words, and the Fullscreen buttons of ui/components/plot.js and of Streamlit), but
 # "Zoom", which French says too

@@ -1,5 +1,5 @@
 """What a translation must keep, and the words it must use: the rules tests/test_translations.py holds every
-catalogue to, written once so that a translator can run them on a draft (`python -m tests.catalogue_rules fr
+catalogue to, written once so that a translator can run them on a draft (`python -m app_driver.catalogue fr
 draft.json`) before it becomes a catalogue.
 
 - Kept as they are: the places a page fills ({{name}}, {name}, %(name)s), equations ($…$), code (`…`), link

@@ -1,4 +1,4 @@
-"""The script's CPU per page, headless: `python benchmarks/pages.py [--model gemma3] [--pages 02,05,11,12,00]
+"""The script's CPU per page, headless: `python benchmarks/page_cpu.py [--model gemma3] [--pages 02,05,11,12,00]
 [--texts 3] [--baseline COMMIT]`.
 
 Each page runs in Streamlit's AppTest (the script a server runs for a session, in this process, with no browser):
@@ -49,7 +49,7 @@ def page_files(numbers: str) -> list[str]:
 def measure(model: str, pages: list[str], n_texts: int) -> dict[str, list[float]]:
     """In this process, from the current folder's tree: {page: CPU seconds of each new sentence's run}."""
     sys.path[0] = os.getcwd()  # not this file's folder: the tree measured may be another commit's
-    from tests.apptest import run_page
+    from app_driver.apptest import run_page
 
     run_page("app.py", model=model)  # the model loaded
     out = {}

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app_driver import ROOT
+from app_driver.server import ROOT
 
 AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 WCAG_AA = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa")
