@@ -44,7 +44,7 @@ FAMILIES: dict[str, dict[str, Any]] = {
         mlp="swiglu",
         native_mask="causal",
         predicts_next_token=True,
-        bias=False,
+        biases=frozenset(),
     ),
     "gemma3": dict(
         family="Gemma 3 decoder",
@@ -54,7 +54,7 @@ FAMILIES: dict[str, dict[str, Any]] = {
         mlp="geglu",
         native_mask="causal",
         predicts_next_token=True,
-        bias=False,
+        biases=frozenset(),
         qk_norm=True,
         rope_base_local=GEMMA3_LOCAL_ROPE_BASE,
     ),

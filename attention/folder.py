@@ -260,9 +260,9 @@ def llama_weights_hf(sd: dict[str, np.ndarray], tied: bool = True) -> dict[str, 
             out[names[key]] = value
         elif key.startswith("layers."):
             _, i, rest = key.split(".", 2)
-            part = rest.removesuffix(".weight")
+            part, _, kind = rest.rpartition(".")  # kind: weight, or bias (kept: decoder_model refuses an unasked one)
             if part in parts:
-                out[f"blk.{i}.{parts[part]}.weight"] = value
+                out[f"blk.{i}.{parts[part]}.{kind}"] = value
     return out
 
 

@@ -33,8 +33,8 @@ CONTROL, USER_DEFINED = 3, 4  # GGUF's token types: control tokens (<bos>, <|im_
 
 def decoder_model(config: ModelConfig, w: dict[str, np.ndarray], tokenizer) -> Model:
     """A decoder from its tensors under GGUF's names, each (d_out, d_in) as both GGUF and Hugging Face store them;
-    `output.weight` is the output head when it is not tied to the embeddings. The norms a config's fields ask for
-    (QK-norm, a sandwich's second norms) must be there."""
+    `output.weight` is the output head when it is not tied to the embeddings. The norms and biases a config's
+    fields ask for (QK-norm, a sandwich's second norms, the biases of `biases`) must be there."""
     d, d_q, d_kv, d_ff = config.d_model, config.n_heads * config.d_head, config.n_kv_heads * config.d_head, config.d_ff
 
     def stored(key: str, shape: tuple[int, int]) -> np.ndarray | QuantizedMatrix | QuantizedTable:
@@ -64,6 +64,19 @@ def decoder_model(config: ModelConfig, w: dict[str, np.ndarray], tokenizer) -> M
             )
         return Norm(gamma=frozen(w[key]), beta=None)
 
+    def bias(key: str, matrix: str, width: int) -> np.ndarray | None:
+        """A linear layer's bias where the config says it adds one (and then it must be there); a bias in the file
+        that the config does not name is refused, never dropped."""
+        if not config.has_bias(matrix):
+            if key in w:
+                raise UnsupportedModelError(f"'{config.name}': {key} is a bias its family's config does not add.")
+            return None
+        if w[key].shape != (width,):
+            raise UnsupportedModelError(
+                f"'{config.name}': {key} has {w[key].shape} numbers, where it needs ({width},)."
+            )
+        return frozen(w[key])
+
     sandwich = config.norm_position == "sandwich"
     layers = []
     for i in range(config.n_layers):
@@ -71,18 +84,18 @@ def decoder_model(config: ModelConfig, w: dict[str, np.ndarray], tokenizer) -> M
         layers.append(
             LayerWeights(
                 w_q=matrix(p + "attn_q.weight", (d_q, d)),
-                b_q=None,
+                b_q=bias(p + "attn_q.bias", "q", d_q),
                 w_k=matrix(p + "attn_k.weight", (d_kv, d)),
-                b_k=None,
+                b_k=bias(p + "attn_k.bias", "k", d_kv),
                 w_v=matrix(p + "attn_v.weight", (d_kv, d)),
-                b_v=None,
+                b_v=bias(p + "attn_v.bias", "v", d_kv),
                 w_o=matrix(p + "attn_output.weight", (d, d_q)),
-                b_o=None,
+                b_o=bias(p + "attn_output.bias", "o", d),
                 norm_attention=gain(p + "attn_norm.weight"),
                 w_ff1=matrix(p + "ffn_up.weight", (d_ff, d)),
-                b_ff1=None,
+                b_ff1=bias(p + "ffn_up.bias", "mlp", d_ff),
                 w_ff2=matrix(p + "ffn_down.weight", (d, d_ff)),
-                b_ff2=None,
+                b_ff2=bias(p + "ffn_down.bias", "mlp", d),
                 norm_ffn=gain(p + "ffn_norm.weight"),
                 w_gate=matrix(p + "ffn_gate.weight", (d_ff, d)),
                 norm_attention_out=gain(p + "post_attention_norm.weight") if sandwich else None,

@@ -24,6 +24,9 @@ from typing import Any, Literal
 import numpy as np
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
+# the linear layers a model may add a bias to: W_Q, W_K, W_V, W_O, and the MLP's (its up and down layers)
+Bias = Literal["q", "k", "v", "o", "mlp"]
+ALL_BIASES: frozenset[Bias] = frozenset(("q", "k", "v", "o", "mlp"))
 
 
 class ModelError(RuntimeError):
@@ -67,7 +70,9 @@ class ModelConfig:
     mlp: Literal["gelu", "gelu_tanh", "swiglu", "geglu"]
     native_mask: Literal["none", "causal"]  # the mask the model was trained with
     predicts_next_token: bool  # it has an output head over the vocabulary
-    bias: bool = True  # its linear layers add a bias (BERT, GPT-2), or not (Llama), as nanoGPT's GPTConfig.bias
+    # the linear layers that add a bias: all of them (BERT, GPT-2), none (Llama, Gemma 3), or some (q, k and v alone);
+    # nanoGPT's GPTConfig.bias, said per matrix
+    biases: frozenset[Bias] = ALL_BIASES
     max_positions: int = 0  # rows of the learned position table (0 with rotary positions)
     rope_base: float = 10_000.0  # rotary positions: the base of the frequencies θ_i = base^(−2i/d_head)
     pooling: str = "mean"  # how sentence-transformers pools an encoder's tokens into one sentence vector
@@ -85,6 +90,12 @@ class ModelConfig:
     def is_decoder(self) -> bool:
         """Reads only the past and predicts the next token (GPT-2, Llama), where an encoder reads both ways."""
         return self.native_mask == "causal" and self.predicts_next_token
+
+    def has_bias(self, matrix: Bias) -> bool:
+        """Whether this linear layer adds a bias: "q", "k", "v", "o" or "mlp"."""
+        if matrix not in ALL_BIASES:
+            raise ValueError(f"Unknown linear layer '{matrix}': one of {', '.join(sorted(ALL_BIASES))}.")
+        return matrix in self.biases
 
     @property
     def group_size(self) -> int:

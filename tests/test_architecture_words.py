@@ -124,7 +124,16 @@ def test_the_calculator_s_gap_adds_up_to_the_arrays(configs):
         sentence = architecture.gap_sentence(model.config, gap)
         assert all(f"{abs(change):,}" in sentence for _, change in gap)
     assert dict(budget.calculator_gap(attention.load_model("gemma3")))["gated"] > 0
-    structure = dict(n_layers=12, d=768, width=768, kv_width=768, d_ff=3072, vocab=50257, positions=1024, bias=True)
+    structure = dict(
+        n_layers=12,
+        d=768,
+        width=768,
+        kv_width=768,
+        d_ff=3072,
+        vocab=50257,
+        positions=1024,
+        biases=attention.model.ALL_BIASES,
+    )
     assert budget.gpt_count(**structure, norm_size=1536, norms_per_layer=2, gated=False) == 124_439_808  # gpt2
 
 

@@ -294,7 +294,7 @@ def test_each_models_words_for_the_step_after_the_heads_follow_its_norm_position
     assert tip in labels(summed)
     drawn = [t for t in figures(at) if t.startswith("The step after")]
     if steps is None:
-        assert not drawn and cfg.norm_position == "pre" and not cfg.bias
+        assert not drawn and cfg.norm_position == "pre" and not cfg.has_bias("o")
     else:
         assert list(figure(at, "The step after the heads")["data"][0]["text"]) == steps
     # the tip-to-tail caption says where the arrows end as the model computes it

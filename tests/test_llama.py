@@ -356,3 +356,17 @@ def test_a_config_that_does_not_fit_the_weights_names_the_tensor(folder, tmp_pat
     with pytest.raises(attention.UnsupportedModelError) as error:
         attention.load_model(str(broken))
     assert tensor in str(error.value) and "broken" in str(error.value)
+
+
+def test_a_bias_the_family_does_not_add_is_refused_not_dropped(folder, tmp_path):
+    """A Llama adds no bias: a q_proj.bias in its file is refused by name, never read past (the model would draw
+    numbers without it under a Llama's words)."""
+    from safetensors.numpy import load_file, save_file
+
+    biased = tmp_path / "biased"
+    shutil.copytree(folder, biased)
+    tensors = load_file(biased / "model.safetensors")
+    tensors["model.layers.1.self_attn.q_proj.bias"] = np.ones(64, dtype=np.float32)
+    save_file(tensors, biased / "model.safetensors", metadata={"format": "pt"})
+    with pytest.raises(attention.UnsupportedModelError, match=r"blk\.1\.attn_q\.bias is a bias"):
+        attention.load_model(str(biased))

@@ -45,7 +45,7 @@ def test_the_explorers_first_page_imports_no_torch_and_pandas_whole_before_it_dr
         "at = AppTest.from_file('app.py', default_timeout=180)\n"
         "at.run()\n"
         "heavy = ('torch', 'sentence_transformers', 'transformers', 'pandas')\n"
-        "from ui import plot\n"
+        "from ui.components import plot\n"
         "print(len(at.exception), len(plot.drawn(at)), sorted(k for k in heavy if k in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)

@@ -23,28 +23,31 @@ N_POSITIONS = 128
 ROPE_THETA = 10_000.0
 
 
-def _randomize(model: LlamaForCausalLM, seed: int) -> None:
+STDS = {  # by the parameter's last names; every parameter of a Llama is one of these or a norm's gain
+    "embed_tokens.weight": 0.5,
+    "q_proj.weight": 0.25,
+    "k_proj.weight": 0.25,
+    "v_proj.weight": 0.25,
+    "o_proj.weight": 0.1,  # o_proj and down_proj: keep the residual stream from growing fast
+    "gate_proj.weight": 0.15,
+    "up_proj.weight": 0.15,
+    "down_proj.weight": 0.1,
+    "lm_head.weight": 0.3,  # only when the head is not tied (a tied one is embed_tokens, listed once)
+}
+
+
+def randomize(model: torch.nn.Module, seed: int, stds: dict[str, float] = STDS) -> None:
     """Seeded weights, large enough that softmax rows are peaked rather than uniform.
 
     RMSNorm hands each layer rows of root mean square ≈ 1, so with q_proj and k_proj at std 0.25 a query
     component has std ≈ 0.25·√64 = 2, and q·k/√d_head has std ≈ 2²·√16/4 = 4: rows with a clear peak.
+    stds: each parameter's, by its last two names; a norm's gains are drawn near one.
     """
     generator = torch.Generator().manual_seed(seed)
 
     def normal(shape: torch.Size, std: float, mean: float = 0.0) -> torch.Tensor:
         return mean + std * torch.randn(shape, generator=generator)
 
-    stds = {  # by the parameter's last names; every parameter of a Llama is one of these or a norm's gain
-        "embed_tokens.weight": 0.5,
-        "q_proj.weight": 0.25,
-        "k_proj.weight": 0.25,
-        "v_proj.weight": 0.25,
-        "o_proj.weight": 0.1,  # o_proj and down_proj: keep the residual stream from growing fast
-        "gate_proj.weight": 0.15,
-        "up_proj.weight": 0.15,
-        "down_proj.weight": 0.1,
-        "lm_head.weight": 0.3,  # only when the head is not tied (a tied one is embed_tokens, listed once)
-    }
     with torch.no_grad():
         for name, parameter in model.named_parameters():
             key = ".".join(name.split(".")[-2:])
@@ -85,7 +88,7 @@ def build_tiny_llama(
         tie_word_embeddings=tied,
     )
     model = LlamaForCausalLM(config)
-    _randomize(model, seed)
+    randomize(model, seed)
     model.eval()
     shared = model.lm_head.weight.data_ptr() == model.model.embed_tokens.weight.data_ptr()
     assert shared == tied, "the output head must be tied exactly when asked"

@@ -11,11 +11,12 @@ as they are.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import Model, Norm
+from ..model import ALL_BIASES, Model, Norm
 
 
 @dataclass(frozen=True)
@@ -187,7 +188,7 @@ def gpt_count(
     d_ff: int,
     vocab: int,
     positions: int,
-    bias: bool,
+    biases: Collection[str],
     norm_size: int,
     norms_per_layer: int,
     gated: bool,
@@ -196,10 +197,11 @@ def gpt_count(
 ) -> int:
     """A decoder's parameters counted from its structure: the token table (tied to the output head unless
     `output` counts one apart), learned positions, per layer W_Q and W_O (d × width), W_K and W_V (d × kv_width),
-    the MLP's matrices (a gated one has three), biases if any, its norms (norm_size numbers each, one per layer
+    the MLP's matrices (a gated one has three), the biases of the layers in `biases` (q, k, v, o, mlp), its norms (norm_size numbers each, one per layer
     norms_per_layer times, and one final), and any other per-layer numbers (QK-norm's gains)."""
-    attention = 2 * d * width + 2 * d * kv_width + (2 * width + 2 * kv_width - width + d if bias else 0)
-    mlp = (3 if gated else 2) * d * d_ff + (d_ff + d if bias else 0)
+    added = {"q": width, "k": kv_width, "v": kv_width, "o": d, "mlp": d_ff + d}  # each bias's numbers
+    attention = 2 * d * width + 2 * d * kv_width + sum(added[m] for m in ("q", "k", "v", "o") if m in biases)
+    mlp = (3 if gated else 2) * d * d_ff + (added["mlp"] if "mlp" in biases else 0)
     per_layer = attention + mlp + norms_per_layer * norm_size + extra_per_layer
     return vocab * d + positions * d + n_layers * per_layer + norm_size + output
 
@@ -227,7 +229,7 @@ def calculator_gap(model: Model) -> tuple[tuple[str, int], ...]:
         d_ff=sizes.d_ff,
         vocab=cfg.vocab_size,
         positions=sizes.context,
-        bias=True,
+        biases=ALL_BIASES,
         norm_size=2 * sizes.d_model,
         norms_per_layer=2,
         gated=False,
@@ -243,7 +245,7 @@ def calculator_gap(model: Model) -> tuple[tuple[str, int], ...]:
             ),
         ),
         ("positions", dict(positions=0 if model.embeddings.position is None else model.embeddings.position.shape[0])),
-        ("biases", dict(bias=cfg.bias)),
+        ("biases", dict(biases=cfg.biases)),
         ("norm", dict(norm_size=norm_size)),
         ("kv_heads", dict(kv_width=cfg.n_kv_heads * cfg.d_head)),
         ("d_ff", dict(d_ff=cfg.d_ff)),

@@ -345,7 +345,7 @@ def displacement_picture(name: str, text: str, mask: str, layer_i: int, token: i
     """The followed token's heads, in a picture fitted to them; the step after them (b_O, a norm) apart."""
     cfg = model(name).config
     return geometry.displacement_picture(
-        layer(text, mask, layer_i, name), token=token, bias=cfg.bias, norm_position=cfg.norm_position
+        layer(text, mask, layer_i, name), token=token, bias=cfg.has_bias("o"), norm_position=cfg.norm_position
     )
 
 

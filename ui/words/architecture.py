@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 from attention import ModelConfig
 from attention.lessons import budget
-from ui.words.i18n import _, n_, semicolons, whole
+from ui.words.i18n import _, listing, n_, semicolons, whole
 
 
 def _num(value: float, digits: int) -> str:
@@ -163,7 +163,10 @@ def heads_input_latex(cfg: ModelConfig) -> str:
 
 def qkv_latex(cfg: ModelConfig) -> str:
     x = heads_input_latex(cfg)
-    parts = {m: rf"{x}_{i} W_{m}" + (rf" + b_{m}" if cfg.bias else "") for m, i in (("Q", "i"), ("K", "j"), ("V", "j"))}
+    parts = {
+        m: rf"{x}_{i} W_{m}" + (rf" + b_{m}" if cfg.has_bias(m.lower()) else "")
+        for m, i in (("Q", "i"), ("K", "j"), ("V", "j"))
+    }
     q, k, v = parts["Q"], parts["K"], parts["V"]
     if cfg.qk_norm:  # each head's q and k normalized before the rotation
         q, k = rf"{norm_latex(cfg)}_q({q})", rf"{norm_latex(cfg)}_k({k})"
@@ -215,8 +218,10 @@ def scores_sentence(cfg: ModelConfig) -> str:
                 e_hat=r"$\hat e$", e="$e$", norm=norm
             )
         )
-    if cfg.bias:
+    if cfg.has_bias("q") and cfg.has_bias("k"):
         steps.append(_("the biases {b_q} and {b_k} are added").format(b_q="$b_Q$", b_k="$b_K$"))
+    elif cfg.has_bias("q") or cfg.has_bias("k"):
+        steps.append(_("the bias {b} is added").format(b="$b_Q$" if cfg.has_bias("q") else "$b_K$"))
     if cfg.qk_norm:
         steps.append(
             _("each head's {q} and {k} then go through their own {norm} (QK-norm)").format(q="$q$", k="$k$", norm=norm)
@@ -389,8 +394,8 @@ def after_heads_steps(cfg: ModelConfig) -> tuple[Step, ...]:
     one, and the norm around the sum (post-norm); e + ΣΔe (+ b_O) and no more (pre-norm); or, where the norm
     acts on the heads' sum before it is added (a sandwich), e′ = e + Norm(ΣΔe) in one step, e + ΣΔe never formed.
     Two points: nothing happens after the heads but the sum (see has_step_after_heads)."""
-    norm, bias = norm_name(cfg), (" + b<sub>O</sub>" if cfg.bias else "")
-    said = " + $b_O$" if cfg.bias else ""
+    norm, bias = norm_name(cfg), (" + b<sub>O</sub>" if cfg.has_bias("o") else "")
+    said = " + $b_O$" if cfg.has_bias("o") else ""
     start = Step("e", "e", "e", "")
     where = pick(cfg, "norm_position", {"post": "outer", "pre": None, "sandwich": "inner"})  # around e, or ΣΔe
     if where == "inner":
@@ -398,7 +403,7 @@ def after_heads_steps(cfg: ModelConfig) -> tuple[Step, ...]:
         name = f"e′ = e + {norm}(ΣΔe{bias})"
         return (start, Step(name, label.format(norm=norm, bias=bias), label.format(norm=norm, bias=said), "norm"))
     steps = [start, Step("e + ΣΔe", "+ ΣΔe", "+ ΣΔe", "sum")]
-    if cfg.bias:
+    if cfg.has_bias("o"):
         steps.append(Step(f"e + ΣΔe{bias}", BIAS_STEP, "+ $b_O$", "bias"))
     if where == "outer":
         label = _("{norm} → e′").format(norm=norm)
@@ -411,10 +416,10 @@ def unadded_sum(cfg: ModelConfig, caption: bool = False) -> str:
     compare with what the norm made of it; "" where e + ΣΔe is a point the model reaches. caption: the longer words
     of a caption (markdown, $b_O$), else a figure's short label (b<sub>O</sub>)."""
     if caption:
-        bias = " + $b_O$" if cfg.bias else ""
+        bias = " + $b_O$" if cfg.has_bias("o") else ""
         unadded = _("ΣΔe{bias} before its {norm}, never added").format(bias=bias, norm=norm_name(cfg))
     else:
-        unadded = _("ΣΔe{bias}, not added").format(bias=" + b<sub>O</sub>" if cfg.bias else "")
+        unadded = _("ΣΔe{bias}, not added").format(bias=" + b<sub>O</sub>" if cfg.has_bias("o") else "")
     return pick(cfg, "norm_position", {"post": "", "pre": "", "sandwich": unadded})
 
 
@@ -434,12 +439,12 @@ def heads_sum_tip(cfg: ModelConfig) -> tuple[str, str, str]:
 
 def has_step_after_heads(cfg: ModelConfig) -> bool:
     """Whether anything comes after the heads' sum: a bias, or a norm on the way to the residual stream."""
-    return cfg.bias or has_norm_after_heads(cfg)
+    return cfg.has_bias("o") or has_norm_after_heads(cfg)
 
 
 def after_heads_latex(cfg: ModelConfig) -> str:
     """e′ in the equation of the displacement section."""
-    summed = r"\sum_h \Delta e_j^{(h)}" + (r" + b_O" if cfg.bias else "")
+    summed = r"\sum_h \Delta e_j^{(h)}" + (r" + b_O" if cfg.has_bias("o") else "")
     return pick(
         cfg,
         "norm_position",
@@ -453,7 +458,7 @@ def after_heads_latex(cfg: ModelConfig) -> str:
 
 def after_heads_note(cfg: ModelConfig) -> str:
     """One line under the heads-added-up picture: what becomes of e + ΣΔe."""
-    bias = f" {BIAS_STEP}" if cfg.bias else ""
+    bias = f" {BIAS_STEP}" if cfg.has_bias("o") else ""
     norm = norm_name(cfg)
     return pick(
         cfg,
@@ -471,7 +476,7 @@ def after_heads_note(cfg: ModelConfig) -> str:
 def residual_sentence(cfg: ModelConfig, model: str) -> str:
     """The residual step of the loaded model's attention, as an equation in a sentence: E′ = E + ΔE where the norm
     sits before attention, around the sum after it, on attention's output in a sandwich."""
-    bias = " + b_O" if cfg.bias else ""
+    bias = " + b_O" if cfg.has_bias("o") else ""
     norm = norm_name(cfg)
     return pick(
         cfg,
@@ -521,12 +526,16 @@ def after_heads_sentence(cfg: ModelConfig) -> str:
             "below): its norms sit both before and after each sub-layer."
         ),
     }
-    return words[where, cfg.bias].format(norm=norm, a_norm=a_norm(cfg))
+    return words[where, cfg.has_bias("o")].format(norm=norm, a_norm=a_norm(cfg))
 
 
 def after_heads_toggle(cfg: ModelConfig) -> str:
     """The switch that shows the step after the heads, naming what the step does."""
-    done = [name for name, present in (("+ $b_O$", cfg.bias), (norm_name(cfg), has_norm_after_heads(cfg))) if present]
+    done = [
+        name
+        for name, present in (("+ $b_O$", cfg.has_bias("o")), (norm_name(cfg), has_norm_after_heads(cfg)))
+        if present
+    ]
     return _("Show the step after the heads ({what})").format(what=_(", then ").join(done))
 
 
@@ -536,7 +545,7 @@ def has_norm_after_heads(cfg: ModelConfig) -> bool:
 
 def attention_step_name(cfg: ModelConfig) -> str:
     """The updated section's first step, as its menu names it."""
-    bias = " + b_O" if cfg.bias else ""
+    bias = " + b_O" if cfg.has_bias("o") else ""
     return pick(
         cfg,
         "norm_position",
@@ -723,7 +732,7 @@ def budget_row(cfg: ModelConfig, key: str) -> str:
     norm = norm_name(cfg)
 
     def matrix(name: str, bias: str) -> str:
-        return f"{name}, {bias}" if cfg.bias else name
+        return f"{name}, {bias}" if cfg.has_bias(bias[-1].lower()) else name
 
     post = cfg.norm_position == "post"
     names = {
@@ -737,9 +746,9 @@ def budget_row(cfg: ModelConfig, key: str) -> str:
         "qk_norm": _("QK-norm: the {norm} gains of queries and keys").format(norm=norm),
         "norm_attention": (_("{norm} after attention") if post else _("{norm} before attention")).format(norm=norm),
         "norm_attention_out": _("{norm} of attention's output").format(norm=norm),
-        "up": _("MLP up, its bias") if cfg.bias else _("MLP up"),
+        "up": _("MLP up, its bias") if cfg.has_bias("mlp") else _("MLP up"),
         "gate": _("MLP gate"),
-        "down": _("MLP down, its bias") if cfg.bias else _("MLP down"),
+        "down": _("MLP down, its bias") if cfg.has_bias("mlp") else _("MLP down"),
         "norm_ffn": (_("{norm} after the MLP") if post else _("{norm} before the MLP")).format(norm=norm),
         "norm_ffn_out": _("{norm} of the MLP's output").format(norm=norm),
         "final_norm": _("final {norm}").format(norm=norm),
@@ -748,6 +757,19 @@ def budget_row(cfg: ModelConfig, key: str) -> str:
     if key not in names:
         raise ValueError(f"No words for the parameter row '{key}' ({cfg.name}): add them to ui/words/architecture.py.")
     return names[key]
+
+
+BIAS_NAMES = {"q": "b_Q", "k": "b_K", "v": "b_V", "o": "b_O"}  # and the MLP's, named in words
+
+
+def biases_clause(cfg: ModelConfig) -> str:
+    """Which biases the model adds, where the calculator counts one for every linear layer."""
+    if not cfg.biases:
+        return _("it has no biases")
+    named = [BIAS_NAMES[m] for m in BIAS_NAMES if cfg.has_bias(m)]
+    if cfg.has_bias("mlp"):
+        named.append(_("the MLP's"))
+    return _("its only biases are {biases}").format(biases=listing(named))
 
 
 def gap_sentence(cfg: ModelConfig, gap: tuple[tuple[str, int], ...]) -> str:
@@ -763,7 +785,7 @@ def gap_sentence(cfg: ModelConfig, gap: tuple[tuple[str, int], ...]) -> str:
             heads=cfg.n_heads, d_head=cfg.d_head, width=whole(cfg.n_heads * cfg.d_head), d_model=whole(cfg.d_model)
         ),
         "positions": _("it has no table of learned positions (its positions are rotary)"),
-        "biases": _("it has no biases"),
+        "biases": biases_clause(cfg),
         "norm": _("its {norm}s have gains only, no biases").format(norm=norm_name(cfg)),
         "kv_heads": n_(
             "its {heads} query heads share {kv} key/value head ({sharing}), so W_K and W_V are smaller",

@@ -414,6 +414,13 @@ def series(numbers: Iterable[str]) -> str:
     return ("\u00a0; " if get_decimal_symbol(language()) == "," else ", ").join(numbers)
 
 
+def listing(items: Iterable[str]) -> str:
+    """Names one after another as the session's language lists them: "a, b and c" (en), "a, b et c" (fr)."""
+    from babel.lists import format_list
+
+    return format_list(list(items), locale=language())
+
+
 def semicolons(parts: Iterable[str]) -> str:
     """Clauses or items already written, one after another, as the session's language separates them: "a; b" (en),
     "a ; b" in French (a no-break space before the semicolon), and in Korean, which writes no semicolon, a full stop
