@@ -13,7 +13,8 @@ from .model import ModelConfig, UnsupportedModelError
 
 SUPPORTED = (
     "BERT-style encoders (all-MiniLM-L6-v2, bert-base-uncased…), GPT-2 decoders (gpt2, distilgpt2…), "
-    "Llama-family decoders (SmolLM2, TinyLlama…, in safetensors or GGUF) and Gemma 3 decoders (in GGUF)"
+    "Llama-family decoders (SmolLM2, TinyLlama…, in safetensors or GGUF), Qwen2 decoders (in safetensors) and Gemma 3 "
+    "decoders (in GGUF)"
 )
 GEMMA3_LOCAL_ROPE_BASE = 10_000.0  # Gemma 3's local layers turn by this base; its files store the global one
 GEMMA3_GLOBAL_EVERY = 6  # one global layer after every five local ones: layers 6, 12, 18 (counting from 1)
@@ -45,6 +46,16 @@ FAMILIES: dict[str, dict[str, Any]] = {
         native_mask="causal",
         predicts_next_token=True,
         biases=frozenset(),
+    ),
+    "qwen2": dict(  # a Llama whose queries, keys and values add a bias; nothing else does
+        family="Qwen2 decoder",
+        norm="rms",
+        norm_position="pre",
+        positions="rotary",
+        mlp="swiglu",
+        native_mask="causal",
+        predicts_next_token=True,
+        biases=frozenset(("q", "k", "v")),
     ),
     "gemma3": dict(
         family="Gemma 3 decoder",

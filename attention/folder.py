@@ -1,6 +1,6 @@
 """Reading a model from a folder: `config.json`, `model.safetensors` and `tokenizer.json`, as Hugging Face and
 sentence-transformers save them. One reader per family turns its tensors' names into the engine's (model.py):
-BERT encoders, GPT-2 and Llama-family decoders; `READERS` maps config.json's model_type to it.
+BERT encoders, GPT-2, Llama-family and Qwen2 decoders; `READERS` maps config.json's model_type to it.
 """
 
 from __future__ import annotations
@@ -201,17 +201,18 @@ def gpt2_model(cfg: dict, sd: dict[str, np.ndarray], tokenizer, name: str) -> Mo
     )
 
 
-def llama_config(cfg: dict, name: str, weights_note: str = "") -> ModelConfig:
-    """A Llama-family config.json (SmolLM2's, TinyLlama's) in the engine's fields."""
+def llama_config(cfg: dict, name: str, weights_note: str = "", kind: str = "llama") -> ModelConfig:
+    """A Llama-family config.json (SmolLM2's, TinyLlama's; Qwen2's with kind "qwen2") in the engine's fields."""
     rope = cfg.get("rope_parameters") or {}  # transformers 5 writes the base here; older files at the top
     scaled = cfg.get("rope_scaling") or rope.get("rope_type", "default") != "default"
-    if cfg.get("hidden_act", "silu") != "silu" or scaled or cfg.get("attention_bias"):
+    windowed = cfg.get("use_sliding_window") or "sliding_attention" in (cfg.get("layer_types") or ())
+    if cfg.get("hidden_act", "silu") != "silu" or scaled or cfg.get("attention_bias") or windowed:
         raise UnsupportedModelError(
-            f"'{name}' changes Llama's MLP, rotary positions or biases; this explainer reads {SUPPORTED}."
+            f"'{name}' changes Llama's MLP, rotary positions, biases or reach; this explainer reads {SUPPORTED}."
         )
     n_heads, d_model = cfg["num_attention_heads"], cfg["hidden_size"]
     return families.config(
-        "llama",
+        kind,
         name,
         n_layers=cfg["num_hidden_layers"],
         n_heads=n_heads,
@@ -271,10 +272,17 @@ def llama_folder_model(cfg: dict, sd: dict[str, np.ndarray], tokenizer, name: st
     return decoder_model(llama_config(cfg, name), llama_weights_hf(sd, cfg.get("tie_word_embeddings", True)), tokenizer)
 
 
+def qwen2_folder_model(cfg: dict, sd: dict[str, np.ndarray], tokenizer, name: str, lay: Layout) -> Model:
+    """A Qwen2 folder: Llama's names and layout, with q, k and v's biases (families.py says which it adds)."""
+    config = llama_config(cfg, name, kind="qwen2")
+    return decoder_model(config, llama_weights_hf(sd, cfg.get("tie_word_embeddings", False)), tokenizer)
+
+
 READERS = {  # config.json's model_type -> the reader of that family's tensors
     "bert": bert_model,
     "gpt2": lambda cfg, sd, tokenizer, name, lay: gpt2_model(cfg, sd, tokenizer, name),
     "llama": llama_folder_model,
+    "qwen2": qwen2_folder_model,
 }
 
 
