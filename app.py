@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pandas  # noqa: F401  (see below)
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from ui import internals
 from ui.components import preload, reconnect
 
 ROOT = Path(__file__).resolve().parent
@@ -58,9 +58,8 @@ finally:
     state.sync_url()  # the URL always holds what is on screen (after st.stop(), see state.init)
     caches.release()  # the memory this run freed, back to the system once there is enough of it
     if RUN_LOG:
-        ctx = get_script_run_ctx()
         line = {
-            "session": ctx.session_id if ctx else "",
+            "session": internals.session_id(),
             "start": started,
             "end": time.time(),
             "text": state.get("text"),

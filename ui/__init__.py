@@ -1,5 +1,6 @@
 """The app's pages are made of rooms, each importing only the ones before it in this list:
 
+internals   Streamlit's and Plotly's private APIs, each with its test (tests/test_internals.py)
 caches      memory: the server's caches, bounded by bytes
 words       the catalogues, numbers as each language writes them, the prose, the words for a model's fields
 figures     plotly figures from arrays and words; the look (theme, contrast) and the matrix layouts

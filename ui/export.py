@@ -17,10 +17,10 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import streamlit.logger
-from streamlit.source_util import page_icon_and_name
 from streamlit.testing.v1 import AppTest
 
 import attention
+from ui import internals
 from ui.components import plot
 from ui.figures import theme
 from ui.kit import downloads
@@ -46,9 +46,9 @@ def page_scripts() -> dict[str, Path]:
     """Each page's path in a link, with the script that draws it. Streamlit names a page from its file
     (pages/06_scaling.py is /scaling); the explorer is the default page, at /."""
     explorer = ROOT / "pages" / "00_explorer.py"
-    scripts = {"": explorer, page_icon_and_name(explorer)[1]: explorer}
+    scripts = {"": explorer, internals.page_name(explorer): explorer}
     for c in chapters.CHAPTERS:
-        scripts[page_icon_and_name(Path(c.file))[1]] = ROOT / "pages" / c.file
+        scripts[internals.page_name(Path(c.file))] = ROOT / "pages" / c.file
     return scripts
 
 

@@ -25,8 +25,8 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io
 import streamlit as st
-from _plotly_utils.utils import to_typed_array_spec
 
+from ui import internals
 from ui.components.preload import LOADER, PLOTLY_JS
 from ui.words import i18n
 from ui.words.i18n import N_, _
@@ -113,7 +113,7 @@ class _Encoder(json.JSONEncoder):
 
     def default(self, o: Any) -> Any:
         if isinstance(o, np.ndarray):
-            typed = to_typed_array_spec(o)
+            typed = internals.typed_array(o)
             return typed if isinstance(typed, dict) else typed.tolist()
         if isinstance(o, np.generic):
             return o.item()
@@ -128,12 +128,11 @@ def to_json(fig: go.Figure) -> str:
     The figure is read as plotly keeps it (its data and layout dicts); a figure holding what this reading does
     not write the same (NaN or infinity, kept as null; an array under "range") goes through plotly.io itself.
     tests/test_plot.py compares the two on every figure of the explorer and the chapters."""
-    if not _plain_ranges(fig._layout):
+    data, layout = internals.figure_dicts(fig)
+    if not _plain_ranges(layout):
         return plotly.io.to_json(fig, validate=False)
     try:
-        text = json.dumps(
-            {"data": fig._data, "layout": fig._layout}, cls=_Encoder, separators=(",", ":"), allow_nan=False
-        )
+        text = json.dumps({"data": data, "layout": layout}, cls=_Encoder, separators=(",", ":"), allow_nan=False)
     except ValueError:  # NaN or infinity: plotly writes null
         return plotly.io.to_json(fig, validate=False)
     for unsafe, safe in _ESCAPES:
@@ -150,10 +149,10 @@ def _plain_ranges(layout: dict) -> bool:
 def drawn(at: Any) -> list[tuple[dict, dict]]:
     """Every figure a page run headless (Streamlit's AppTest) drew, in order: (plotly figure, plotly config)."""
     out = []
-    for element in at._tree:  # the page's elements in order (AppTest's get() lists one kind at a time)
-        if element.type == "plotly_chart":
-            out.append((json.loads(element.proto.spec), json.loads(element.proto.config)))
-        elif element.type == "bidi_component" and element.proto.component_name.endswith(NAME):
-            data = json.loads(element.proto.json)
+    for kind, proto in internals.elements_in_order(at):
+        if kind == "plotly_chart":
+            out.append((json.loads(proto.spec), json.loads(proto.config)))
+        elif kind == "bidi_component" and proto.component_name.endswith(NAME):
+            data = json.loads(proto.json)
             out.append((json.loads(data["spec"]), json.loads(data["config"])))
     return out

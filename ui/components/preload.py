@@ -10,9 +10,11 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui import internals
+
 LOADER = Path(__file__).with_name("plotly_loader.js").read_text(encoding="utf-8")
 # Streamlit's chart code, which defines window.Plotly: its file's name changes with Streamlit's version
-PLOTLY_JS = "./" + next((Path(st.__file__).parent / "static" / "static" / "js").glob("PlotlyChart.*.js")).name
+PLOTLY_JS = "./" + internals.plotly_chunk()
 _preload = st.components.v2.component(
     "attention_plotly_preload",
     html='<div class="plotly-preload"></div>',

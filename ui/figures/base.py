@@ -16,6 +16,7 @@ from functools import lru_cache
 import numpy as np
 import plotly.graph_objects as go
 
+from ui import internals
 from ui.figures import theme
 from ui.figures.text import shown, text_px, wrap
 from ui.words import i18n
@@ -100,7 +101,7 @@ def figure(traces: Sequence[dict], title: str | dict, height: int, checked: bool
     (no named colour scale, which it would write out in its own colours)."""
     title = dict(text=title) if isinstance(title, str) else title
     layout = dict(template=theme.TEMPLATE, title=title, height=height, **layout)
-    return go.Figure(data=list(traces), layout=layout, _validate=checked)
+    return go.Figure(data=list(traces), layout=layout) if checked else internals.unchecked_figure(list(traces), layout)
 
 
 SUBTITLE_CHARS = 30  # the sentence in a subtitle is cut at a word: one line, even in a half-width figure
@@ -170,7 +171,7 @@ def stand_alone(
     width its figure was laid out for; the figure and its margin grow by the lines that adds)."""
     # Read and set in plotly's own dict of the layout, which its property objects read from: through them, these
     # few settings cost each figure a validation per property, on every new sentence.
-    layout = fig._layout
+    layout = internals.figure_dicts(fig)[1]
     if separators:
         layout["separators"] = separators
     title = layout.get("title")

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
+from ui import internals
 from ui.figures import theme
 from ui.figures.base import SUBTITLE_PX, Canvas
 from ui.figures.text import LINE, label_px, text_px
@@ -63,7 +64,7 @@ def tick_band(labels: Sequence[str], cell: float, size: int) -> tuple[int, int]:
 def _unchecked(traces: list[dict], layout: dict) -> go.Figure:
     """The figure as given, without plotly's property checks, which take ten times as long as the figure for the
     four steps' 48 heatmaps. tests/test_app.py checks every such figure of the page instead."""
-    return go.Figure(data=[_set(t) for t in traces], layout=_set(layout), _validate=False)
+    return internals.unchecked_figure([_set(t) for t in traces], _set(layout))
 
 
 def pixel_figure(

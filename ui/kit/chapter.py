@@ -12,9 +12,9 @@ from urllib.parse import urlencode
 import numpy as np
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
-from streamlit.source_util import page_icon_and_name
 
 from attention import Model, ModelConfig, Trace
+from ui import internals
 from ui.figures import theme
 from ui.figures.base import Canvas
 from ui.figures.matrices import tokens_named
@@ -112,7 +112,7 @@ def link_explorer(label: str) -> None:
 
 def url_path(target: chapters.Chapter) -> str:
     """The chapter's address under the app's root, as Streamlit names it from the file ("kv_cache")."""
-    return page_icon_and_name(Path(target.file))[1]
+    return internals.page_name(Path(target.file))
 
 
 def address(target: chapters.Chapter | None, anchor: str = "") -> str:

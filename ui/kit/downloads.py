@@ -21,10 +21,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import attention
 import attention.sources
+from ui import internals
 from ui.figures import theme
 from ui.words.i18n import N_, _
 
@@ -125,12 +125,13 @@ def _this_run() -> dict[str, Export] | None:
     Streamlit gives every run of a page a fresh table of cursors, also when only a fragment reruns (the
     explorer's token picker): such a rerun adds to the list of the run that drew its page, whose button is
     still on screen, and a redrawn figure replaces its older self."""
-    ctx = get_script_run_ctx(suppress_warning=True)
-    if ctx is None:
+    this_run = internals.run_of_this_page()
+    if this_run is None:
         return None
+    run, fragment = this_run
     registry = st.session_state.get(REGISTRY)
-    if registry is None or (registry.run is not ctx.cursors and not ctx.fragment_ids_this_run):
-        registry = _Registry(run=ctx.cursors)
+    if registry is None or (registry.run is not run and not fragment):
+        registry = _Registry(run=run)
         st.session_state[REGISTRY] = registry
     return registry.figures
 

@@ -15,13 +15,13 @@ from typing import Any
 from urllib.parse import quote_plus
 
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
 
 import attention
 import attention.menu
 import attention.sources
 import attention.tokens
 from attention.lessons import budget, geometry, masking, similarity
+from ui import internals
 from ui.figures.layout import LAYOUTS
 from ui.figures.theme import DEFAULT_EXPORT, EXPORT_FORMATS
 from ui.words import i18n
@@ -254,8 +254,7 @@ def run_through_app() -> None:
     On a fresh server, a link straight to a chapter is served before app.py has ever run, and Streamlit
     then runs the page file alone, as in its older multipage mode where a pages/ folder is the app: the
     flag that app.py's st.navigation clears is still set. Clear it and run again, through app.py."""
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
+    if internals.leave_pages_directory_mode():
         st.rerun()
 
 

@@ -1,0 +1,110 @@
+"""Each private API of Streamlit and Plotly the app reaches (ui/internals.py) does what the app relies on: these
+tests fail on the upgrade that changes one, before a page does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.io
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from ui import internals
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_a_figures_dicts_are_its_own():
+    fig = go.Figure(data=[go.Heatmap(z=[[1, 2]])], layout=dict(title=dict(text="before")))
+    data, layout = internals.figure_dicts(fig)
+    assert data[0]["type"] == "heatmap" and layout["title"]["text"] == "before"
+    layout["title"]["text"] = "after"  # written in place, as the chart element does
+    data[0]["zmin"] = 0
+    assert fig.to_dict()["layout"]["title"]["text"] == "after" and fig.to_dict()["data"][0]["zmin"] == 0
+
+
+def test_an_unchecked_figure_takes_its_settings_as_given():
+    data = [dict(type="heatmap", z=[[1, 2]], zmin="low")]  # not a number: plotly's checks refuse it
+    with pytest.raises(ValueError):
+        go.Figure(data=data)
+    fig = internals.unchecked_figure(data, dict(title=dict(text="t"), height=200))
+    drawn, layout = internals.figure_dicts(fig)
+    assert drawn[0]["zmin"] == "low" and layout["height"] == 200
+
+
+def test_a_typed_array_is_written_as_plotly_io_writes_it():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    fig = go.Figure(data=[go.Heatmap(z=a)])
+    theirs = json.loads(plotly.io.to_json(fig, validate=False))["data"][0]["z"]
+    assert internals.typed_array(a) == theirs
+    assert set(theirs) >= {"dtype", "bdata"}
+
+
+def test_streamlits_chart_code_is_where_the_preload_asks_for_it():
+    name = internals.plotly_chunk()
+    path = Path(st.__file__).parent / "static" / "static" / "js" / name
+    assert path.is_file() and "Plotly" in path.read_text(encoding="utf-8", errors="replace")[:2_000_000]
+
+
+def test_a_page_is_named_from_its_file_as_its_url_says():
+    assert internals.page_name(ROOT / "pages" / "06_scaling.py") == "scaling"
+    assert internals.page_name(Path("13_kv_cache.py")) == "kv_cache"
+
+
+def test_outside_a_run_there_is_no_run_and_no_session():
+    assert internals.run_of_this_page() is None and internals.session_id() == ""
+
+
+SCRIPT = """
+import streamlit as st
+from ui import internals
+run = internals.run_of_this_page()
+st.session_state.setdefault("runs", []).append(id(run[0]))
+st.write(internals.session_id() != "", run[1])
+
+
+@st.fragment
+def part():
+    st.button("again")
+    st.write(internals.run_of_this_page()[1])
+
+
+part()
+"""
+
+
+def test_each_run_of_a_page_has_its_own_token_and_a_session():
+    at = AppTest.from_string(SCRIPT).run()
+    assert not at.exception
+    assert [m.value for m in at.markdown] == ["`True` `False`", "`False`"]  # a session; a whole run, then a fragment
+    at.run()
+    first, second = at.session_state["runs"]
+    assert first != second  # a new run, a new token
+
+
+def test_the_pages_directory_mode_is_left_once():
+    from streamlit.runtime.pages_manager import PagesManager
+
+    before = PagesManager.uses_pages_directory
+    try:
+        PagesManager.uses_pages_directory = True
+        assert internals.leave_pages_directory_mode() is True
+        assert PagesManager.uses_pages_directory is False
+        assert internals.leave_pages_directory_mode() is False
+    finally:
+        PagesManager.uses_pages_directory = before
+
+
+def test_a_headless_runs_elements_come_in_the_pages_order():
+    at = AppTest.from_string(
+        "import streamlit as st\nimport plotly.graph_objects as go\nst.title('a')\n"
+        "st.plotly_chart(go.Figure(layout=dict(title=dict(text='b'))))\nst.caption('c')"
+    ).run()
+    kinds = [kind for kind, proto in internals.elements_in_order(at) if proto is not None]
+    assert kinds == ["title", "plotly_chart", "caption"]
+    chart = next(proto for kind, proto in internals.elements_in_order(at) if kind == "plotly_chart")
+    assert json.loads(chart.spec)["layout"]["title"]["text"] == "b"
