@@ -14,7 +14,7 @@ import streamlit as st
 from pages.explorer import controls, heads, outputs
 from ui.kit import choices, inputs, notices
 from ui.kit.chart import chart
-from ui.session import engine, state
+from ui.session import engine, models, state
 from ui.words import architecture, i18n
 from ui.words.i18n import _
 from ui.words.prose import fill, sections
@@ -29,7 +29,7 @@ def render() -> None:
     st.html(PAGE_CSS)
     prose = sections("explorer", i18n.language())
     choices.model_choice()
-    model = engine.current_or_stop()
+    model = models.current_or_stop()
     cfg = model.config
     layer_i = controls.controls(cfg)
     presenter = bool(state.get("presenter"))

@@ -8,7 +8,7 @@ from ui.components import table
 from ui.figures import theme
 from ui.kit import chapter
 from ui.kit.chart import chart
-from ui.session import engine, state
+from ui.session import engine, models, state
 from ui.words import i18n
 from ui.words.i18n import N_, _
 
@@ -122,7 +122,7 @@ st.header(_("In the real model"), anchor="in-the-real-model")
 cfg = chapter.model_view().config
 # The real model reads a pair written in the page's language, its context before the word (context.PAIRS), when
 # it was trained on many languages; a model trained on English reads the English pair, glossed in the prose.
-PAIR = context.pair(i18n.language() if engine.reads_many_languages() else "en")
+PAIR = context.pair(i18n.language() if models.reads_many_languages() else "en")
 word, (first, second), (ref_a, ref_b) = PAIR.word, PAIR.sentences, PAIR.references
 real = dict(word=word, first=first, second=second, ref_a=ref_a, ref_b=ref_b, layers=cfg.n_layers)
 st.markdown(chapter.fill(prose["decoder" if cfg.is_decoder else "real"], **real))

@@ -7,7 +7,7 @@ from attention.lessons import position
 from ui import figures
 from ui.kit import chapter
 from ui.kit.chart import chart
-from ui.session import engine, state
+from ui.session import engine, models, state
 from ui.words import architecture, i18n
 from ui.words.i18n import _
 
@@ -30,7 +30,7 @@ try:
     exp = engine.shuffle(view.text, seed, with_positions)
 except ValueError:  # a sentence with nothing to read: empty, or only spaces and unprintable characters
     st.info(_("The sentence in the sidebar holds nothing to read: type one with letters, digits or symbols."))
-    engine.stop()
+    models.stop()
 labels = figures.token_labels([t.display for t in exp.original.tokens])
 if with_positions:
     original_title, unshuffled_title = _("Original order"), _("Shuffled, put back")

@@ -9,7 +9,7 @@ from ui import figures
 from ui.components import table
 from ui.kit import chapter, inputs
 from ui.kit.chart import chart
-from ui.session import engine, state
+from ui.session import models, state
 from ui.words import architecture, i18n
 from ui.words.i18n import N_, _, n_
 
@@ -167,7 +167,7 @@ st.markdown(
             for key, said in (
                 ("vocabulary_most", token_table > loaded.total / 2),
                 ("vocabulary_some", token_table <= loaded.total / 2),
-                ("vocabulary_languages", engine.reads_many_languages()),
+                ("vocabulary_languages", models.reads_many_languages()),
             )
             if said
         ),

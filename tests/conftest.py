@@ -50,13 +50,13 @@ def empty_cache(tmp_path, monkeypatch):
     """An empty Hugging Face cache, offline: of the decoders, only those installed with the app can be chosen."""
     import huggingface_hub.constants
 
-    from ui.session import engine
+    from ui.session import models
 
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
-    engine.choices.clear()
+    models.choices.clear()
     yield
-    engine.choices.clear()
+    models.choices.clear()
 
 
 @pytest.fixture

@@ -11,13 +11,14 @@ import numpy as np
 import pytest
 
 import attention
+from app_driver.apptest import run_page
 from attention.lessons import geometry
 from ui import caches
 from ui.components import plot
 from ui.figures.base import stand_alone
 from ui.figures.head_view import heads_grid
 from ui.kit import chart
-from ui.session import engine
+from ui.session import engine, models
 
 TEXTS = [f"sentence number {i} about a fluffy creature " * (1 + 6 * i) for i in range(8)]  # 8 to 246 tokens
 
@@ -48,37 +49,37 @@ def test_the_trace_cache_stays_within_its_budget_and_gives_the_right_traces(mode
     cache = small(engine.TRACES, 3 * max(sizes))
     assert sum(sizes) > cache.budget  # more than fits
     for text in TEXTS:
-        tr = engine.trace(text, None, engine.MODEL)
+        tr = engine.trace(text, None, models.MODEL)
         assert tr.text == text
         np.testing.assert_array_equal(tr.layers[2].weights, attention.trace(model, text).layers[2].weights)
         within(cache)
-        assert (engine.MODEL, "none", text) in dict(cache.entries())  # the newest is always kept
+        assert (models.MODEL, "none", text) in dict(cache.entries())  # the newest is always kept
     assert len(cache.entries()) < len(TEXTS)
 
 
 def test_a_trace_that_stacks_its_weights_is_measured_again(model, small):
     cache = small(engine.TRACES, 2**30)
-    tr = engine.trace(TEXTS[3], None, engine.MODEL)
-    before = dict(cache.entries())[(engine.MODEL, "none", TEXTS[3])]
+    tr = engine.trace(TEXTS[3], None, models.MODEL)
+    before = dict(cache.entries())[(models.MODEL, "none", TEXTS[3])]
     assert before == tr.nbytes
     stacked = tr.weights  # (n_layers, n_heads, n, n): a copy the trace keeps
-    assert engine.trace(TEXTS[3], None, engine.MODEL) is tr
-    assert dict(cache.entries())[(engine.MODEL, "none", TEXTS[3])] == before + stacked.nbytes
+    assert engine.trace(TEXTS[3], None, models.MODEL) is tr
+    assert dict(cache.entries())[(models.MODEL, "none", TEXTS[3])] == before + stacked.nbytes
     within(cache)
 
 
 def test_the_results_cache_stays_within_its_budget_and_gives_the_right_results(model, small):
     keep = tuple(range(1, 5))
-    one = engine.before_after.cached(engine.MODEL, TEXTS[7], "none", 1, "attention", keep)
+    one = engine.before_after.cached(models.MODEL, TEXTS[7], "none", 1, "attention", keep)
     cache = small(engine.RESULTS, 3 * caches.nbytes(one))
     for text in TEXTS:
-        got = engine.before_after.cached(engine.MODEL, text, "none", 1, "attention", keep)
+        got = engine.before_after.cached(models.MODEL, text, "none", 1, "attention", keep)
         want = geometry.layer_before_after(attention.trace(model, text).layers[1], "attention", keep)
         np.testing.assert_allclose(got.before, want.before, rtol=1e-6)
         np.testing.assert_allclose(got.after, want.after, rtol=1e-6)
         within(cache)
     assert 1 < len(cache.entries()) < len(TEXTS)
-    assert all(key[:2] == ("before_after", engine.MODEL) for key, _ in cache.entries())
+    assert all(key[:2] == ("before_after", models.MODEL) for key, _ in cache.entries())
 
 
 def test_a_result_is_one_entry_whether_its_defaults_are_given_or_not(small):
@@ -165,15 +166,15 @@ def test_a_model_let_go_of_takes_its_traces_and_results_with_it(monkeypatch, sma
     loaded = []
     monkeypatch.setattr(attention, "load_model", lambda name: loaded.append(name) or f"model {name}")
     slot = {}
-    monkeypatch.setattr(engine, "_slot", lambda: slot)
+    monkeypatch.setattr(models, "_slot", lambda: slot)
     traces, results = small(engine.TRACES, 2**30), small(engine.RESULTS, 2**30)
-    assert engine._chosen("first") == "model first"
+    assert models._chosen("first") == "model first"
     traces.get(("first", "causal", "a text"), lambda: SimpleNamespace(nbytes=80))  # as a trace measures itself
     results.get(("shifted", "first", "a text", 3), lambda: np.zeros(10))
     results.get(("scaling_experiment", 64, 8), lambda: np.zeros(10))
-    assert engine._chosen("first") == "model first" and loaded == ["first"]
-    assert engine._chosen("second") == "model second"
-    assert engine._slot() == {"second": "model second"}
+    assert models._chosen("first") == "model first" and loaded == ["first"]
+    assert models._chosen("second") == "model second"
+    assert models._slot() == {"second": "model second"}
     assert traces.entries() == []
     assert [key for key, _ in results.entries()] == [("scaling_experiment", 64, 8)]
 
@@ -181,3 +182,18 @@ def test_a_model_let_go_of_takes_its_traces_and_results_with_it(monkeypatch, sma
 def test_memory_is_handed_back_when_forced():
     assert caches.release(force=True) is (caches.resident() is not None)
     assert not caches.release()  # nothing grew since
+
+
+def test_a_new_sentence_is_tokenized_once(monkeypatch):
+    """Accepted, checked for what the model cannot read, and traced: one tokenization of the text for all three."""
+    import attention.tokens
+
+    seen = []
+    real = attention.tokens.tokenize
+    monkeypatch.setattr(
+        attention.tokens, "tokenize", lambda tok, text, limit: seen.append(text) or real(tok, text, limit)
+    )
+    text = "a sentence no other test of this process has sent, about owls"
+    at = run_page(text=text)
+    assert not at.exception
+    assert seen.count(text) == 1, seen

@@ -8,7 +8,7 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from app_driver.apptest import ROOT, TIMEOUT, figure, messages, run_page
-from ui.session import engine
+from ui.session import models
 
 
 def test_offline_the_menu_offers_the_models_it_can_load_and_names_the_others_with_the_reason(empty_cache):
@@ -65,7 +65,7 @@ def test_switching_to_the_decoder_takes_its_mask_and_back(gpt2_in_cache):
 def test_a_server_can_leave_the_decoders_out(gpt2_in_cache, monkeypatch):
     """ATTENTION_DECODERS names the decoders a server offers: a small one offers none, even from the cache."""
     monkeypatch.setenv("ATTENTION_DECODERS", "")
-    engine.choices.clear()
+    models.choices.clear()
     at = run_page(model="gpt2")
     assert "not offered on this server" in messages(at)
     assert at.sidebar.selectbox(key="w:model").value == "all-MiniLM-L6-v2"

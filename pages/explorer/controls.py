@@ -8,7 +8,7 @@ import attention
 from ui.components import head_switch
 from ui.figures.layout import LAYOUTS
 from ui.kit import inputs, notices
-from ui.session import engine, state
+from ui.session import models, state
 from ui.words import architecture, i18n
 from ui.words.i18n import _
 
@@ -31,7 +31,7 @@ def colour_names() -> dict[str, str]:
 
 def controls(cfg: attention.ModelConfig) -> int:
     """The sidebar: sentence, layer and head, then the explorer's own choices. Returns the layer, 0-based."""
-    inputs.sentence_controls(engine.max_tokens(cfg))
+    inputs.sentence_controls(models.max_tokens(cfg))
     layer_i, _head = inputs.layer_head(cfg.n_layers, cfg.n_heads)
     with st.sidebar:
         st.radio(
@@ -87,7 +87,7 @@ def show_notices(tr: attention.Trace) -> None:
     st.session_state["_notices_shown"] = list(st.session_state.get(state.NOTICES, []))
     notices.url_notices()
     notices.cut_notice()
-    notices.unread_notice(engine.current_or_stop(), tr.text)
+    notices.unread_notice(models.current_or_stop(), tr.text)
     if tr.truncated:
         cut = []
         if tr.chars_dropped:

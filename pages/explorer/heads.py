@@ -22,7 +22,7 @@ from ui.figures import head_view, theme
 from ui.figures.base import Canvas, isolated
 from ui.kit import notices
 from ui.kit.chart import chart
-from ui.session import engine, state
+from ui.session import engine, models, state
 from ui.words import architecture, i18n
 from ui.words.i18n import N_, _, n_
 from ui.words.prose import fill
@@ -112,7 +112,7 @@ def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[
         fill(
             prose["tokens"],
             vocab=i18n.whole(cfg.vocab_size),
-            pieces=architecture.pieces_sentence(attention.tokens.spelling(engine.current_or_stop().tokenizer)),
+            pieces=architecture.pieces_sentence(attention.tokens.spelling(models.current_or_stop().tokenizer)),
             added=architecture.added_tokens_sentence(cfg),
             positions=architecture.positions_sentence(cfg),
             words=i18n.whole(len(pieces)),

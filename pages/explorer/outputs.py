@@ -19,7 +19,7 @@ from ui.figures.charts import next_token_bars
 from ui.figures.vectors import after_heads_figure, heads_summed_figure
 from ui.kit import choices, downloads, inputs, next_word, notices
 from ui.kit.chart import chart
-from ui.session import engine, state
+from ui.session import engine, models, state
 from ui.words import architecture, i18n
 from ui.words.i18n import _, n_
 from ui.words.prose import fill, sections
@@ -299,7 +299,7 @@ def next_word_section(tr: attention.Trace) -> None:
 
     Its own fragment: moving the temperature redraws only this section."""
     if tr.next_logits is None:
-        decoders = [c for c in engine.choices().values() if c.available and c.native_mask == "causal"]
+        decoders = [c for c in models.choices().values() if c.available and c.native_mask == "causal"]
         st.caption(
             _(
                 "{model} is an encoder: it reads the whole sentence at once and has no head that predicts a next "
@@ -334,7 +334,7 @@ def next_word_section(tr: attention.Trace) -> None:
             _("Temperature T"), low, high, step, 1, **state.bound("temperature", on_change=_temperature)
         )
         temperature = state.get("temperature")
-        model = engine.model(engine.model_name())
+        model = models.model(models.model_name())
         words_next = prediction.next_words_after(model, tr, top=TOP_NEXT, temperature=temperature)
         predictions = words_next.text
         shown = sum(p.probability for p in predictions)
@@ -384,7 +384,7 @@ def removed_head(tr: attention.Trace) -> None:
         return
     gone = engine.removed(tr.text, layer_i, h, "zero")
     if gone.kl_divergence is not None:
-        model = engine.model(engine.model_name())
+        model = models.model(models.model_name())
         pct = functools.partial(i18n.share, digits=1)
         st.caption(
             _(

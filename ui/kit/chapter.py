@@ -20,7 +20,7 @@ from ui.figures.base import Canvas
 from ui.figures.matrices import tokens_named
 from ui.kit import choices, downloads, inputs, notices
 from ui.kit.chart import chart
-from ui.session import engine, state
+from ui.session import engine, models, state
 from ui.words import chapters, i18n
 from ui.words.i18n import _
 from ui.words.prose import fill, sections
@@ -286,7 +286,7 @@ def model_view(prefer_decoder: bool = False) -> Model:
     """The Model choice in the sidebar, and the chosen model (for a chapter that needs no sentence).
     prefer_decoder: the chapter's idea lives in a decoder, so it opens on one where the user chose no model."""
     choices.model_choice(prefer_decoder)
-    return engine.current_or_stop()
+    return models.current_or_stop()
 
 
 @dataclass(frozen=True)
@@ -313,8 +313,8 @@ def sentence_view(prefer_decoder: bool = False, model: Model | None = None) -> S
     model: already chosen (model_view), for a chapter that needs the sentence only on some models."""
     if model is None:
         choices.model_choice(prefer_decoder)
-        model = engine.current_or_stop()
-    inputs.sentence_controls(engine.max_tokens(model.config))
+        model = models.current_or_stop()
+    inputs.sentence_controls(models.max_tokens(model.config))
     notices.cut_notice()
     notices.url_notices()  # a token the link named, refused when the text was accepted just now
     notices.unread_notice(model, state.get("text"))

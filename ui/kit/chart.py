@@ -17,7 +17,7 @@ from ui.components.page_width import column_px
 from ui.figures import head_meta, theme
 from ui.figures.base import shortened, stand_alone
 from ui.kit import downloads
-from ui.session import engine, state
+from ui.session import models, state
 from ui.words import i18n
 from ui.words.i18n import _
 
@@ -56,7 +56,7 @@ def chart(
     share: the share of the page's width the figure is drawn in (0.5 in st.columns(2)): its title is wrapped to it."""
     if text is None and (layer, head, mask) != (None, None, None):
         text = state.get("text")
-    model = engine.model_name() if text else None
+    model = models.model_name() if text else None
     # the sentence as the language quotes it, and the model as the menu names it (its id is for links and files)
     subtitle = (
         _("“{sentence}” · {model}").format(sentence=shortened(text), model=attention.sources.SHOWN.get(model, model))
@@ -64,7 +64,7 @@ def chart(
         else None
     )
     names = tuple(downloads.what_it_shows(layer, head, mask))
-    own = engine.own_mask(model) if model else "none"
+    own = models.own_mask(model) if model else "none"
     file = downloads.file_name(name, layer, head, *downloads.unusual(mask, model, own), text=text)
     shown = st.session_state.setdefault(SHOWN, {})
     page_has = shown.get(key or name) if switch is not None else None

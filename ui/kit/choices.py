@@ -8,7 +8,7 @@ import streamlit as st
 import attention
 import attention.sources
 from ui.components import access, page_language
-from ui.session import engine, state
+from ui.session import models, state
 from ui.words import i18n
 from ui.words.i18n import _
 
@@ -46,8 +46,8 @@ def home_model() -> str:
     """The model the pages open on: the language's opening model where this server can load it, else the
     bundled one."""
     wanted = state.opening(i18n.language())[1]
-    choice = engine.choices().get(wanted)
-    return wanted if choice is not None and choice.available else engine.MODEL
+    choice = models.choices().get(wanted)
+    return wanted if choice is not None and choice.available else models.MODEL
 
 
 def label(choice: attention.ModelChoice) -> str:
@@ -66,7 +66,7 @@ def model_choice(prefer_decoder: bool = False) -> None:
     the user chose a model, and says so; the next page without that preference is back on the bundled model.
     Unless the link named one, the mask is the model's own. The page's language is chosen first, above it
     (language_choice, which every page calls when it starts)."""
-    options = engine.choices()
+    options = models.choices()
     chose = st.session_state.setdefault(state.LINK_CHOSE, set())
     home = home_model()
     opened_on = options.get(state.get("model"))
@@ -88,23 +88,23 @@ def model_choice(prefer_decoder: bool = False) -> None:
                 ).format(decoder=short_label(decoder), default=home)
             )
     chosen = state.get("model")
-    if chosen != engine.model_name():
-        why = engine.failed_reason(chosen) or (_(options[chosen].reason) if chosen in options else _("not offered"))
+    if chosen != models.model_name():
+        why = models.failed_reason(chosen) or (_(options[chosen].reason) if chosen in options else _("not offered"))
         st.session_state[REFUSED] = (chosen, why)  # said on every run until another model is picked
-        state.put("model", engine.MODEL)
+        state.put("model", models.MODEL)
     refused = st.session_state.get(REFUSED)
-    if refused is not None and state.get("model") == engine.MODEL:
+    if refused is not None and state.get("model") == models.MODEL:
         st.warning(
             _("**{model}** cannot be used here ({why}), so the page shows {default}.").format(
-                model=refused[0], why=refused[1], default=engine.MODEL
+                model=refused[0], why=refused[1], default=models.MODEL
             )
         )
     if "mask" not in chose:
-        state.put("mask", engine.own_mask(engine.model_name()))
+        state.put("mask", models.own_mask(models.model_name()))
     with st.sidebar:
         # the models this server can load, and the bundled one, which the page stays on (its error says how to
         # install it); the rest are named, with why, in the menu's help
-        offered = [n for n, c in options.items() if c.available or n == engine.MODEL]
+        offered = [n for n, c in options.items() if c.available or n == models.MODEL]
         missing = [c for n, c in options.items() if n not in offered]
         st.selectbox(
             _("Model"),
@@ -131,7 +131,7 @@ def model_choice(prefer_decoder: bool = False) -> None:
                 )
             ),
         )
-        current = options.get(engine.model_name())
+        current = options.get(models.model_name())
         if current is not None and current.terms:  # said where the model is chosen, the terms' text at hand
             st.caption(
                 _("{terms}; its package ships their text, {file}.").format(
@@ -145,7 +145,7 @@ def model_choice(prefer_decoder: bool = False) -> None:
 def models_with(feature: str) -> str:
     """A sentence that points to the models on this server that have a feature ("qk_norm", "sliding_window"),
     or "" when none does (the menu says which models have which, before any is loaded)."""
-    usable = [short_label(c) for c in engine.choices().values() if feature in c.features and c.available]
+    usable = [short_label(c) for c in models.choices().values() if feature in c.features and c.available]
     return (
         _("Pick **{models}** in the sidebar's **Model** menu to see it on real weights.").format(
             models=_(" or ").join(usable)
@@ -184,7 +184,7 @@ def _model_changed() -> None:
 def decoders_here() -> str:
     """A sentence for a page shown on an encoder: which decoder to pick for the real thing, or, where this server
     has none, that it has none and how one is installed (never a model that cannot be used here)."""
-    usable = [short_label(c) for c in engine.choices().values() if c.available and c.native_mask == "causal"]
+    usable = [short_label(c) for c in models.choices().values() if c.available and c.native_mask == "causal"]
     if usable:
         return _(
             "Pick {models} in the sidebar's **Model** menu to see a model that was trained with this mask do it on "

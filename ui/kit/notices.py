@@ -8,7 +8,7 @@ import streamlit as st
 import attention
 import attention.tokens
 from ui.kit.choices import choose_model, short_label
-from ui.session import engine, state
+from ui.session import engine, models, state
 from ui.words import i18n
 from ui.words.i18n import _
 
@@ -54,9 +54,9 @@ def unread_notice(model: attention.Model, text: str) -> None:
     MiniLM's jamo or SmolLM2's bytes), or reads English only and the text is in another language, say so, and offer, in one
     click, a model whose tokenizer reads it."""
     share = engine.unread_share(text)
-    options = engine.choices()
+    options = models.choices()
     current = options.get(model.config.name)
-    if share is None or (current is not None and current.multilingual) or engine.reads_many_languages():
+    if share is None or (current is not None and current.multilingual) or models.reads_many_languages():
         return
     if share >= UNREAD:
         pieces = {  # what an unread word comes out as, by how the tokenizer spells its pieces

