@@ -152,16 +152,33 @@ def unpermute_rotary(w: np.ndarray, n_heads: int) -> np.ndarray:
 # --- tokenizers, from the file's vocabulary -----------------------------------------------------------------
 
 
+# How a byte-level vocabulary's text is cut before its merges, by the name the file gives it (tokenizer.ggml.pre), as
+# llama.cpp cuts it (llama-vocab.cpp): GPT-2's expression alone, or each digit on its own first (SmolLM2's).
+PRE_TOKENIZERS = {"default": "gpt2", "gpt-2": "gpt2", "gpt2": "gpt2", "smollm": "digits"}
+
+
 def byte_level_tokenizer(meta: dict, path: Path):
     """A byte-level BPE tokenizer from a GGUF file's vocabulary and merges (GPT-2's scheme, which SmolLM2 uses):
-    the text cut at word boundaries, each piece's bytes spelled as characters, then merged pair by pair."""
+    the text cut as the file says (PRE_TOKENIZERS), each piece's bytes spelled as characters, then merged pair by
+    pair. A cut it does not know is refused: the same merges on other pieces are other tokens."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors
 
+    pre = meta.get("tokenizer.ggml.pre", "default")
+    if pre not in PRE_TOKENIZERS:
+        raise UnsupportedModelError(
+            f"{path} cuts its text before BPE as '{pre}', which this explainer does not know; "
+            f"it reads {', '.join(sorted(PRE_TOKENIZERS))}."
+        )
     tokens, merges = meta["tokenizer.ggml.tokens"], meta["tokenizer.ggml.merges"]
     tokenizer = Tokenizer(
         models.BPE(vocab={t: i for i, t in enumerate(tokens)}, merges=[tuple(m.split(" ", 1)) for m in merges])
     )
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False)  # GPT-2's cut at word boundaries, then bytes
+    tokenizer.pre_tokenizer = (
+        pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True), byte_level])
+        if PRE_TOKENIZERS[pre] == "digits"
+        else byte_level
+    )
     tokenizer.decoder = decoders.ByteLevel()
     tokenizer.post_processor = processors.ByteLevel(trim_offsets=True)  # a word's offsets leave out its space
     return _added(tokenizer, tokens, meta["tokenizer.ggml.token_type"])

