@@ -33,11 +33,14 @@ from app_driver.colours import (
 )
 from ui.components import access
 from ui.figures import roles, theme, token_chips
+from ui.words import i18n
 
 
 def palettes() -> dict[str, list[tuple]]:
     """Each palette as the pairs of colours a figure sets side by side."""
-    chips = token_chips(["[CLS]", "verd", "##ant", "[SEP]"], [True, False, False, True], [False, False, True, False])
+    chips = token_chips(
+        ["[CLS]", "verd", "##ant", "[SEP]"], [True, False, False, True], [False, False, True, False], words=i18n.words()
+    )
     outlines = [t.line.color for t in chips.data if t.fill == "toself"]
     ticks = np.linspace(0.25, 1.0, 16)
     return {

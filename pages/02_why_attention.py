@@ -114,13 +114,13 @@ distances = np.arange(0, int(exp.distances.max()) + 1)
 left, right = chapter.figure_columns(2)
 with left:
     chart(
-        charts.recurrent_memory(distances, motivation.recurrent_share(distances, keep), keep),
+        charts.recurrent_memory(distances, motivation.recurrent_share(distances, keep), keep, words=i18n.words()),
         "recurrent_memory",
         share=chapter.figure_share(0.5),
     )
 with right:  # the layer and head after the model's name, on the title's second line
     chart(
-        charts.attention_reach(exp.distances, exp.best, float(distances[-1]), model.config.name),
+        charts.attention_reach(exp.distances, exp.best, float(distances[-1]), model.config.name, words=i18n.words()),
         "attention_reach",
         layer=layer_i,
         head=head_i,

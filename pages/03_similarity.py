@@ -42,7 +42,7 @@ with controls:
     m1.metric(_("angle"), i18n.num(similarity.angle_degrees(a, b), 1) + "°")
     m2.metric(_("distance {norm}").format(norm="‖a − b‖"), i18n.num(similarity.euclidean(a, b), 2))
 with picture:
-    chart(figures.two_vectors(a, b), "two_vectors", share=2 / 3)
+    chart(figures.two_vectors(a, b, words=i18n.words()), "two_vectors", share=2 / 3)
 st.markdown(prose["measures"])
 st.markdown(prose["angles"])
 table.table(
@@ -82,6 +82,7 @@ with right:
             scale=theme.SCORES_SCALE,  # a similarity, on the scores' diverging scale: −1 blue, 0 white, 1 red
             zmin=-1,
             zmax=1,
+            words=i18n.words(),
         ),
         "toy_cosines",
         key="fig_toy_cosines",

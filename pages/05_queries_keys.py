@@ -67,7 +67,7 @@ with left:
     )
     chapter.half_chart(
         figures.attention_heatmap(
-            chapter.windowed(scores, shown), drawn, title, kind="scores", **chapter.heatmap_room()
+            chapter.windowed(scores, shown), drawn, title, kind="scores", **chapter.heatmap_room(), words=i18n.words()
         ),
         "qk_scores",
         key="fig_queries_keys_qk",
@@ -83,6 +83,7 @@ with right:
             _("{scores} of the embeddings").format(scores="X Xᵀ"),
             kind="scores",
             **chapter.heatmap_room(),
+            words=i18n.words(),
         ),
         "xx",
         key="fig_queries_keys_xx",
@@ -112,6 +113,7 @@ with left:
             scale=theme.SCORES_SCALE,
             zmin=-1,
             zmax=1,
+            words=i18n.words(),
         ),
         "symmetric_scores",
         key="fig_queries_keys_sym_scores",
@@ -120,7 +122,14 @@ with left:
 with right:
     chart(
         figures.table_heatmap(
-            sym.weights, sym.words, sym.words, _("Softmax of each row: not symmetric"), fmt=".4f", zmin=0, zmax=1
+            sym.weights,
+            sym.words,
+            sym.words,
+            _("Softmax of each row: not symmetric"),
+            fmt=".4f",
+            zmin=0,
+            zmax=1,
+            words=i18n.words(),
         ),
         "row_softmax",
         key="fig_queries_keys_sym_weights",
@@ -157,6 +166,7 @@ chart(
         _("dimensions"),
         text_fmt=",",
         horizontal=True,
+        words=i18n.words(),
     ),
     "widths",
     key="fig_queries_keys_widths",

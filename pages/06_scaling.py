@@ -61,6 +61,7 @@ def experiment() -> None:
                     scores=shown, d_k=d_k, spread=i18n.num(exp.spread(scaled), 2)
                 ),
                 _("score"),
+                words=i18n.words(),
             ),
             "score_histogram",
             key="fig_scaling_hist",
@@ -75,6 +76,7 @@ def experiment() -> None:
                 _("weight"),
                 highlight=exp.example_top_key(scaled),
                 label_title=_("key"),
+                words=i18n.words(),
             ),
             "example_weights",
             key="fig_scaling_example",
@@ -91,6 +93,7 @@ def experiment() -> None:
             _("mean entropy (nats)"),
             marker_x=d_k,
             log_x=True,
+            words=i18n.words(),
         ),
         "entropy",
         key="fig_scaling_entropy",
@@ -154,6 +157,7 @@ else:
                         scores=SCALED, what=what, spread=i18n.num(grown.spread(scores), 2), grow=grow
                     ),
                     _("score"),
+                    words=i18n.words(),
                 ),
                 f"qk_norm_{case}",
                 key=f"fig_scaling_qk_norm_{case}",

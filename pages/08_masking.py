@@ -112,6 +112,7 @@ with left:
             zmax=top,
             row_title=_("keys"),
             col_title=_("queries"),
+            words=i18n.words(),
         ),
         "worked_scores",
         key="fig_masking_scores",
@@ -131,6 +132,7 @@ with right:
             zmax=1,
             row_title=_("keys"),
             col_title=_("queries"),
+            words=i18n.words(),
         ),
         "worked_softmax",
         key="fig_masking_softmax",
@@ -201,7 +203,11 @@ for col, mask in zip((left, right), attention.MASKS, strict=True):
         what = _("Real") if tr.mask_is_real else _("Illustration")  # the mask the model was trained with, or not
         chapter.half_chart(
             figures.attention_heatmap(
-                chapter.windowed(tr.layers[layer_i].weights[head_i], shown), drawn, what, **chapter.heatmap_room()
+                chapter.windowed(tr.layers[layer_i].weights[head_i], shown),
+                drawn,
+                what,
+                **chapter.heatmap_room(),
+                words=i18n.words(),
             ),
             f"weights_{mask}",
             key=f"fig_masking_{mask}",
@@ -261,7 +267,11 @@ else:
         with col:
             chapter.half_chart(
                 figures.attention_heatmap(
-                    chapter.windowed(tr.layers[local].weights[head_i], shown), drawn, what, **chapter.heatmap_room()
+                    chapter.windowed(tr.layers[local].weights[head_i], shown),
+                    drawn,
+                    what,
+                    **chapter.heatmap_room(),
+                    words=i18n.words(),
                 ),
                 f"window_{tr.layers[local].window}",
                 key=f"fig_masking_window_{'own' if tr is native else 'band'}",

@@ -94,7 +94,8 @@ chart(
         numbers=figures.numbers_fit(tr.n_tokens),
         zmin=0,
         row_title="",
-        col_title="",  # the tokens name themselves; an axis title would collide with the subtitle
+        col_title="",
+        words=i18n.words(),  # the tokens name themselves; an axis title would collide with the subtitle
     ),
     "head_norms",
     key="fig_heads_norms",
@@ -122,6 +123,7 @@ chart(
         labels,
         moved_by,
         _("Where the heads move every token: its {moved}").format(moved=moved_by),
+        words=i18n.words(),
     ),
     "heads_move",
     key="fig_heads_move",
@@ -197,6 +199,7 @@ if cfg.n_kv_heads < cfg.n_heads:
                     [labels[i] for i in shown],
                     _("Query head {query}, keys of head {kv}").format(query=h + 1, kv=group_of + 1),
                     **chapter.heatmap_room(),
+                    words=i18n.words(),
                 ),
                 f"group_{group_of + 1}_head_{h + 1}",
                 key=f"fig_heads_group_{h}",
@@ -246,7 +249,7 @@ measures = {
     _("induction"): found.induction_score,
 }
 chart(
-    figures.role_map(found.roles, measures, _("The role of every head"), chosen=(layer_i, head_i)),
+    figures.role_map(found.roles, measures, _("The role of every head"), chosen=(layer_i, head_i), words=i18n.words()),
     "head_roles",
     key="fig_heads_roles",
     text=view.text,
@@ -263,7 +266,9 @@ counts = found.counts
 st.caption(
     _("{counts} (of {n} heads). Click a head to pick it, here and in the sidebar.").format(
         counts=" · ".join(
-            _("{role}: {n}").format(role=figures.role_name(role), n=i18n.whole(n)) for role, n in counts.items() if n
+            _("{role}: {n}").format(role=figures.role_name(role, words=i18n.words()), n=i18n.whole(n))
+            for role, n in counts.items()
+            if n
         ),
         n=i18n.whole(cfg.n_layers * cfg.n_heads),
     )
@@ -312,7 +317,12 @@ else:
     )
     shares, y_title = found.sep_share, _("weight on {token}").format(token=cfg.end_token)
     shares_title = _("{model}: attention on {token}, by layer").format(model=cfg.name, token=cfg.end_token)
-chart(figures.share_by_layer(shares, shares_title, y_title), "share_by_layer", key="fig_heads_share", text=view.text)
+chart(
+    figures.share_by_layer(shares, shares_title, y_title, words=i18n.words()),
+    "share_by_layer",
+    key="fig_heads_share",
+    text=view.text,
+)
 
 st.subheader(
     _("Remove head {head} of layer {layer}").format(head=head_i + 1, layer=layer_i + 1), anchor="remove-a-head"
@@ -363,6 +373,7 @@ else:
             _("How far each token's final vector turns without the head: 1 − cosine"),
             _("1 − cosine"),
             text_fmt=".4f",
+            words=i18n.words(),
         ),
         "removed_cosines",
         key="fig_heads_removed",

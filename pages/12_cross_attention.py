@@ -32,7 +32,7 @@ st.markdown(
 )
 chart(
     diagrams.encoder_decoder_diagram(
-        _("Encoder and decoder: where cross-attention reads the source"), width=page_width.page_px()
+        _("Encoder and decoder: where cross-attention reads the source"), width=page_width.page_px(), words=i18n.words()
     ),
     "encoder_decoder",
     key="fig_cross_stacks",
@@ -79,6 +79,7 @@ chart(
             target=figures.plain(shortened(target)), source=figures.plain(shortened(target if self_only else source))
         ),
         key_labels=source_labels,
+        words=i18n.words(),
     ),
     "cross_attention",
     key="fig_cross_weights",

@@ -79,6 +79,7 @@ def show_budget(b: budget.Budget, name: str, key: str, row_names=lambda key: _(C
             _("parameters"),
             horizontal=True,
             compact=True,
+            words=i18n.words(),
         ),
         f"budget_{key}",
         key=f"fig_parameters_{key}",

@@ -18,6 +18,7 @@ from tests.sentences import FLUFFY
 from ui.components import plot
 from ui.figures import cells, head_meta, theme
 from ui.figures.base import SUBTITLE_PX, token_labels
+from ui.words import i18n
 
 DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")  # the figures' font, shipped with Chromium
 
@@ -181,11 +182,13 @@ def test_the_tokens_legend_names_only_the_kinds_drawn():
     def named(fig) -> list[str]:
         return [t.name for t in fig.data if t.fill == "toself"]
 
-    assert named(token_chips(["the", "▁cat", "s"], [False] * 3, [False, False, True])) == [
+    assert named(token_chips(["the", "▁cat", "s"], [False] * 3, [False, False, True], words=i18n.words())) == [
         "starts a word",
         "continues a word",
     ]
-    assert "special token" in named(token_chips(["[CLS]", "cat", "[SEP]"], [True, False, True], [False] * 3))
+    assert "special token" in named(
+        token_chips(["[CLS]", "cat", "[SEP]"], [True, False, True], [False] * 3, words=i18n.words())
+    )
     chips = next(spec for title, spec in figures(run_page(model="smollm2")).items() if title.endswith(" tokens"))
     drawn = [t.get("name") for t in chips["data"] if t.get("fill") == "toself"]
     assert drawn and "special token" not in drawn
@@ -268,12 +271,12 @@ def test_a_printed_number_fits_its_cell_measured_with_the_font_itself(cell, kind
     m = rng.dirichlet(np.ones(13), size=13) if kind == "weights" else rng.normal(0, 6, (13, 13))
     if kind == "scores":
         m[np.triu_indices(13, 1)] = -np.inf
-    chosen = cells.cell_format(m, kind, cell, 11, 18)
+    chosen = cells.cell_format(m, kind, cell, 11, 18, words=i18n.words())
     if chosen is None:
         return
     font = ImageFont.truetype(str(DEJAVU), chosen.size)
     assert chosen.size >= 11
-    for row in chosen.write(m, kind):
+    for row in chosen.write(m, kind, words=i18n.words()):
         for text in row:
             assert font.getlength(text) <= cell - 2, (text, chosen.size, cell)
 

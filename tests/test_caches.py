@@ -19,6 +19,7 @@ from ui.figures.base import stand_alone
 from ui.figures.head_view import heads_grid
 from ui.kit import chart
 from ui.session import engine, models
+from ui.words import i18n
 
 TEXTS = [f"sentence number {i} about a fluffy creature " * (1 + 6 * i) for i in range(8)]  # 8 to 246 tokens
 
@@ -101,17 +102,17 @@ def grid(n_tokens: int, seed: int):
     rng = np.random.default_rng(seed)
     w = rng.random((12, n_tokens, n_tokens))
     w /= w.sum(-1, keepdims=True)
-    return heads_grid(w, [f"t{i}" for i in range(n_tokens)], 0, f"All 12 heads, {n_tokens} tokens")
+    return heads_grid(w, [f"t{i}" for i in range(n_tokens)], 0, f"All 12 heads, {n_tokens} tokens", words=i18n.words())
 
 
 def test_the_figure_cache_stays_within_its_budget_and_gives_the_right_figures(small):
     sizes = [len(plot.to_json(grid(n, n))) for n in (8, 32, 64, 96, 128)]
     cache = small(chart.FIGURES, 3 * max(sizes))
     for n in (8, 32, 64, 96, 128, 8, 32):
-        fig = chart._kept("all_heads", ("view", n), (), "a subtitle", 0, ".,", 820, lambda n=n: grid(n, n))
-        want = stand_alone(grid(n, n), (), "a subtitle", ".,", 820)
+        fig = chart._kept("all_heads", ("view", n), (), "a subtitle", 0, 820, lambda n=n: grid(n, n), i18n.words())
+        want = stand_alone(grid(n, n), (), "a subtitle", 820, words=i18n.words())
         assert plot.spec(fig) == plot.to_json(want)
-        size = dict(cache.entries())[("all_heads", ("view", n), (), "a subtitle", 0, ".,", 820)]
+        size = dict(cache.entries())[("all_heads", ("view", n), (), "a subtitle", 0, 820, i18n.words())]
         # measured from its JSON alone (chart._figure_bytes), a figure counts for no less than it holds: its JSON,
         # and plotly's data and layout walked through
         assert size >= len(plot.spec(fig)) + caches.nbytes(fig._data) + caches.nbytes(fig._layout)

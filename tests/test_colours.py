@@ -43,6 +43,7 @@ from app_driver.colours import (
     steps_figure,
 )
 from ui.figures import head_meta, roles, theme, token_chips
+from ui.words import i18n
 
 # --- colour vision ---------------------------------------------------------------------------------------------
 
@@ -64,7 +65,9 @@ def test_head_roles_stay_apart(vision):
 @pytest.mark.parametrize("vision", VISIONS)
 def test_token_kinds_stay_apart(vision):
     """A word, a piece of one and a special token: the chips' outlines, as the tokens figure draws them."""
-    chips = token_chips(["[CLS]", "verd", "##ant", "[SEP]"], [True, False, False, True], [False, False, True, False])
+    chips = token_chips(
+        ["[CLS]", "verd", "##ant", "[SEP]"], [True, False, False, True], [False, False, True, False], words=i18n.words()
+    )
     outlines = [t.line.color for t in chips.data if t.fill == "toself"]
     assert len(outlines) == 3
     for a, b in itertools.combinations(outlines, 2):

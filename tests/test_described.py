@@ -12,6 +12,7 @@ import pytest
 
 from app_driver.apptest import run_page
 from ui.figures import described, head_meta
+from ui.words import i18n
 from ui.words.chapters import CHAPTERS
 
 PAGES = ["pages/00_explorer.py"] + [f"pages/{c.file}" for c in CHAPTERS]
@@ -24,7 +25,7 @@ def as_drawn(fig: go.Figure) -> dict:
 def test_a_weights_heatmap_says_where_each_query_puts_most_of_its_weight():
     w = np.array([[1.0, 0.0, 0.0], [0.3, 0.7, 0.0], [0.2, 0.5, 0.3]])
     fig = go.Figure(go.Heatmap(z=w, x=["a", "b", "c"], y=["a", "b", "c"]))
-    alt = described.describe(as_drawn(fig))
+    alt = described.describe(as_drawn(fig), words=i18n.words())
     assert "“b” gives most of its weight to “b”: 0.700." in alt.sentences
     assert "“c” gives most of its weight to “b”: 0.500." in alt.sentences
     (table,) = alt.tables
@@ -35,13 +36,13 @@ def test_a_weights_heatmap_says_where_each_query_puts_most_of_its_weight():
 
 def test_in_the_notes_layout_each_column_is_a_query():
     w = np.array([[1.0, 0.3, 0.2], [0.0, 0.7, 0.5], [0.0, 0.0, 0.3]])  # columns sum to 1
-    alt = described.describe(as_drawn(go.Figure(go.Heatmap(z=w, x=list("abc"), y=list("abc")))))
+    alt = described.describe(as_drawn(go.Figure(go.Heatmap(z=w, x=list("abc"), y=list("abc")))), words=i18n.words())
     assert "“c” gives most of its weight to “b”: 0.500." in alt.sentences
 
 
 def test_masked_cells_are_counted_and_read_as_minus_infinity():
     s = np.array([[1.5, np.nan], [0.5, -2.0]])
-    alt = described.describe(as_drawn(go.Figure(go.Heatmap(z=s, x=["x", "y"], y=["x", "y"]))))
+    alt = described.describe(as_drawn(go.Figure(go.Heatmap(z=s, x=["x", "y"], y=["x", "y"]))), words=i18n.words())
     assert "1 cell is masked (−∞ before the softmax, 0 after it)." in alt.sentences
     assert "Row “x”: largest value at “x”, 1.500." in alt.sentences
     assert alt.tables[0].rows[0][2] is None  # the browser writes it −∞
@@ -52,7 +53,9 @@ def test_the_values_shown_are_the_hover_values_where_the_colours_are_something_e
     w = np.array([[0.6, 0.4], [0.1, 0.9]])
     colour = w / w.max(axis=1, keepdims=True)
     fig = go.Figure(go.Heatmap(z=colour, customdata=w, x=["p", "q"], y=["p", "q"]))
-    assert "“p” gives most of its weight to “p”: 0.600." in described.describe(as_drawn(fig)).sentences
+    assert (
+        "“p” gives most of its weight to “p”: 0.600." in described.describe(as_drawn(fig), words=i18n.words()).sentences
+    )
 
 
 def test_typed_arrays_tokens_as_text_and_a_head_switch():
@@ -60,31 +63,33 @@ def test_typed_arrays_tokens_as_text_and_a_head_switch():
     holds every head is described for the head the page shows."""
     a, b = np.eye(2, dtype=np.float32), np.array([[0.0, 1.0], [1.0, 0.0]], dtype=np.float32)
     trace = dict(type="heatmap", z=head_meta.typed(a), x=["&lt;b&gt;", "c"], y=["&lt;b&gt;", "c"], name="head 1")
-    meta = head_meta.layout_meta(0, [0, 1], {1: [dict(z=b)]}, [0])
+    meta = head_meta.layout_meta(0, [0, 1], {1: [dict(z=b)]}, [0], words=i18n.words())
     spec = {"data": [trace], "layout": {"title": {"text": "All heads<br>of a layer"}, "meta": meta}}
-    alt = described.describe(spec)
+    alt = described.describe(spec, words=i18n.words())
     assert alt.name == "All heads of a layer"
     assert "Head 1: 2 × 2 values, from 0.000 to 1.000." in alt.sentences
     assert "“<b>” gives most of its weight to “<b>”: 1.000." in alt.sentences
-    other = described.describe(head_meta.showing(spec, 1))
+    other = described.describe(head_meta.showing(spec, 1), words=i18n.words())
     assert "“<b>” gives most of its weight to “c”: 1.000." in other.sentences
 
 
 def test_bars_lines_and_points():
     bars = go.Figure(go.Bar(x=["h1", "h2", "h3"], y=[0.5, 2.25, 0.125]))
-    assert described.describe(as_drawn(bars)).sentences == ("Largest “h2” (2.250), smallest “h3” (0.125).",)
+    assert described.describe(as_drawn(bars), words=i18n.words()).sentences == (
+        "Largest “h2” (2.250), smallest “h3” (0.125).",
+    )
     line = go.Figure(go.Scatter(x=[1, 2, 3, 4], y=[0.5, 0.9, 0.25, 0.1], mode="lines", name="λ = 0.9"))
-    (said,) = described.describe(as_drawn(line)).sentences
+    (said,) = described.describe(as_drawn(line), words=i18n.words()).sentences
     assert said == "λ = 0.9: from 0.500 at 1 to 0.100 at 4; highest 0.900 at 2."
     points = go.Figure(go.Scatter(x=[0.0, 1.0], y=[1.0, 0.5], mode="markers", text=["e", "e + Δe"]))
-    alt = described.describe(as_drawn(points))
+    alt = described.describe(as_drawn(points), words=i18n.words())
     assert alt.sentences == ("2 points, listed in the table.",)
     assert alt.tables[0].rows == (("e", "0", 1.0), ("e + Δe", "1", 0.5))
 
 
 def test_a_diagram_reads_its_boxes_in_order():
     fig = go.Figure(layout=dict(annotations=[dict(text="Tokens"), dict(text="<b>Embeddings</b>"), dict(text="Heads")]))
-    assert described.describe(as_drawn(fig)).sentences == (
+    assert described.describe(as_drawn(fig), words=i18n.words()).sentences == (
         "A diagram, read from top to bottom: Tokens · Embeddings · Heads.",
     )
 

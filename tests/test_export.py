@@ -21,6 +21,7 @@ from ui import figures
 from ui.components import plot
 from ui.figures import theme
 from ui.kit import downloads
+from ui.words import i18n
 from ui.words.chapters import CHAPTERS
 
 
@@ -35,7 +36,7 @@ def test_png_at_three_times_and_svg(model):
 
     tr = attention.trace(model, FLUFFY, mask="causal")
     labels = figures.token_labels([t.text for t in tr.tokens])
-    fig = figures.attention_heatmap(tr.layers[0].masked[0], labels, "3. Masked")
+    fig = figures.attention_heatmap(tr.layers[0].masked[0], labels, "3. Masked", words=i18n.words())
     assert fig.layout.template.layout.font.family == theme.FONT  # the one template, in the file too
 
     png = image_of(fig, format="png", scale=3, width=800)
@@ -50,7 +51,7 @@ def test_user_text_stays_text_in_an_exported_svg():
     # A tokenizer can return any characters as a token (GPT-2's keeps "<b>" whole): each chip must show them
     # exactly, never read them as plotly's tags (<b> bold, <br> a line break) or entities (&amp; an ampersand).
     texts = ["[CLS]", "<b>bold</b>", "x&amp;y", "<br>", "<script>x</script>", "[SEP]"]
-    fig = figures.token_chips(texts, [True, False, False, False, False, True], [False] * len(texts))
+    fig = figures.token_chips(texts, [True, False, False, False, False, True], [False] * len(texts), words=i18n.words())
     svg = image_of(fig, format="svg").decode("utf-8")
     drawn = [html.unescape(t) for t in re.findall(r"<text[^>]*>(.*?)</text>", svg)]
     assert drawn[: len(texts)] == texts

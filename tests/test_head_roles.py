@@ -16,6 +16,7 @@ import attention
 from attention import ops
 from attention.lessons import head_roles as hr
 from tests.sentences import FLUFFY
+from ui.words import i18n
 
 N = 7  # tokens in the hand-made patterns
 SEP = N - 1  # an encoder's [SEP]: the last token
@@ -274,6 +275,6 @@ def test_a_layer_with_no_share_measured_has_no_bar_and_writes_no_nan():
     shares = np.array([[np.nan, np.nan], [0.2, np.nan], [0.1, 0.3]])
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no "mean of empty slice"
-        bar = share_by_layer(shares, "title", "share").data[0]
+        bar = share_by_layer(shares, "title", "share", words=i18n.words()).data[0]
     assert list(bar.text) == ["", "0.20", "0.20"]
     assert np.isnan(bar.y[0]) and np.allclose(bar.y[1:], [0.2, 0.2])

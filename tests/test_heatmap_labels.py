@@ -6,6 +6,7 @@ import pytest
 from ui import figures
 from ui.figures import head_meta, head_view
 from ui.figures.base import NUMBERS_UP_TO, SMALLEST_TICK_PX, TICK_ROOM, Canvas
+from ui.words import i18n
 
 SENTENCE = ["a", "fluffy", "blue", "creature", "roamed", "the", "verdant", "forest"]
 
@@ -18,7 +19,9 @@ def words(n: int) -> list[str]:
 @pytest.mark.parametrize("n", [4, 7, 13, NUMBERS_UP_TO])
 def test_every_token_is_labelled_up_to_the_numbers_limit(n: int, half_width: bool) -> None:
     labels = words(n)
-    fig = figures.attention_heatmap(np.full((n, n), 1 / n), labels, "weights", half_width=half_width)
+    fig = figures.attention_heatmap(
+        np.full((n, n), 1 / n), labels, "weights", half_width=half_width, words=i18n.words()
+    )
     for axis in (fig.layout.xaxis, fig.layout.yaxis):
         assert axis.tickmode == "array"
         assert list(axis.tickvals) == labels and list(axis.ticktext) == labels
@@ -26,7 +29,9 @@ def test_every_token_is_labelled_up_to_the_numbers_limit(n: int, half_width: boo
 
 
 def test_labels_shrink_to_fit_their_cells_before_any_is_skipped() -> None:
-    small, large = (figures.attention_heatmap(np.eye(n), words(n), "t", half_width=True) for n in (16, 6))
+    small, large = (
+        figures.attention_heatmap(np.eye(n), words(n), "t", half_width=True, words=i18n.words()) for n in (16, 6)
+    )
     assert small.layout.xaxis.tickfont.size < large.layout.xaxis.tickfont.size
     # a half-width figure on a 1280 px screen: about 400 px, less the labels, the margins and the colour bar
     plot_px = (820 - 16) / 2 - small.layout.margin.l - small.layout.margin.r - 70
@@ -35,7 +40,7 @@ def test_labels_shrink_to_fit_their_cells_before_any_is_skipped() -> None:
 
 def test_a_long_sentence_labels_every_kth_token_at_the_smallest_size() -> None:
     n = 120
-    fig = figures.attention_heatmap(np.eye(n), words(n), "t", half_width=True)
+    fig = figures.attention_heatmap(np.eye(n), words(n), "t", half_width=True, words=i18n.words())
     ticks = list(fig.layout.xaxis.tickvals)
     assert fig.layout.xaxis.tickfont.size == SMALLEST_TICK_PX
     assert 1 < len(ticks) < n and ticks[0] == words(n)[0]
@@ -45,7 +50,7 @@ def test_a_long_sentence_labels_every_kth_token_at_the_smallest_size() -> None:
 def test_the_steps_corner_names_what_the_rows_and_columns_are(layout: str, corner: str) -> None:
     n = 5
     steps = [np.zeros((1, n, n))] * 4
-    fig = head_view.steps_figure(steps, words(n), 0, [0], "Layer 1 · head 1", layout=layout)
+    fig = head_view.steps_figure(steps, words(n), 0, [0], "Layer 1 · head 1", layout=layout, words=i18n.words())
     assert corner in [a.text for a in fig.layout.annotations]
 
 
@@ -55,7 +60,7 @@ def test_the_queries_keys_and_values_of_a_long_text_stay_one_screen_tall(width: 
     n, d = 256, 32
     canvas = Canvas(width=width, height=600)
     q = np.random.default_rng(0).normal(size=(1, n, d))
-    fig = head_view.qkv_figure(q, q, q, words(n), 0, [0], "Layer 1 · head 1", canvas)
+    fig = head_view.qkv_figure(q, q, q, words(n), 0, [0], "Layer 1 · head 1", canvas, words=i18n.words())
     assert fig.layout.height <= canvas.height
     assert 1 < len(fig.layout.yaxis.tickvals) < n
 
@@ -67,9 +72,13 @@ def test_a_figure_of_every_head_saved_for_another_head_is_the_one_drawn_for_it()
     steps = [rng.normal(size=(4, n, n)) for _ in range(4)]
     q = rng.normal(size=(4, n, 8))
     for build in (
-        lambda h: head_view.steps_figure(steps, words(n), h, heads, f"Layer 1 · head {h + 1}: steps"),
-        lambda h: head_view.qkv_figure(q, q, q, words(n), h, heads, f"Layer 1 · head {h + 1}: q, k, v", Canvas()),
-        lambda h: head_view.heads_grid(steps[3], words(n), h, "All 4 heads"),
+        lambda h: head_view.steps_figure(
+            steps, words(n), h, heads, f"Layer 1 · head {h + 1}: steps", words=i18n.words()
+        ),
+        lambda h: head_view.qkv_figure(
+            q, q, q, words(n), h, heads, f"Layer 1 · head {h + 1}: q, k, v", Canvas(), words=i18n.words()
+        ),
+        lambda h: head_view.heads_grid(steps[3], words(n), h, "All 4 heads", words=i18n.words()),
     ):
         switched, drawn = head_meta.showing(build(0), 2), build(2).to_plotly_json()
         assert switched["layout"]["meta"]["shown"] == 3 == drawn["layout"]["meta"]["shown"]
@@ -102,7 +111,9 @@ def test_column_labels_wider_than_their_columns_are_slanted() -> None:
     long = figures.token_labels(["the", "␣bank", "␣by", "␣the", "␣river", "␣bank"])
     short = ["a", "b", "c", "d", "e", "f"]
     slanted, level = (
-        figures.attention_heatmap(np.eye(6), labels, "weights", half_width=True).layout.xaxis.tickangle
+        figures.attention_heatmap(
+            np.eye(6), labels, "weights", half_width=True, words=i18n.words()
+        ).layout.xaxis.tickangle
         for labels in (long, short)
     )
     assert slanted == -60 and level == 0
@@ -144,16 +155,20 @@ def test_a_window_of_a_long_sentence_names_every_token_at_12_px(half_width: bool
     assert 2 <= n < len(labels)
     for first in range(len(labels) - n + 1):
         shown = labels[first : first + n]
-        fig = figures.attention_heatmap(np.eye(n), shown, "t", half_width=half_width, canvas=canvas)
+        fig = figures.attention_heatmap(np.eye(n), shown, "t", half_width=half_width, canvas=canvas, words=i18n.words())
         for axis in (fig.layout.xaxis, fig.layout.yaxis):
             assert list(axis.ticktext) == shown and axis.tickfont.size >= LEAST_TOKEN_PX
-    wider = figures.attention_heatmap(np.eye(n + 1), [max(labels, key=len)] * (n + 1), "t", half_width=half_width)
+    wider = figures.attention_heatmap(
+        np.eye(n + 1), [max(labels, key=len)] * (n + 1), "t", half_width=half_width, words=i18n.words()
+    )
     assert canvas is not None or wider.layout.xaxis.tickfont.size < LEAST_TOKEN_PX
 
 
 def test_long_labels_beside_horizontal_bars_go_over_lines_and_leave_the_bars_their_room() -> None:
     long = "QK-norm : les gains de la RMSNorm des requêtes et des clés"
-    fig = figures.bars(["clé W_K", long], [1e6, 2e8], "t", "paramètres", horizontal=True, compact=True)
+    fig = figures.bars(
+        ["clé W_K", long], [1e6, 2e8], "t", "paramètres", horizontal=True, compact=True, words=i18n.words()
+    )
     assert fig.layout.margin.l <= 0.4 * Canvas.width + 20
     assert "<br>" in fig.data[0].y[1] and fig.data[0].y[0] == "clé W_K"
     assert fig.layout.xaxis.tickangle == 0 and len(fig.layout.xaxis.tickvals) <= 6

@@ -115,8 +115,10 @@ def catalogue_dir(tmp_path: Path, code: str, translated: dict[str, str], templat
 
 
 def fresh(monkeypatch, root: Path) -> None:
-    monkeypatch.setattr(i18n, "LOCALES", root)
-    for cached in (i18n.catalogue, i18n.completeness, i18n.offered):
+    from ui.words import locales
+
+    monkeypatch.setattr(locales, "LOCALES", root)
+    for cached in (locales.catalogue, locales.completeness, locales.offered, locales.gettext):
         cached.cache_clear()
 
 

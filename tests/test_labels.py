@@ -10,6 +10,7 @@ from tests.sentences import FLUFFY
 from ui import figures
 from ui.figures.labels import MARKER_CLEAR
 from ui.figures.vectors import BEFORE_AFTER_PLOT
+from ui.words import i18n
 
 
 def leaders(fig) -> list[tuple[np.ndarray, np.ndarray, str]]:
@@ -31,7 +32,7 @@ def test_a_leader_line_runs_through_no_other_point(model):
     trace = attention.trace(model, FLUFFY)
     moves = geometry.displacement_directions(trace.layers[0].displacement.sum(axis=0))
     labels = figures.token_labels([t.display for t in trace.tokens])
-    fig = figures.moves_figure(moves.moves, moves.projection.explained, labels, "ΣΔe", "moves")
+    fig = figures.moves_figure(moves.moves, moves.projection.explained, labels, "ΣΔe", "moves", words=i18n.words())
     lines, scale, (x0, y0) = leaders(fig)
     markers = np.vstack([np.zeros((1, 2)), moves.moves])  # the common start, and every token's after point
     markers_px = (markers - [x0, y0]) * scale
@@ -55,7 +56,7 @@ def test_a_vectors_coordinates_are_numbered_apart_however_many_they_are():
     rng = np.random.default_rng(0)
     for d, most in ((32, 8), (64, 8), (256, None)):
         q, k, v = (rng.normal(size=(1, 5, d)) for _ in range(3))
-        fig = qkv_figure(q, k, v, ["a", "b", "c", "d", "e"], 0, [0], "t")
+        fig = qkv_figure(q, k, v, ["a", "b", "c", "d", "e"], 0, [0], "t", words=i18n.words())
         axis = fig.layout.xaxis
         width = (axis.domain[1] - axis.domain[0]) * Canvas().width  # the column the figure is laid out for
         step_px = width / d * axis.dtick

@@ -143,8 +143,16 @@ def qwen2_as_gpt2(folder, tmp_path, empty_cache):
     """The tiny Qwen2 where a download of "gpt2" would be: the menu offers it under that name, and every page
     reads what it does from its fields."""
     from tests.tiny_gpt2 import install_in_hf_cache
+    from ui.session import engine, models
+
+    def let_go() -> None:  # another test of this process may have loaded its own "gpt2" (the tiny GPT-2)
+        models._slot().pop("gpt2", None)
+        engine.forget("gpt2")
 
     install_in_hf_cache(folder, "gpt2", tmp_path / "hub")
+    let_go()
+    yield
+    let_go()
 
 
 def every_text(at) -> list[str]:

@@ -71,7 +71,9 @@ def window_size(tr: attention.Trace, keep: Sequence[int], presenter: bool) -> in
     labels = figures.token_labels([texts[i] for i in keep], list(keep))
     wide = head_switch.page_size()["width"] >= WIDE_PX
     canvas = head_switch.canvas(theme.figure_type(True, wide=wide), below=head_switch.SWITCH_PX + STEP_BAR_PX)
-    return min(WINDOW, head_view.steps_naming_all(labels, canvas, mask_notes(tr), state.get("layout")))
+    return min(
+        WINDOW, head_view.steps_naming_all(labels, canvas, mask_notes(tr), state.get("layout"), words=i18n.words())
+    )
 
 
 def window(keep: Sequence[int], size: int = WINDOW) -> list[int]:
@@ -126,6 +128,7 @@ def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[
         [t.is_special for t in tr.tokens],
         [t.is_continuation for t in tr.tokens],
         canvas=Canvas(width=head_switch.page_size()["width"], type=view.type),
+        words=i18n.words(),
     )
     screen = head_switch.canvas(view.type).height
     with st.container(height=screen) if chips.layout.height > screen else st.container():  # a long text scrolls
@@ -185,7 +188,7 @@ class HeadView:
         )
         canvas = head_switch.canvas(self.type)
         fig = chart(
-            lambda: head_view.qkv_figure(q, k, v, self.labels, h, self.heads, title, canvas),
+            lambda: head_view.qkv_figure(q, k, v, self.labels, h, self.heads, title, canvas, words=i18n.words()),
             "qkv",
             key="fig_qkv",
             view=self.view,
@@ -245,6 +248,7 @@ class HeadView:
                 numbers=bool(state.get("numbers")),
                 canvas=canvas,
                 shown=shown,
+                words=i18n.words(),
             ),
             "steps",
             key="fig_steps",
@@ -297,6 +301,7 @@ class HeadView:
                 weight_colours=state.get("colours"),
                 canvas=canvas,
                 roles=[_(ROLE_WORDS[r]) if r in ROLE_WORDS else "" for r in roles],
+                words=i18n.words(),
             )
 
         at = dict(layer=layer.index, mask=self.tr.mask_kind)

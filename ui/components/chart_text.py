@@ -65,7 +65,7 @@ def _described(fig: go.Figure, switch: int | None) -> tuple[str, str]:
     spec = json.loads(plot.spec(fig))
     if switch is not None:
         spec = head_meta.showing(spec, switch, copy=False)  # the spec is this call's own
-    alt = described.describe(spec)
+    alt = described.describe(spec, words=i18n.words())
     said = json.dumps(as_json(alt), ensure_ascii=False, separators=(",", ":"))
     with _lock:
         _texts[key] = (weakref.ref(fig, lambda _ref, key=key: _texts.pop(key, None)), said, alt.name)

@@ -1,4 +1,5 @@
-"""Figure builders: plain arrays and token labels in, a plotly Figure out. No Streamlit here.
+"""Figure builders: plain arrays, token labels and the language's words (`words: Words`, ui/words/locales.py) in, a
+plotly Figure out. No Streamlit, no session, no global state here: the page gives each figure its language.
 
 base: what they share (escaped labels, token ticks, margins, the figure in one step, a figure made to stand alone);
 tokens: the token chips; matrices: heatmaps (an attention matrix, small tables, large matrices); head_view: the

@@ -19,8 +19,7 @@ import plotly.graph_objects as go
 from ui import internals
 from ui.figures import theme
 from ui.figures.text import shown, text_px, wrap
-from ui.words import i18n
-from ui.words.i18n import N_, _
+from ui.words.locales import N_, Words
 
 NUMBERS_UP_TO = 16  # print the value in every cell while the matrix is at most this many cells wide
 HALF_WIDTH_NUMBERS = 8  # the same for a heatmap in half the page's width
@@ -131,11 +130,11 @@ def title_room(title: str) -> int:
 TITLE_INSET = 20  # px of a figure's width its title leaves free: the template's pad at its left, and some air
 
 
-def wrapped_title(text: str, width_px: float, size: int) -> str:
+def wrapped_title(text: str, width_px: float, size: int, *, words: Words) -> str:
     """The title with each of its lines wrapped to `width_px` at `size` px (a line holding a tag with a space in it,
     a link or a styled span, is left whole; <sub> and <sup> are measured as drawn).
     A head's name ("head 3", "3번 헤드") stays on one line, where the head switch finds it (head_meta.renamed)."""
-    return _wrapped_title(text, width_px, size, _("head {n}"))
+    return _wrapped_title(text, width_px, size, words._("head {n}"))
 
 
 @lru_cache(maxsize=4096)  # the same titles, wrapped again for every figure rebuilt on a new sentence
@@ -158,29 +157,29 @@ def stand_alone(
     fig: go.Figure,
     names: Sequence[str],
     subtitle: str | None = None,
-    separators: str | None = None,
     width: int = Canvas.width,
+    *,
+    words: Words,
 ) -> go.Figure:
     """The figure titled to be read away from its page (on a slide, in a file), changed in place.
 
     names: what it shows ("layer 2", "head 3", "causal mask"), added to its title unless the title says them.
     subtitle: user text (the sentence, the model), escaped here, on a line under the title; the top margin
-    grows by the line it takes. separators: how its numbers are written (plotly's: the decimal mark, then the
-    thousands separator), as the page's language writes them. width: the px of the column it is drawn in (the
+    grows by the line it takes. words: its language, whose separators write its numbers (plotly's: the decimal
+    mark, then the thousands separator). width: the px of the column it is drawn in (the
     title's lines are wrapped to it: a French or Korean title, or any title on a phone, runs longer than the
     width its figure was laid out for; the figure and its margin grow by the lines that adds)."""
     # Read and set in plotly's own dict of the layout, which its property objects read from: through them, these
     # few settings cost each figure a validation per property, on every new sentence.
     layout = internals.figure_dicts(fig)[1]
-    if separators:
-        layout["separators"] = separators
+    layout["separators"] = words.separators
     title = layout.get("title")
     title = layout["title"] = dict(text=title) if isinstance(title, str) else (title or {})
     text = title.get("text") or ""
     missing = [n for n in names if not re.search(rf"\b{re.escape(n)}\b", text, flags=re.IGNORECASE)]
     title["text"] = " · ".join([text, *missing]) if text else " · ".join(missing)
     size = title.get("font", {}).get("size") or _TITLE_SIZE
-    wrapped = wrapped_title(title["text"], width - TITLE_INSET, size)
+    wrapped = wrapped_title(title["text"], width - TITLE_INSET, size, words=words)
     added = wrapped.count("<br>") - title["text"].count("<br>")
     title["text"] = wrapped
     if added:  # the figure grows by the lines wrapping added, so that its plot keeps the size it was laid out for
@@ -231,11 +230,11 @@ def arrow(start, end, color: str, width: float, dash: bool = False) -> dict:
     )
 
 
-def axis_titles(explained: np.ndarray) -> dict:
+def axis_titles(explained: np.ndarray, *, words: Words) -> dict:
     """The two principal axes, titled with the variance each explains, on one scale."""
     grid = dict(zeroline=False, **GRID)
-    pc1 = _("PC1 ({share} of variance)").format(share=i18n.share(float(explained[0])))
-    pc2 = _("PC2 ({share} of variance)").format(share=i18n.share(float(explained[1])))
+    pc1 = words._("PC1 ({share} of variance)").format(share=words.share(float(explained[0])))
+    pc2 = words._("PC2 ({share} of variance)").format(share=words.share(float(explained[1])))
     return dict(
         xaxis=dict(title=dict(text=pc1), **grid),
         yaxis=dict(title=dict(text=pc2), scaleanchor="x", scaleratio=1, **grid),
@@ -248,9 +247,9 @@ ONE_TOKEN = {"query": N_("query: {token}"), "key": N_("key: {token}")}
 ALL_TOKENS = {"query": N_("queries"), "key": N_("keys")}
 
 
-def pair_hover(row_name: str, col_name: str, value: str) -> str:
+def pair_hover(row_name: str, col_name: str, value: str, *, words: Words) -> str:
     """A matrix cell's hover text: its row's and its column's tokens ("query: %{y}", "key: %{x}"), then its value
     line, as plotly fills them in."""
     return "<br>".join(
-        (_(ONE_TOKEN[row_name]).format(token="%{y}"), _(ONE_TOKEN[col_name]).format(token="%{x}"), value)
+        (words._(ONE_TOKEN[row_name]).format(token="%{y}"), words._(ONE_TOKEN[col_name]).format(token="%{x}"), value)
     )

@@ -10,8 +10,8 @@ import plotly.graph_objects as go
 from ui.figures import theme
 from ui.figures.base import ALL_TOKENS, GRID, Canvas, colour, figure, pair_hover, plain, title_room
 from ui.figures.text import MINUS_INFINITY, label_px, wrap
-from ui.words import i18n
-from ui.words.i18n import _
+from ui.words import locales
+from ui.words.locales import Words
 
 LOG_FLOOR = 1e-12  # a logarithmic axis cannot draw 0: values that are zero up to rounding are drawn here
 
@@ -27,6 +27,8 @@ def lines(
     log_x: bool = False,
     styles: dict[str, dict] | None = None,
     y_range: Sequence[float] | None = None,
+    *,
+    words: Words,
 ) -> go.Figure:
     """One line per series. A logarithmic axis is labelled at its data's own x values (log_x) or at whole
     powers of ten written 10⁻⁴ (log_y), never with plotly's in-between "2, 5" ticks or SI prefixes (µ, n, p).
@@ -76,7 +78,7 @@ def lines(
         title,
         height,
         shapes=marker,
-        xaxis=dict(title=dict(text=x_title, standoff=10), **(_log_x(x) if log_x else {}), **GRID),
+        xaxis=dict(title=dict(text=x_title, standoff=10), **(_log_x(x, words=words) if log_x else {}), **GRID),
         yaxis=dict(
             title=dict(text=y_title),
             range=list(y_range) if y_range is not None else _padded_range(list(series.values()), log_y),
@@ -120,9 +122,9 @@ def _log_y(values: list[np.ndarray]) -> dict:
     return LOG_Y | dict(dtick=max(1, int(np.ceil(decades / LOG_TICKS))))
 
 
-def _log_x(x: np.ndarray) -> dict:
+def _log_x(x: np.ndarray, *, words: Words) -> dict:
     values = [float(v) for v in np.asarray(x).ravel()]
-    return dict(type="log", tickvals=values, ticktext=[i18n.fmt(v, "g") for v in values], minor=dict(ticks=""))
+    return dict(type="log", tickvals=values, ticktext=[words.fmt(v, "g") for v in values], minor=dict(ticks=""))
 
 
 LINE_PX = round(1.3 * theme.TEMPLATE.layout.title.font.size)  # a title line's height
@@ -134,7 +136,7 @@ def title_top(title: str) -> int:
     return theme.TEMPLATE.layout.margin.t + LINE_PX * title.count("<br>")
 
 
-def histograms(samples: dict[str, np.ndarray], title: str, x_title: str) -> go.Figure:
+def histograms(samples: dict[str, np.ndarray], title: str, x_title: str, *, words: Words) -> go.Figure:
     """Overlaid histograms, one per sample. title: may run over lines (<br>); the top margin follows."""
     traces = [
         dict(type="histogram", x=np.ravel(values), name=name, opacity=0.65, nbinsx=60, marker_color=colour(i))
@@ -148,7 +150,7 @@ def histograms(samples: dict[str, np.ndarray], title: str, x_title: str) -> go.F
         legend=dict(orientation="h", y=-0.2),
         margin=dict(t=title_top(title)),
         xaxis=dict(title=dict(text=x_title)),
-        yaxis=dict(title=dict(text=_("count"))),
+        yaxis=dict(title=dict(text=words._("count"))),
     )
 
 
@@ -162,6 +164,8 @@ def bars(
     horizontal: bool = False,
     compact: bool = False,
     label_title: str | None = None,
+    *,
+    words: Words,
 ) -> go.Figure:
     """Bars of values, one per label. compact: a count axis in the page's language's short words ("20 Md" in
     French, where plotly would write its own "20B"). label_title: the title of the labels' axis ("key", "token").
@@ -175,7 +179,7 @@ def bars(
     bar = dict(
         type="bar",
         marker_color=colors,
-        text=[i18n.fmt(v, text_fmt) for v in values] if text_fmt else None,
+        text=[words.fmt(v, text_fmt) for v in values] if text_fmt else None,
         textposition="outside",
         textangle=0,  # upright, every one: plotly would turn those wider than their bar
         cliponaxis=False,
@@ -195,7 +199,7 @@ def bars(
                 title=dict(text=y_title),
                 range=[0, top * 1.18],
                 tickangle=0,  # upright: turned, the counts ran into the axis title
-                **(_compact_ticks(top) if compact else {}),
+                **(_compact_ticks(top, words=words) if compact else {}),
             ),
             margin=dict(
                 l=max(label_px(x.split("<br>")) for x in labels) + 15 + (28 if label_title else 0) if labels else 85,
@@ -240,23 +244,23 @@ def _wrapped_label(label: str, width_px: float) -> str:
     return "<br>".join(lines)
 
 
-def _compact_ticks(top: float) -> dict:
+def _compact_ticks(top: float, *, words: Words) -> dict:
     """Ticks at round steps from 0 to `top` (1, 2 or 5 times a power of ten, five of them at most), each written
     in the page's language's short words for large counts."""
     raw = top / 5  # at most five steps: "120 M" and "140 M" ran together beside long labels
     step = min(s for s in (m * 10 ** np.floor(np.log10(raw)) for m in (1, 2, 5, 10)) if s >= raw)
     ticks = np.arange(0, top * 1.18, step)
-    return dict(tickvals=ticks.tolist(), ticktext=[i18n.compact(float(t), 1) for t in ticks])
+    return dict(tickvals=ticks.tolist(), ticktext=[words.compact(float(t), 1) for t in ticks])
 
 
 def head_norm_bars(
-    norms: np.ndarray, selected: int, sum_norm: float, token_label: str, title: str | None = None
+    norms: np.ndarray, selected: int, sum_norm: float, token_label: str, title: str | None = None, *, words: Words
 ) -> go.Figure:
     """|Δe^(h)| of one token for every head, the selected head highlighted, and |ΣΔe| for comparison.
 
     title: by default how far each head pushes the token; it may run over lines (<br>), and the figure grows by
     them so that its plot keeps its height."""
-    title = title or _("How far each head pushes “{token}”").format(token=token_label)
+    title = title or words._("How far each head pushes “{token}”").format(token=token_label)
     n = len(norms)
     colors = [theme.OKABE_ITO[1] if h == selected else theme.OKABE_ITO[5] for h in range(n)]
     per_head = dict(
@@ -264,8 +268,8 @@ def head_norm_bars(
         x=[f"{h + 1}" for h in range(n)],
         y=norms,
         marker_color=colors,
-        hovertemplate=_("head {n}").format(n="%{x}") + "<br>|Δe| = %{y:.3f}<extra></extra>",
-        name=_("|Δe| of a head"),
+        hovertemplate=words._("head {n}").format(n="%{x}") + "<br>|Δe| = %{y:.3f}<extra></extra>",
+        name=words._("|Δe| of a head"),
     )
     sum_line = dict(
         type="line",
@@ -278,7 +282,7 @@ def head_norm_bars(
         line=dict(color=theme.OKABE_ITO[2], dash="dash", width=2),
     )
     sum_label = dict(  # at the line's right end, away from the axis's numbers ("4 |ΣΔe| = 3.79" read as 4 − …)
-        text=f"|ΣΔe| = {i18n.num(sum_norm, 2)}",
+        text=f"|ΣΔe| = {words.num(sum_norm, 2)}",
         x=1,
         xanchor="right",
         bgcolor="rgba(255,255,255,0.85)",
@@ -295,9 +299,11 @@ def head_norm_bars(
         checked=False,
         shapes=[sum_line],
         annotations=[sum_label],
-        xaxis=dict(title=dict(text=_("head")), type="category"),
+        xaxis=dict(title=dict(text=words._("head")), type="category"),
         # room above the sum's line for its label, inside the plot rather than over the title
-        yaxis=dict(title=dict(text=_("|Δe| in model space")), range=[0, 1.15 * max(sum_norm, float(np.max(norms)))]),
+        yaxis=dict(
+            title=dict(text=words._("|Δe| in model space")), range=[0, 1.15 * max(sum_norm, float(np.max(norms)))]
+        ),
     )
 
 
@@ -310,16 +316,18 @@ def percent_ticks(code: str, end: float, most: int = 6) -> dict:
     step = next((s for s in PERCENT_STEPS if end / s <= most), 1.0)
     values = [round(i * step, 6) for i in range(int(end / step + 1e-9) + 1)]
     digits = 1 if step < 0.01 else 0
-    return dict(tickmode="array", tickvals=values, ticktext=[i18n.percent(code, v, digits if v else 0) for v in values])
+    return dict(
+        tickmode="array", tickvals=values, ticktext=[locales.percent(code, v, digits if v else 0) for v in values]
+    )
 
 
-def next_token_bars(tokens: Sequence[str], probabilities: Sequence[float], title: str) -> go.Figure:
+def next_token_bars(tokens: Sequence[str], probabilities: Sequence[float], title: str, *, words: Words) -> go.Figure:
     """The most likely next tokens as horizontal bars, the likeliest on top, each with its probability.
 
     tokens: as a person reads them (spaces marked); rows by position, so two tokens that read alike stay two.
     title: may run over lines (<br>)."""
     names = [plain(t) for t in tokens]
-    code = i18n.language()
+    code = words.code
     rows = list(range(len(names)))
     top = max(probabilities, default=1.0)
     bar = dict(
@@ -328,11 +336,11 @@ def next_token_bars(tokens: Sequence[str], probabilities: Sequence[float], title
         y=rows,
         x=list(probabilities),
         marker_color=theme.OKABE_ITO[0],
-        text=[i18n.percent(code, p, 1) for p in probabilities],
+        text=[locales.percent(code, p, 1) for p in probabilities],
         textposition="outside",
         cliponaxis=False,
         customdata=[
-            _("{name}: {said}").format(name=n, said=i18n.percent(code, p, 2))
+            words._("{name}: {said}").format(name=n, said=locales.percent(code, p, 2))
             for n, p in zip(names, probabilities, strict=True)
         ],
         hovertemplate="%{customdata}<extra></extra>",
@@ -343,7 +351,9 @@ def next_token_bars(tokens: Sequence[str], probabilities: Sequence[float], title
         title_room(title) + 55 + 36 * len(names),
         checked=False,
         yaxis=dict(tickmode="array", tickvals=rows, ticktext=names, autorange="reversed"),
-        xaxis=dict(title=dict(text=_("probability")), range=[0, top * 1.25], **percent_ticks(code, top * 1.25), **GRID),
+        xaxis=dict(
+            title=dict(text=words._("probability")), range=[0, top * 1.25], **percent_ticks(code, top * 1.25), **GRID
+        ),
         margin=dict(l=label_px(names) + 15, r=20, b=55),
     )
 
@@ -353,7 +363,7 @@ def next_token_bars(tokens: Sequence[str], probabilities: Sequence[float], title
 THREE_LINE_TOP = theme.TEMPLATE.layout.margin.t + 2 * round(1.3 * theme.TEMPLATE.layout.title.font.size) + 12
 
 
-def recurrent_memory(distances: np.ndarray, share: np.ndarray, keep: float) -> go.Figure:
+def recurrent_memory(distances: np.ndarray, share: np.ndarray, keep: float, *, words: Words) -> go.Figure:
     """A leaky recurrent state's share (1 − λ) λ^d of a word read d tokens back, on a logarithmic scale: the word's
     part of the one vector that carries everything read so far. Drawn alone, never on an axis with attention
     weights, which measure something else (attention_reach)."""
@@ -363,16 +373,18 @@ def recurrent_memory(distances: np.ndarray, share: np.ndarray, keep: float) -> g
         y=np.maximum(share, LOG_FLOOR),
         mode="lines",
         line=dict(width=3, color=colour(0)),
-        hovertemplate=_("distance {d}: {share}").format(d="%{x}", share="%{y:.2e}") + "<extra></extra>",
+        hovertemplate=words._("distance {d}: {share}").format(d="%{x}", share="%{y:.2e}") + "<extra></extra>",
     )
     return figure(
         [line],
-        "<br>".join((_("A recurrent state:"), _("the word's share of it"), f"λ = {i18n.fmt(keep, 'g')}")),
+        "<br>".join((words._("A recurrent state:"), words._("the word's share of it"), f"λ = {words.fmt(keep, 'g')}")),
         440,
         margin=dict(t=THREE_LINE_TOP),
         showlegend=False,
-        xaxis=dict(title=dict(text=_("distance d (tokens)")), range=_distance_range(float(np.max(distances))), **GRID),
-        yaxis=dict(title=dict(text=_("share of the state (log scale)")), **_log_y([share]), **GRID),
+        xaxis=dict(
+            title=dict(text=words._("distance d (tokens)")), range=_distance_range(float(np.max(distances))), **GRID
+        ),
+        yaxis=dict(title=dict(text=words._("share of the state (log scale)")), **_log_y([share]), **GRID),
     )
 
 
@@ -381,7 +393,7 @@ def _distance_range(top: float) -> list[float]:
     return [-0.04 * top, 1.04 * top]
 
 
-def attention_reach(distances: np.ndarray, weights: np.ndarray, top: float, model: str) -> go.Figure:
+def attention_reach(distances: np.ndarray, weights: np.ndarray, top: float, model: str, *, words: Words) -> go.Figure:
     """The weight one attention head gives a word d tokens back, on a linear axis from 0 to 1: how much that head
     reads the word's value when it looks back at it, not a share of a state that carries the word along.
 
@@ -394,16 +406,16 @@ def attention_reach(distances: np.ndarray, weights: np.ndarray, top: float, mode
         mode="lines+markers",
         line=dict(width=2, color=colour(3), dash="dot"),
         marker=dict(size=11),
-        hovertemplate=_("distance {d}: {weight}").format(d="%{x}", weight="%{y:.3f}") + "<extra></extra>",
+        hovertemplate=words._("distance {d}: {weight}").format(d="%{x}", weight="%{y:.3f}") + "<extra></extra>",
     )
     return figure(
         [points],
-        "<br>".join((_("One attention head:"), _("its weight on the word"), plain(model))),
+        "<br>".join((words._("One attention head:"), words._("its weight on the word"), plain(model))),
         440,
         margin=dict(t=THREE_LINE_TOP),
         showlegend=False,
-        xaxis=dict(title=dict(text=_("distance d (tokens)")), range=_distance_range(top), **GRID),
-        yaxis=dict(title=dict(text=_("attention weight (0 to 1)")), range=[0, 1.05], dtick=0.2, **GRID),
+        xaxis=dict(title=dict(text=words._("distance d (tokens)")), range=_distance_range(top), **GRID),
+        yaxis=dict(title=dict(text=words._("attention weight (0 to 1)")), range=[0, 1.05], dtick=0.2, **GRID),
     )
 
 
@@ -416,6 +428,8 @@ def mask_matrix(
     cols: Sequence[str],
     title: str,
     numbers: bool = True,
+    *,
+    words: Words,
 ) -> go.Figure:
     """The additive mask M of softmax(s + M): two states only, 0 (the key may be seen) and −∞ (it may not),
     each a colour of its own in a two-entry colour bar; never a 0-to-1 scale, which would read as weights.
@@ -439,7 +453,7 @@ def mask_matrix(
             thickness=14,
             len=0.5,
             tickvals=[0.25, 0.75],
-            ticktext=[_("0: may look"), _("−∞: may not")],
+            ticktext=[words._("0: may look"), words._("−∞: may not")],
             outlinewidth=1,
         ),
         text=text,
@@ -448,7 +462,7 @@ def mask_matrix(
         textfont=dict(size=13),
         xgap=1,
         ygap=1,
-        hovertemplate=pair_hover("query", "key", "M = %{customdata}") + "<extra></extra>",
+        hovertemplate=pair_hover("query", "key", "M = %{customdata}", words=words) + "<extra></extra>",
     )
     slanted = len(cols) > 6
     top = 80 + (int(label_px(cols) * 0.87) if slanted else 22)
@@ -456,8 +470,10 @@ def mask_matrix(
         [heatmap],
         dict(text=title, y=0.995, yanchor="top", yref="container"),
         max(340, min(860, top + 60 + 34 * len(rows))),
-        xaxis=dict(title=dict(text=_(ALL_TOKENS["key"])), side="top", type="category", tickangle=-60 if slanted else 0),
-        yaxis=dict(title=dict(text=_(ALL_TOKENS["query"])), type="category", autorange="reversed"),
+        xaxis=dict(
+            title=dict(text=words._(ALL_TOKENS["key"])), side="top", type="category", tickangle=-60 if slanted else 0
+        ),
+        yaxis=dict(title=dict(text=words._(ALL_TOKENS["query"])), type="category", autorange="reversed"),
         plot_bgcolor="white",
         margin=dict(t=top, l=label_px(rows) + 45, r=20, b=20),
     )

@@ -9,19 +9,15 @@ builder that knows more (which head moves a token most) adds its own sentences i
 from __future__ import annotations
 
 import base64
-import contextvars
 import html
 import re
 from dataclasses import dataclass
 
 import numpy as np
 
-from ui.words import i18n
-from ui.words.i18n import N_, n_
+from ui.words import locales
+from ui.words.locales import N_, Words
 
-# The page's language and its messages, read once a figure rather than once a number or a row
-_language = contextvars.ContextVar("language", default=i18n.SOURCE)
-_messages: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("messages", default=None)
 QUOTED = N_("“{token}”")
 MAX_SENTENCES = 24  # one per row: past that, the rest is in the table
 MAX_CELLS = 20_000  # a figure's tables past that list their first rows (every head of a long text's layer)
@@ -99,41 +95,35 @@ def capital(sentence: str) -> str:
     return sentence[:1].upper() + sentence[1:]
 
 
-def tr(message: str) -> str:
-    """_(message), once a figure."""
-    kept = _messages.get()
-    if kept is None:
-        kept = {}
-        _messages.set(kept)
-    if message not in kept:
-        kept[message] = i18n.gettext(_language.get(), message)
-    return kept[message]
+def tr(message: str, *, words: Words) -> str:
+    """A message in the figure's language."""
+    return words._(message)
 
 
-def quoted(token: str) -> str:
-    return tr(QUOTED).format(token=token)
+def quoted(token: str, *, words: Words) -> str:
+    return tr(QUOTED, words=words).format(token=token)
 
 
-def number(v: float, digits: int = 3) -> str:
+def number(v: float, digits: int = 3, *, words: Words) -> str:
     """A value as the page's language writes it."""
-    return numbers([v], digits)[0]
+    return numbers([v], digits, words=words)[0]
 
 
-def numbers(vs, digits: int) -> list[str]:
+def numbers(vs, digits: int, *, words: Words) -> list[str]:
     """Values as the page's language writes them, all at format's speed (a table has thousands): a count, a
     position or a size whole (32, not 32.000), a tiny value as a power of ten, −∞ where a mask put it."""
-    code = _language.get()
+    code = words.code
     out = []
     for v in vs:
         v = float(v)
         if v != v or v in (np.inf, -np.inf):
             out.append("−∞" if v < 0 else "∞" if v > 0 else "")
         elif v != 0 and abs(v) < 10**-digits and not (digits == 0 or v.is_integer()):
-            out.append(i18n.sci(v, 1))
+            out.append(words.sci(v, 1))
         else:
             whole = digits == 0 or (abs(v) > 1 and v.is_integer())
             text = f"{round(v):,d}" if whole else f"{v:,.{digits}f}"
-            out.append(i18n.separated(code, text).replace("-", "−"))
+            out.append(locales.separated(code, text).replace("-", "−"))
     return out
 
 
@@ -153,10 +143,8 @@ def digits_for(a: np.ndarray) -> int:
     return 3 if top < 10 else 2 if top < 100 else 1 if top < 1000 else 0
 
 
-def describe(spec: dict) -> Alt:
+def describe(spec: dict, *, words: Words) -> Alt:
     """The figure (plotly JSON, as drawn) in words and numbers."""
-    _language.set(i18n.language())
-    _messages.set({})
     layout = spec.get("layout", {}) or {}
     title = layout.get("title", {})
     name = plain_text(title.get("text") if isinstance(title, dict) else title)
@@ -171,28 +159,28 @@ def describe(spec: dict) -> Alt:
     for trace in traces:
         kind = trace.get("type", "scatter")
         if kind == "heatmap":
-            said, table = _heatmap(layout, trace, name, per_heatmap, budget)
+            said, table = _heatmap(layout, trace, name, per_heatmap, budget, words=words)
         elif kind == "bar":
-            said, table = _bars(layout, trace, name)
+            said, table = _bars(layout, trace, name, words=words)
         elif kind == "scatter":
-            said, table = _points(layout, trace, name)
+            said, table = _points(layout, trace, name, words=words)
         elif kind == "histogram":
-            said, table = _histogram(layout, trace, name)
+            said, table = _histogram(layout, trace, name, words=words)
         else:
             continue
         said = [capital(x) for x in said]
         own = plain_text(trace.get("name"))
         if own and said:  # the name as written ("λ = 0.9", "head 3"), and what is said of it after a colon
             own = capital(own) if re.match(r"[^\W\d_]{2}", own) else own  # a word, not a symbol (λ)
-            said[0] = tr(NAMED).format(name=own, said=said[0][:1].lower() + said[0][1:])
+            said[0] = tr(NAMED, words=words).format(name=own, said=said[0][:1].lower() + said[0][1:])
         sentences += said
         if table is not None:
             tables.append(table)
     if not sentences:  # a diagram: its boxes' and notes' words, in the order they are drawn
-        words = [plain_text(a.get("text")) for a in layout.get("annotations", ()) if isinstance(a, dict)]
-        words = [w for w in words if w]
-        if words:
-            sentences.append(capital(tr(DIAGRAM).format(words=" · ".join(words))))
+        shown = [plain_text(a.get("text")) for a in layout.get("annotations", ()) if isinstance(a, dict)]
+        shown = [w for w in shown if w]
+        if shown:
+            sentences.append(capital(tr(DIAGRAM, words=words).format(words=" · ".join(shown))))
     return Alt(name, tuple(sentences), tuple(tables))
 
 
@@ -215,7 +203,7 @@ def _matrix(trace: dict) -> np.ndarray | None:
 
 
 def _heatmap(
-    layout: dict, trace: dict, figure_name: str, most: int, cells_at_most: int
+    layout: dict, trace: dict, figure_name: str, most: int, cells_at_most: int, *, words: Words
 ) -> tuple[list[str], Table | None]:
     m = _matrix(trace)
     if m is None or m.ndim != 2 or m.size == 0:
@@ -227,15 +215,19 @@ def _heatmap(
     if not finite.size:
         return [], None
     caption = plain_text(trace.get("name")) or figure_name
-    said = [tr(SIZE).format(rows=n_rows, columns=n_cols, low=number(finite.min()), high=number(finite.max()))]
+    said = [
+        tr(SIZE, words=words).format(
+            rows=n_rows, columns=n_cols, low=number(finite.min(), words=words), high=number(finite.max(), words=words)
+        )
+    ]
     masked = int((~np.isfinite(m)).sum())
     if masked:
         said.append(
-            n_(
+            words.n_(
                 "{n} cell is masked (−∞ before the softmax, 0 after it).",
                 "{n} cells are masked (−∞ before the softmax, 0 after it).",
                 masked,
-            ).format(n=i18n.whole(masked))
+            ).format(n=words.whole(masked))
         )
     filled = np.where(np.isfinite(m), m, -np.inf)
     # weights: each query's row (or column, in the lesson notes' layout) sums to 1
@@ -249,19 +241,23 @@ def _heatmap(
     if along == "columns":  # each column is a query: where its weight goes
         best = filled.argmax(axis=0)
         lines = [
-            tr(WEIGHT_OF).format(query=quoted(cols[j]), key=quoted(rows[best[j]]), value=number(m[best[j], j]))
+            tr(WEIGHT_OF, words=words).format(
+                query=quoted(cols[j], words=words),
+                key=quoted(rows[best[j]], words=words),
+                value=number(m[best[j], j], words=words),
+            )
             for j in range(n_cols)
         ]
     else:
         best = filled.argmax(axis=1)
         template = WEIGHT_OF if along == "rows" else BY_ROW
         lines = [
-            tr(template).format(
-                query=quoted(rows[i]),
-                key=quoted(cols[best[i]]),
-                row=quoted(rows[i]),
-                column=quoted(cols[best[i]]),
-                value=number(m[i, best[i]]),
+            tr(template, words=words).format(
+                query=quoted(rows[i], words=words),
+                key=quoted(cols[best[i]], words=words),
+                row=quoted(rows[i], words=words),
+                column=quoted(cols[best[i]], words=words),
+                value=number(m[i, best[i]], words=words),
             )
             for i in range(n_rows)
             if np.isfinite(filled[i, best[i]])
@@ -269,11 +265,11 @@ def _heatmap(
     said += lines[:most]
     if len(lines) > most:
         more = len(lines) - most
-        said.append(n_("{n} more row is in the table.", "{n} more rows are in the table.", more).format(n=more))
+        said.append(words.n_("{n} more row is in the table.", "{n} more rows are in the table.", more).format(n=more))
     digits = digits_for(m)
     shown_rows = max(1, min(n_rows, cells_at_most // max(n_cols, 1)))
     if shown_rows < n_rows:
-        said.append(tr(FIRST_ROWS).format(shown=shown_rows, rows=n_rows))
+        said.append(tr(FIRST_ROWS, words=words).format(shown=shown_rows, rows=n_rows))
     y_title, x_title = plain_text(_axis_title(layout, trace, "y")), plain_text(_axis_title(layout, trace, "x"))
     meta = layout.get("meta") if isinstance(layout.get("meta"), dict) else {}
     corner = f"{y_title} ↓ {x_title} →" if y_title or x_title else plain_text(meta.get("corner", ""))
@@ -304,7 +300,7 @@ SAMPLES = N_("{n} samples from {low} to {high}: mean {mean}, standard deviation 
 COUNT = N_("count")
 
 
-def _bars(layout: dict, trace: dict, figure_name: str) -> tuple[list[str], Table | None]:
+def _bars(layout: dict, trace: dict, figure_name: str, *, words: Words) -> tuple[list[str], Table | None]:
     across, along = ("y", "x") if trace.get("orientation") == "h" else ("x", "y")
     v = values(trace.get(along))
     if v is None or v.ndim != 1 or not v.size:
@@ -316,25 +312,25 @@ def _bars(layout: dict, trace: dict, figure_name: str) -> tuple[list[str], Table
         return [], None
     top, bottom = int(np.nanargmax(finite)), int(np.nanargmin(finite))
     said = [
-        tr(BARS).format(
-            top=quoted(names[top]),
-            top_value=number(v[top]),
-            bottom=quoted(names[bottom]),
-            bottom_value=number(v[bottom]),
+        tr(BARS, words=words).format(
+            top=quoted(names[top], words=words),
+            top_value=number(v[top], words=words),
+            bottom=quoted(names[bottom], words=words),
+            bottom_value=number(v[bottom], words=words),
         )
     ]
     digits = digits_for(v)
     head = plain_text(_axis_title(layout, trace, across))
     table = Table(
         name,
-        (head, plain_text(_axis_title(layout, trace, along)) or tr(VALUE)),
+        (head, plain_text(_axis_title(layout, trace, along)) or tr(VALUE, words=words)),
         tuple(zip(names, cells(v, digits), strict=True)),
         digits,
     )
     return said, table
 
 
-def _points(layout: dict, trace: dict, figure_name: str) -> tuple[list[str], Table | None]:
+def _points(layout: dict, trace: dict, figure_name: str, *, words: Words) -> tuple[list[str], Table | None]:
     y = values(trace.get("y"))
     if y is None or y.ndim != 1 or not y.size:
         return [], None
@@ -345,23 +341,25 @@ def _points(layout: dict, trace: dict, figure_name: str) -> tuple[list[str], Tab
     texts = _texts(trace, len(y))
     mode = trace.get("mode", "lines+markers" if len(y) < 20 else "lines")
     x_digits, y_digits = digits_for(x), digits_for(y)
-    xs = x_names or [number(v, x_digits) for v in x]
+    xs = x_names or [number(v, x_digits, words=words) for v in x]
     if "lines" in mode and len(y) > 2 and np.isfinite(y).all():
         top = int(np.argmax(y))
         said = [
-            tr(LINE).format(
-                first=number(y[0], y_digits),
+            tr(LINE, words=words).format(
+                first=number(y[0], y_digits, words=words),
                 first_x=xs[0],
-                last=number(y[-1], y_digits),
+                last=number(y[-1], y_digits, words=words),
                 last_x=xs[-1],
-                top=number(y[top], y_digits),
+                top=number(y[top], y_digits, words=words),
                 top_x=xs[top],
             )
         ]
     elif texts is None and len(y) <= 2:
         return [], None  # a line's two ends drawn as a shape: nothing to read
     else:
-        said = [n_("{n} point, listed in the table.", "{n} points, listed in the table.", len(y)).format(n=len(y))]
+        said = [
+            words.n_("{n} point, listed in the table.", "{n} points, listed in the table.", len(y)).format(n=len(y))
+        ]
     header = (plain_text(_axis_title(layout, trace, "x")) or "x", plain_text(_axis_title(layout, trace, "y")) or "y")
     ys = cells(y, y_digits)
     if texts is not None:
@@ -378,23 +376,26 @@ def _texts(trace: dict, n: int) -> list[str] | None:
     return None
 
 
-def _histogram(layout: dict, trace: dict, figure_name: str) -> tuple[list[str], Table | None]:
+def _histogram(layout: dict, trace: dict, figure_name: str, *, words: Words) -> tuple[list[str], Table | None]:
     x = values(trace.get("x"))
     if x is None or x.ndim != 1 or not x.size:
         return [], None
     x = x[np.isfinite(x)]
     said = [
-        tr(SAMPLES).format(
-            n=i18n.whole(x.size),
-            low=number(x.min()),
-            high=number(x.max()),
-            mean=number(x.mean()),
-            spread=number(x.std()),
+        tr(SAMPLES, words=words).format(
+            n=words.whole(x.size),
+            low=number(x.min(), words=words),
+            high=number(x.max(), words=words),
+            mean=number(x.mean(), words=words),
+            spread=number(x.std(), words=words),
         )
     ]
     counts, edges = np.histogram(x, bins=min(20, max(1, x.size // 5)))
     digits = digits_for(edges)
-    bins = [f"{a} – {b}" for a, b in zip(numbers(edges[:-1], digits), numbers(edges[1:], digits), strict=True)]
+    bins = [
+        f"{a} – {b}"
+        for a, b in zip(numbers(edges[:-1], digits, words=words), numbers(edges[1:], digits, words=words), strict=True)
+    ]
     name = plain_text(trace.get("name")) or figure_name
-    header = (plain_text(_axis_title(layout, trace, "x")) or "x", tr(COUNT))
+    header = (plain_text(_axis_title(layout, trace, "x")) or "x", tr(COUNT, words=words))
     return said, Table(name, header, tuple(zip(bins, counts.tolist(), strict=True)), 0)

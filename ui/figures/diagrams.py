@@ -13,7 +13,7 @@ from ui.figures.base import Canvas, figure, plain
 from ui.figures.contrast import darkened
 from ui.figures.text import LINE, shown, text_px, wrap
 from ui.figures.vectors import arrow_chain
-from ui.words.i18n import _
+from ui.words.locales import Words
 
 NAME_PX, DETAIL_PX = 15, 13  # the boxes' names (bold) and the sizes beside them
 BOLD = 1.1  # bold type is about this much wider than text_px measures the regular
@@ -208,20 +208,29 @@ def value_chain(
     title: str,
     longest: Sequence[int],
     end_label: str | None = None,
+    *,
+    words: Words,
 ) -> go.Figure:
     """The weighted values laid tip to tail (vectors.arrow_chain), with only the longest few steps named, longest
     first: a dozen short steps near one point would otherwise leave no room for any name.
 
     longest: those steps, at most CHAIN_LABELS of them (the page's exercise names the first of them too)."""
     return arrow_chain(
-        start, steps, step_labels, explained, title, named=list(longest)[:CHAIN_LABELS], end_label=end_label
+        start,
+        steps,
+        step_labels,
+        explained,
+        title,
+        named=list(longest)[:CHAIN_LABELS],
+        end_label=end_label,
+        words=words,
     )
 
 
 NARROW_PX, NARROW_TYPE = 640, 12  # a diagram narrower than this (a phone's) writes its words this size
 
 
-def encoder_decoder_diagram(title: str, width: int = Canvas.width) -> go.Figure:
+def encoder_decoder_diagram(title: str, width: int = Canvas.width, *, words: Words) -> go.Figure:
     """The original Transformer as the slides draw it: an encoder stack reading the source, a decoder stack
     writing the target, and the encoder's last vectors sent to the cross-attention of every decoder block
     as its keys and values (the decoder's own tokens give the queries). Add & Norm steps are left out.
@@ -233,18 +242,18 @@ def encoder_decoder_diagram(title: str, width: int = Canvas.width) -> go.Figure:
         """The text's lines (<br>) each wrapped to `units` of the x axis, less some air."""
         return "<br>".join("<br>".join(wrap(line, units * unit - 8, size)) for line in text.split("<br>"))
 
-    embedding, mlp = _("embedding + positions"), _("MLP")
+    embedding, mlp = words._("embedding + positions"), words._("MLP")
     boxes = [  # (x0, y0, x1, y1, text, highlighted)
         (0.5, 1.0, 4.0, 1.8, embedding, False),
-        (0.8, 2.8, 3.7, 3.9, _("self-attention<br>(no mask)"), False),
+        (0.8, 2.8, 3.7, 3.9, words._("self-attention<br>(no mask)"), False),
         (0.8, 4.4, 3.7, 5.4, mlp, False),
         (6.0, 1.0, 9.5, 1.8, embedding, False),
-        (6.3, 2.8, 9.2, 3.9, _("masked self-attention"), False),
-        (6.3, 4.4, 9.2, 5.5, "<b>" + _("cross-attention") + "</b>", True),
+        (6.3, 2.8, 9.2, 3.9, words._("masked self-attention"), False),
+        (6.3, 4.4, 9.2, 5.5, "<b>" + words._("cross-attention") + "</b>", True),
         (6.3, 6.0, 9.2, 7.0, mlp, False),
-        (6.0, 8.0, 9.5, 8.8, _("linear + softmax"), False),
+        (6.0, 8.0, 9.5, 8.8, words._("linear + softmax"), False),
     ]
-    frames = [(0.6, 2.5, 3.9, 5.8, _("encoder block × N")), (6.1, 2.5, 9.4, 7.4, _("decoder block × N"))]
+    frames = [(0.6, 2.5, 3.9, 5.8, words._("encoder block × N")), (6.1, 2.5, 9.4, 7.4, words._("decoder block × N"))]
     shapes = [
         dict(
             type="rect",
@@ -279,9 +288,9 @@ def encoder_decoder_diagram(title: str, width: int = Canvas.width) -> go.Figure:
     notes += [
         dict(x=x, y=y, text=fitted(text, 4.0), showarrow=False, font_size=size)
         for x, y, text in (
-            (2.25, 0.45, _("source sentence")),
-            (7.75, 0.45, _("target, written so far")),
-            (7.75, 9.45, _("next target token")),
+            (2.25, 0.45, words._("source sentence")),
+            (7.75, 0.45, words._("target, written so far")),
+            (7.75, 9.45, words._("next target token")),
         )
     ]
     notes.append(  # from the frame's label up, however many lines it wraps to
@@ -289,7 +298,7 @@ def encoder_decoder_diagram(title: str, width: int = Canvas.width) -> go.Figure:
             x=2.25,
             y=6.4,
             yanchor="bottom",
-            text=fitted(_("the source's vectors<br>(last encoder layer)"), 4.0),
+            text=fitted(words._("the source's vectors<br>(last encoder layer)"), 4.0),
             showarrow=False,
             font_size=size,
         )
@@ -311,13 +320,17 @@ def encoder_decoder_diagram(title: str, width: int = Canvas.width) -> go.Figure:
         dict(
             x=4.9,
             y=6.25,
-            text=_("keys and values"),
+            text=words._("keys and values"),
             showarrow=False,
             font=dict(color=darkened(cross), size=min(size + 1, 14)),
             textangle=19,
         ),
         dict(
-            x=8.75, y=4.15, text=_("queries ↑"), showarrow=False, font=dict(color=darkened(cross), size=min(size, 13))
+            x=8.75,
+            y=4.15,
+            text=words._("queries ↑"),
+            showarrow=False,
+            font=dict(color=darkened(cross), size=min(size, 13)),
         ),
     ]
     hidden = dict(visible=False, range=None, fixedrange=True)

@@ -2,7 +2,7 @@
 the same switch done on the server, for a saved file.
 
 Both rewrite the head's number in the figure's title, found by the words that name a head in the figure's
-language ("head 3", "tête 3", "헤드 3"): the figure carries them, as `_("head {n}")` wrote them when it was drawn."""
+language ("head 3", "tête 3", "헤드 3"): the figure carries them, as `words._("head {n}")` wrote them when it was drawn."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from copy import deepcopy
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.words.i18n import _
+from ui.words.locales import Words
 
 
 def typed(a: np.ndarray) -> dict:
@@ -42,6 +42,8 @@ def layout_meta(
     traces: Sequence[int] = (),
     patches: dict[int, dict] | None = None,
     first: bool = False,
+    *,
+    words: Words,
 ) -> dict:
     """What the head switch in the browser reads (ui/components/head_switch.js):
 
@@ -62,7 +64,7 @@ def layout_meta(
         "traces": list(traces),
         "patches": {str(h + 1): p for h, p in (patches or {}).items()},
         "first": first,
-        "head_name": _("head {n}"),
+        "head_name": words._("head {n}"),
     }
 
 

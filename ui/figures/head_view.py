@@ -38,8 +38,7 @@ from ui.figures.pixels import (
     weights_bar_extra,
 )
 from ui.figures.text import LINE, label_px, text_px, wrap
-from ui.words import i18n
-from ui.words.i18n import N_, _
+from ui.words.locales import N_, Words
 
 # The theme's colour scales as plotly.js reads them (unchecked figures are not resolved by plotly's checks).
 SCORES = plotly.colors.get_colorscale(theme.SCORES_SCALE)
@@ -76,11 +75,11 @@ def _weights_colour(w: np.ndarray, colours: str) -> np.ndarray:
     return w / np.maximum(w.max(axis=-1, keepdims=True), np.finfo(np.float64).tiny)  # rows are queries here
 
 
-def _weights_bar(colours: str, size: int) -> dict:
+def _weights_bar(colours: str, size: int, *, words: Words) -> dict:
     """The weights' colour bar: its ticks, and a title that says which scale the colours are on (each query's own
     scale is not the one a class compares across rows)."""
-    ticks = ["0", i18n.num(0.5, 1), "1"] if colours == "unit" else ["0", *(_(words) for words in MAX_WORDS)]
-    title = dict(text=_(BAR_TITLES[colours]), side="right", font=dict(size=size))
+    ticks = ["0", words.num(0.5, 1), "1"] if colours == "unit" else ["0", *(words._(said) for said in MAX_WORDS)]
+    title = dict(text=words._(BAR_TITLES[colours]), side="right", font=dict(size=size))
     return dict(tickvals=[0, 0.5, 1], ticktext=ticks, title=title)
 
 
@@ -104,12 +103,14 @@ def steps_figure(
     numbers: bool = False,
     canvas: Canvas | None = None,
     shown: Sequence[int] = (0, 1, 2, 3),
+    *,
+    words: Words,
 ) -> go.Figure:
     """Raw scores, scaled, masked and softmax weights of one head as four square panels on shared token axes.
 
     steps: the four (len(heads), n_tokens, n_tokens) matrices, rows are queries, for the heads listed in `heads`
         (0-based); `head` is the one shown.
-    title: names the head as `_("head {n}")` writes it (a head switch in the browser rewrites that).
+    title: names the head as `words._("head {n}")` writes it (a head switch in the browser rewrites that).
     notes: a few words under each step's title (what the mask does here).
     weight_colours: "unit" colours weights from 0 to 1, "row" each by its share of its query's largest weight.
     numbers: print the values even where the cells are too small: the panels then grow to hold them.
@@ -128,9 +129,9 @@ def steps_figure(
     shown = list(shown)
     min_cell = 0.0
     if numbers:
-        min_cell = max(needed_cell_px(steps[k][drawn], kinds[k], ty.numbers) for k in shown)
-    corner = _(CORNER[layout])  # what the columns and the rows are, left of the first step: as wide as it needs
-    panels, name_lines, note_lines = _steps_panels(ticks, canvas, shown, notes, corner, min_cell)
+        min_cell = max(needed_cell_px(steps[k][drawn], kinds[k], ty.numbers, words=words) for k in shown)
+    corner = words._(CORNER[layout])  # what the columns and the rows are, left of the first step: as wide as it needs
+    panels, name_lines, note_lines = _steps_panels(ticks, canvas, shown, notes, corner, min_cell, words=words)
     titles = [
         "<br>".join(names) + "".join(f"<br><span style='font-size:{ty.small}px'>{line}</span>" for line in lines)
         for names, lines in zip(name_lines, note_lines, strict=True)
@@ -204,10 +205,15 @@ def steps_figure(
         )
     values = [in_layout(np.asarray(m, dtype=np.float64), layout) for m in steps]  # (len(heads), n, n) each
     hovers = [
-        pair_hover(row_name, col_name, _(words).format(value="%{customdata:.3f}" if kind == "weights" else "%{z:.2f}"))
-        for words, kind in zip(STEP_VALUES, kinds, strict=True)
+        pair_hover(
+            row_name,
+            col_name,
+            words._(said).format(value="%{customdata:.3f}" if kind == "weights" else "%{z:.2f}"),
+            words=words,
+        )
+        for said, kind in zip(STEP_VALUES, kinds, strict=True)
     ]
-    head_name = _("head {n}")
+    head_name = words._("head {n}")
     per_head: dict[int, list[dict]] = {}
     for j, h in enumerate(heads):
         per_head[h] = []
@@ -224,7 +230,7 @@ def steps_figure(
             props["z"] = np.asarray(props["z"], dtype=np.float32)
             if "customdata" in props:
                 props["customdata"] = np.asarray(props["customdata"], dtype=np.float32)
-            props |= _cell_texts(v, kinds[k], props, cell, ty)
+            props |= _cell_texts(v, kinds[k], props, cell, ty, words=words)
             props["hovertemplate"] = hovers[k] + _side_label(head_name, h)
             per_head[h].append(props)
     first_step = len(traces)
@@ -233,13 +239,15 @@ def steps_figure(
         x0, y0 = panels.left[i], panels.top[i]
         bar_at = dict(x=(x0 + side + 6) / W, y=paper_y(y0 + side / 2, H), length=paper_height(side, H), size=ty.small)
         if kinds[k] == "weights":
-            scale = dict(colorscale=WEIGHTS, colorbar=colourbar(**bar_at, **_weights_bar(weight_colours, ty.small)))
+            scale = dict(
+                colorscale=WEIGHTS, colorbar=colourbar(**bar_at, **_weights_bar(weight_colours, ty.small, words=words))
+            )
         else:
             scale = dict(colorscale=SCORES, zmid=0.0, colorbar=colourbar(**bar_at))
         traces.append(
             dict(
                 type="heatmap",
-                name=_(STEP_TITLES[k]),  # what a screen reader's table of it is called (ui/figures/described.py)
+                name=words._(STEP_TITLES[k]),  # what a screen reader's table of it is called (ui/figures/described.py)
                 x=labels,
                 y=labels,
                 xaxis=f"x{suffix}",
@@ -252,7 +260,7 @@ def steps_figure(
             )
         )
     others = {h: props for h, props in per_head.items()} if len(heads) > 1 else {}
-    meta = layout_meta(head, heads, others, range(first_step, first_step + len(shown)), first=True)
+    meta = layout_meta(head, heads, others, range(first_step, first_step + len(shown)), first=True, words=words)
     meta["canvas"] = {"width": canvas.width, "height": canvas.height}  # the size it was laid out for
     meta["corner"] = corner.replace("<br>", " ")  # what the rows and columns are, for its tables (described.py)
     meta["steps"] = ",".join(str(k + 1) for k in shown)  # which steps it draws: the step bar brings them into view
@@ -260,46 +268,62 @@ def steps_figure(
 
 
 def _steps_panels(
-    ticks: Sequence[str], canvas: Canvas, shown: Sequence[int], notes: Sequence[str], corner: str, min_cell: float = 0
+    ticks: Sequence[str],
+    canvas: Canvas,
+    shown: Sequence[int],
+    notes: Sequence[str],
+    corner: str,
+    min_cell: float = 0,
+    *,
+    words: Words,
 ) -> tuple[Panels, list[list[str]], list[list[str]]]:
     """The steps' panels for these token labels, and each step's title and note, wrapped to the panel's width (the
     layout depends on the width, the titles' height on the layout)."""
     ty = canvas.type
     corner_px = int(max(text_px(line, ty.small) for line in corner.split("<br>"))) + CORNER_SHIFT + 4
-    panels = panel_layout(len(ticks), len(shown), ticks, canvas, [0] * len(shown), min_cell, corner_px)
+    panels = panel_layout(len(ticks), len(shown), ticks, canvas, [0] * len(shown), min_cell, corner_px, words=words)
     room = panels.side + colourbar_px(ty.small) - 4
-    name_lines = [wrap(_(STEP_TITLES[k]), room, ty.base) for k in shown]
+    name_lines = [wrap(words._(STEP_TITLES[k]), room, ty.base) for k in shown]
     note_lines = [wrap(notes[k], room, ty.small) for k in shown]
     title_px = [
         int(len(names) * ty.base * LINE + len(lines) * ty.small * LINE) + 6
         for names, lines in zip(name_lines, note_lines, strict=True)
     ]
-    return panel_layout(len(ticks), len(shown), ticks, canvas, title_px, min_cell, corner_px), name_lines, note_lines
+    return (
+        panel_layout(len(ticks), len(shown), ticks, canvas, title_px, min_cell, corner_px, words=words),
+        name_lines,
+        note_lines,
+    )
 
 
 def steps_naming_all(
-    labels: Sequence[str], canvas: Canvas, notes: Sequence[str] = ("", "", "", ""), layout: str = "paper"
+    labels: Sequence[str],
+    canvas: Canvas,
+    notes: Sequence[str] = ("", "", "", ""),
+    layout: str = "paper",
+    *,
+    words: Words,
 ) -> int:
     """How many tokens the four steps can draw on this canvas with every one named (a cell at least as tall as the
     smallest token label): at most len(labels), at least 4. labels: the longest a window may hold, which set the
     room their names take."""
     ticks = sorted(tick_labels(list(labels)), key=len, reverse=True)
-    corner = _(CORNER[layout])
+    corner = words._(CORNER[layout])
     for n in range(len(ticks), 4, -1):
-        panels, _names, _notes = _steps_panels(ticks[:n], canvas, range(4), notes, corner)
+        panels, _names, _notes = _steps_panels(ticks[:n], canvas, range(4), notes, corner, words=words)
         if panels.side / n >= canvas.type.least_label:
             return n
     return min(4, len(ticks))
 
 
-def _cell_texts(v: np.ndarray, kind: str, props: dict, cell: float, ty: theme.FigureType) -> dict:
+def _cell_texts(v: np.ndarray, kind: str, props: dict, cell: float, ty: theme.FigureType, *, words: Words) -> dict:
     """What a step's cells print, as restyle settings: each value in the most decimals that fit (one head's raw
     scores may reach 170, another's 15), else only a mark in each −∞ cell; black, or white on a dark cell."""
-    printed = cell_format(v, kind, cell, ty.numbers, ty.base)
+    printed = cell_format(v, kind, cell, ty.numbers, ty.base, words=words)
     marks = None if printed else masked_marks(v, cell, ty.base)
     if printed is None and marks is None:
         return {"text": None, "texttemplate": "", "textfont.size": ty.numbers, "textfont.color": contrast.BLACK}
-    text, size = (printed.write(v, kind), printed.size) if printed else marks
+    text, size = (printed.write(v, kind, words=words), printed.size) if printed else marks
     scale = WEIGHTS if kind == "weights" else SCORES
     dark = contrast.dark(scale, props["z"], props["zmin"], props["zmax"])
     return {
@@ -335,6 +359,8 @@ def qkv_figure(
     heads: Sequence[int],
     title: str,
     canvas: Canvas | None = None,
+    *,
+    words: Words,
 ) -> go.Figure:
     """One head's queries, keys and values side by side on shared token rows, each (len(heads), n_tokens, d_head)
     for the heads listed in `heads` (0-based), `head` shown; each on its own scale centred at 0."""
@@ -384,11 +410,11 @@ def qkv_figure(
             matches=None if i == 0 else "y",
             **_ticks(labels, ticks, panel_h, tick_size(n, panel_h, ty)),
         )
-        annotations.append(panel_name(_(QKV_NAMES[i]), x0 / W, paper_y(y0, H), ty.base))
-    token = _("token: {token}").format(token="%{y}")
-    coordinate = _("{vector}, coordinate {i}: {value}")
+        annotations.append(panel_name(words._(QKV_NAMES[i]), x0 / W, paper_y(y0, H), ty.base))
+    token = words._("token: {token}").format(token="%{y}")
+    coordinate = words._("{vector}, coordinate {i}: {value}")
     hovers = [f"{token}<br>{coordinate.format(vector=name, i='%{x}', value='%{z:.3f}')}" for name in "qkv"]
-    head_name = _("head {n}")
+    head_name = words._("head {n}")
     per_head: dict[int, list[dict]] = {}
     for j, h in enumerate(heads):
         per_head[h] = []
@@ -409,7 +435,7 @@ def qkv_figure(
         traces.append(
             dict(
                 type="heatmap",
-                name=_(QKV_NAMES[i]),
+                name=words._(QKV_NAMES[i]),
                 x=list(range(d)),
                 y=labels,
                 xaxis=f"x{suffix}",
@@ -425,7 +451,7 @@ def qkv_figure(
                 **per_head[head][i],
             )
         )
-    meta = layout_meta(head, heads, per_head if len(heads) > 1 else {}, range(3))
+    meta = layout_meta(head, heads, per_head if len(heads) > 1 else {}, range(3), words=words)
     return pixel_figure(traces, title, H, ty, annotations, meta, axes)
 
 
@@ -443,6 +469,8 @@ def heads_grid(
     weight_colours: str = "unit",
     canvas: Canvas | None = None,
     roles: Sequence[str] | None = None,
+    *,
+    words: Words,
 ) -> go.Figure:
     """Every head's weights (n_heads, n_tokens, n_tokens), rows are queries, as small multiples; the chosen head
     (0-based) framed; roles: a word per head naming what it does ("" for none), after its name. Each panel's heatmap names its head in its trace's meta, which the head switch reads from a
@@ -457,15 +485,15 @@ def heads_grid(
     gap = 14
     name_band = int(ty.base * LINE) + 6
     top_band = title_band(ty)
-    extra = weights_bar_extra(ty.small, max_words=weight_colours == "row")
+    extra = weights_bar_extra(ty.small, max_words=weight_colours == "row", words=words)
     side = (canvas.width - 8 - bar - extra - (cols - 1) * gap) // cols
     side = int(min(side, (canvas.height - top_band - rows * name_band - 8) / rows, 260))
     side = max(side, 60)
     W = canvas.width
     H = top_band + rows * (name_band + side) + 8
     row_name, col_name = ("key", "query") if layout == "notes" else ("query", "key")
-    hover = pair_hover(row_name, col_name, _(STEP_VALUES[3]).format(value="%{customdata:.3f}"))
-    head_name = _("head {n}")
+    hover = pair_hover(row_name, col_name, words._(STEP_VALUES[3]).format(value="%{customdata:.3f}"), words=words)
+    head_name = words._("head {n}")
     traces: list[dict] = []
     axes: dict[str, dict] = {}
     annotations = []
@@ -534,7 +562,7 @@ def heads_grid(
         H,
         ty,
         annotations,
-        layout_meta(head, range(n_heads), patches=frames) | {"pick": True},
+        layout_meta(head, range(n_heads), patches=frames, words=words) | {"pick": True},
         axes,
         shapes=[shape],
         hovermode="closest",
@@ -547,7 +575,7 @@ def heads_grid(
                 y=paper_y(top_band + (H - top_band) / 2, H),
                 length=paper_height(H - top_band - name_band, H),
                 size=ty.small,
-                **_weights_bar(weight_colours, ty.small),
+                **_weights_bar(weight_colours, ty.small, words=words),
             ),
         ),
     )

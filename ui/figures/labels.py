@@ -14,6 +14,7 @@ from ui.figures import theme
 from ui.figures.base import axis_titles
 from ui.figures.contrast import darkened
 from ui.figures.text import label_box
+from ui.words.locales import Words
 
 ARROW_SIZE = 1.2  # base.arrow's arrowsize
 
@@ -56,10 +57,10 @@ class Frame:
         """Data → pixels from the plot's centre, y up."""
         return (np.asarray(points, dtype=float) - self.centre) * self.scale
 
-    def axes(self, explained: np.ndarray, names: tuple[str, str] | None = None) -> dict:
+    def axes(self, explained: np.ndarray, names: tuple[str, str] | None = None, *, words: Words) -> dict:
         """Both axes with these ranges, titled with the variance each principal direction keeps, or with names."""
         half = np.array([self.width, self.height]) / (2 * self.scale)
-        titles = axis_titles(explained)
+        titles = axis_titles(explained, words=words)
         if names is not None:
             titles = {axis: t | dict(title=dict(text=n)) for (axis, t), n in zip(titles.items(), names, strict=True)}
         return dict(

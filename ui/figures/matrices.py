@@ -24,8 +24,8 @@ from ui.figures.base import (
 )
 from ui.figures.layout import in_layout
 from ui.figures.text import MINUS_INFINITY, label_px
-from ui.words import i18n
-from ui.words.i18n import _
+from ui.words import locales
+from ui.words.locales import Words
 
 COLUMN_GAP = 16  # px between st.columns(2), Streamlit's default gap
 COLOURBAR_PX = 70  # the colour bar beside a heatmap, its numbers and its padding
@@ -38,10 +38,12 @@ def _masked_as_gaps(m: np.ndarray) -> tuple[np.ndarray, str]:
     return np.where(masked, np.nan, m), theme.MASKED if masked.any() else "white"
 
 
-def _printed_values(m: np.ndarray, fmt: str, font_size: int) -> dict:
+def _printed_values(m: np.ndarray, fmt: str, font_size: int, *, words: Words) -> dict:
     """Heatmap settings that print every cell's value, −∞ where masked, as the page's language writes it."""
-    code = i18n.language()
-    text = [[MINUS_INFINITY if np.isneginf(v) else i18n.formatted(code, v, fmt, minus=False) for v in row] for row in m]
+    code = words.code
+    text = [
+        [MINUS_INFINITY if np.isneginf(v) else locales.formatted(code, v, fmt, minus=False) for v in row] for row in m
+    ]
     return dict(text=text, texttemplate="%{text}", textfont=dict(size=font_size, color=contrast.BLACK))
 
 
@@ -107,6 +109,8 @@ def attention_heatmap(
     key_labels: Sequence[str] | None = None,
     canvas: Canvas | None = None,
     scale_top: float | None = None,
+    *,
+    words: Words,
 ) -> go.Figure:
     """One (n_queries, n_keys) matrix from the trace, drawn in `layout` (paper: rows are queries;
     notes: columns are queries). −∞ cells are drawn grey and labelled −∞, never as 0.
@@ -138,7 +142,11 @@ def attention_heatmap(
         finite = np.abs(z[np.isfinite(z)])
         top = scale_top or (float(finite.max()) if finite.size else 1.0)
         colorscale, zmin, zmax, zmid = theme.SCORES_SCALE, -top, top, 0.0
-    cells = _printed_values(m, fmt, 13 if n_cols <= 10 else 11) if numbers_fit(max(n_rows, n_cols), half_width) else {}
+    cells = (
+        _printed_values(m, fmt, 13 if n_cols <= 10 else 11, words=words)
+        if numbers_fit(max(n_rows, n_cols), half_width)
+        else {}
+    )
     cells = _legible(cells, z, colorscale, zmin, zmax)
     heatmap = dict(
         type="heatmap",
@@ -151,7 +159,10 @@ def attention_heatmap(
         zmid=zmid,
         hoverongaps=False,
         hovertemplate=pair_hover(
-            row_name, col_name, _("value: {value}").format(value="%{z:.3f}" if kind == "weights" else "%{z:.2f}")
+            row_name,
+            col_name,
+            words._("value: {value}").format(value="%{z:.3f}" if kind == "weights" else "%{z:.2f}"),
+            words=words,
         )
         + "<extra></extra>",
         colorbar=dict(thickness=14, len=0.9),
@@ -176,14 +187,14 @@ def attention_heatmap(
         dict(text=title, y=0.995, yanchor="top", yref="container"),
         height,
         xaxis=dict(
-            title=dict(text=_(ALL_TOKENS[col_name])),
+            title=dict(text=words._(ALL_TOKENS[col_name])),
             side="top",
             type="category",
             tickangle=-60 if slanted else 0,
             **token_ticks(col_labels, cell_w, size),
         ),
         yaxis=dict(
-            title=dict(text=_(ALL_TOKENS[row_name])),
+            title=dict(text=words._(ALL_TOKENS[row_name])),
             type="category",
             autorange="reversed",
             **token_ticks(row_labels, cell_h, size),
@@ -206,13 +217,15 @@ def table_heatmap(
     col_title: str = "",
     numbers: bool = True,
     width: int = Canvas.width,
+    *,
+    words: Words,
 ) -> go.Figure:
     """A small labelled matrix with its values printed; −∞ cells grey and labelled −∞. width: the px of the
     column it is drawn in (the page's, or half of it)."""
     m = np.asarray(m, dtype=float)
     rows, cols = [plain(r) for r in rows], [plain(c) for c in cols]
     z, background = _masked_as_gaps(m)
-    cells = _legible(_printed_values(m, fmt, 14) if numbers else {}, z, scale, zmin, zmax)
+    cells = _legible(_printed_values(m, fmt, 14, words=words) if numbers else {}, z, scale, zmin, zmax)
     heatmap = dict(
         type="heatmap",
         z=z,
@@ -225,7 +238,7 @@ def table_heatmap(
         xgap=1,
         ygap=1,
         colorbar=dict(thickness=12),
-        hovertemplate=_("{row} · {column}: {value}").format(row="%{y}", column="%{x}", value="%{z:.4f}")
+        hovertemplate=words._("{row} · {column}: {value}").format(row="%{y}", column="%{x}", value="%{z:.4f}")
         + "<extra></extra>",
         **cells,
     )

@@ -13,7 +13,7 @@ from ui import internals
 from ui.figures import theme
 from ui.figures.base import SUBTITLE_PX, Canvas
 from ui.figures.text import LINE, label_px, text_px
-from ui.words.i18n import N_, _
+from ui.words.locales import N_, Words
 
 COLOURBAR = 10  # px, a colour bar's thickness
 PANEL_GAP = 12  # px between a colour bar's labels and the next panel
@@ -45,11 +45,11 @@ MAX_WORDS = (N_("½ max"), N_("max"))
 BAR_TITLES = {"unit": N_("weight"), "row": N_("per query")}
 
 
-def weights_bar_extra(size: int, max_words: bool = True) -> int:
+def weights_bar_extra(size: int, max_words: bool = True, *, words: Words) -> int:
     """How much wider the weights' colour bar is than colourbar_px: its labels (MAX_WORDS, as the page's language
     writes them, where `max_words`) can be wider than "−150", and its title stands beside them; plotly pushes the whole
     figure narrower for a bar that would pass its right edge."""
-    widest = max(text_px(_(words), size) for words in MAX_WORDS) if max_words else 0
+    widest = max(text_px(words._(said), size) for said in MAX_WORDS) if max_words else 0
     return max(0, int(widest - text_px("−150", size))) + 10 + int(size * LINE) + 4
 
 
@@ -166,6 +166,8 @@ def panel_layout(
     title_px: Sequence[int],
     min_cell: float = 0.0,
     label_room: int = 0,
+    *,
+    words: Words,
 ) -> Panels:
     """Square panels in two columns (one on a narrow screen), each with its colour bar, as large as the screen's
     width and height allow; at least `min_cell` px per cell, even if the figure then outgrows a screen.
@@ -185,7 +187,7 @@ def panel_layout(
     side, tick = 0, ty.base
     for _round in range(3):  # label sizes follow the cells, which follow the room the labels leave
         y_labels = max(label_px(labels, tick), label_room)
-        extra = weights_bar_extra(ty.small)  # the last column's bar: the weights'
+        extra = weights_bar_extra(ty.small, words=words)  # the last column's bar: the weights'
         from_width = (canvas.width - y_labels - cols * bar - extra - (cols - 1) * PANEL_GAP - 4) // cols
         angle, x_band = tick_band(labels, (side or from_width) / n, tick)
         bands = top_band + sum(row_title) + x_band * (rows if every_row else 1) + ROW_GAP * (rows - 1) + 8

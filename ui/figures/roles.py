@@ -8,8 +8,8 @@ import plotly.graph_objects as go
 from ui.figures import theme
 from ui.figures.base import figure, plain
 from ui.figures.text import label_px
-from ui.words import i18n
-from ui.words.i18n import N_, _
+from ui.words import locales
+from ui.words.locales import N_, Words
 
 # one colour per role, from the palette every figure uses; "mixed" in grey: no single behaviour to name
 ROLE_COLOURS = {
@@ -32,31 +32,36 @@ ROLE_NAMES = {
 }
 
 
-def role_name(role: str) -> str:
+def role_name(role: str, *, words: Words) -> str:
     """A head's role (attention.lessons.head_roles.ROLES) in the page's language; "[SEP]", a token, keeps its own."""
-    return _(ROLE_NAMES[role]) if role in ROLE_NAMES else role
+    return words._(ROLE_NAMES[role]) if role in ROLE_NAMES else role
 
 
 def role_map(
-    roles: np.ndarray, measures: dict[str, np.ndarray], title: str, chosen: tuple[int, int] | None = None
+    roles: np.ndarray,
+    measures: dict[str, np.ndarray],
+    title: str,
+    chosen: tuple[int, int] | None = None,
+    *,
+    words: Words,
 ) -> go.Figure:
     """(n_layers, n_heads) roles as squares, layer 1 at the top, one trace per role (its legend entry, and a click
     on a square selects that head: customdata holds its 0-based layer and head). measures: name → (n_layers,
     n_heads), shown on hover. chosen: the (layer, head) the page shows, outlined."""
     n_layers, n_heads = roles.shape
-    code = i18n.language()
-    which = _("layer {layer}, head {head}: {role}")
+    code = words.code
+    which = words._("layer {layer}, head {head}: {role}")
     traces = []
     for role, colour in ROLE_COLOURS.items():
         layers, heads = np.nonzero(roles == role)
         if not len(layers):
             continue
-        name = role_name(role)
+        name = role_name(role, words=words)
         hover = [
             which.format(layer=li + 1, head=h + 1, role=name)
             + "<br>"
             + "<br>".join(
-                f"{plain(n)} {i18n.formatted(code, v[li, h], '.2f')}"
+                f"{plain(n)} {locales.formatted(code, v[li, h], '.2f')}"
                 for n, v in measures.items()
                 if np.isfinite(v[li, h])
             )
@@ -92,7 +97,7 @@ def role_map(
         )
     gap = 4 if n_layers > 12 else 18  # room between rows, so that each head is a square of its own
     height = min(760, 140 + n_layers * (_square(n_layers, n_heads) + gap))
-    legend_title = _("role (heads)")
+    legend_title = words._("role (heads)")
     # the legend right of the map, in the page's type like every figure: its widest entry after its swatch
     legend_px = max(label_px([t["name"] for t in traces if t.get("showlegend", True)]) + 40, label_px([legend_title]))
     return figure(
@@ -100,13 +105,13 @@ def role_map(
         title,
         height,
         xaxis=dict(
-            title=dict(text=_("head")),
+            title=dict(text=words._("head")),
             tickmode="array",
             tickvals=list(range(1, n_heads + 1)),
             range=[0.3, n_heads + 0.7],
         ),
         yaxis=dict(
-            title=dict(text=_("layer")),
+            title=dict(text=words._("layer")),
             tickmode="array",
             tickvals=list(range(1, n_layers + 1)) if n_layers <= 12 else list(range(1, n_layers + 1, 2)),
             range=[n_layers + 0.7, 0.3],
@@ -127,7 +132,7 @@ def _square(n_layers: int, n_heads: int) -> int:
     return 26 if n_layers <= 12 else 17
 
 
-def share_by_layer(shares: np.ndarray, title: str, y_title: str) -> go.Figure:
+def share_by_layer(shares: np.ndarray, title: str, y_title: str, *, words: Words) -> go.Figure:
     """Each layer's mean share (over its heads), as bars, on a 0–1 axis; a layer with no share measured (a decoder
     given one token has no query past the first) has no bar and no value written."""
     measured = (~np.isnan(shares)).sum(axis=1)
@@ -139,7 +144,7 @@ def share_by_layer(shares: np.ndarray, title: str, y_title: str) -> go.Figure:
         type="bar",
         x=np.arange(1, len(means) + 1),
         y=means,
-        text=["" if np.isnan(m) else i18n.fmt(m, ".2f") for m in means],
+        text=["" if np.isnan(m) else words.fmt(m, ".2f") for m in means],
         textposition="outside",
         textfont=dict(size=BAR_VALUE_PX),
         textangle=-90 if upright else 0,
@@ -151,7 +156,7 @@ def share_by_layer(shares: np.ndarray, title: str, y_title: str) -> go.Figure:
         [bar],
         title,
         360 if upright else 330,
-        xaxis=dict(title=dict(text=_("layer")), tickmode="array", tickvals=list(range(1, len(means) + 1))),
+        xaxis=dict(title=dict(text=words._("layer")), tickmode="array", tickvals=list(range(1, len(means) + 1))),
         yaxis=dict(  # a share: ticks up to 1, the room above it for the values
             title=dict(text=y_title), range=[0, 1.2 if upright else 1.1], tickvals=[0, 0.2, 0.4, 0.6, 0.8, 1]
         ),

@@ -8,8 +8,7 @@ import plotly.graph_objects as go
 
 from ui.figures import theme
 from ui.figures.base import SUBTITLE_PX, Canvas, figure, isolated, plain
-from ui.words import i18n
-from ui.words.i18n import _, n_
+from ui.words.locales import Words
 
 CHIP_TEXT = 16  # px: a chip's text on screen; one unit of the chips' x axis is this many pixels
 MARGIN = 10  # px, left and right
@@ -21,6 +20,8 @@ def token_chips(
     continuation: Sequence[bool],
     width: float = 64.0,
     canvas: Canvas | None = None,
+    *,
+    words: Words,
 ) -> go.Figure:
     """The tokens as chips in reading order, each with its position; word pieces and special tokens marked.
 
@@ -45,9 +46,9 @@ def token_chips(
         x += w + gap
     n_rows = row + 1
     kinds = {
-        "word": (_("starts a word"), "#dcebf7", theme.OKABE_ITO[0]),
-        "piece": (_("continues a word"), "#fde9c8", theme.OKABE_ITO[1]),
-        "special": (_("special token"), "#e6e6e6", theme.MUTED),
+        "word": (words._("starts a word"), "#dcebf7", theme.OKABE_ITO[0]),
+        "piece": (words._("continues a word"), "#fde9c8", theme.OKABE_ITO[1]),
+        "special": (words._("special token"), "#e6e6e6", theme.MUTED),
     }
     kind_of = ["special" if special[i] else "piece" if continuation[i] else "word" for i in range(len(texts))]
     traces = []
@@ -74,7 +75,7 @@ def token_chips(
             )
         )
     centres = [xs[i] + widths[i] / 2 for i in range(len(texts))]
-    position = _("position {i}")
+    position = words._("position {i}")
     ys = [-r * 1.6 for r in rows]
     traces.append(
         dict(
@@ -104,7 +105,7 @@ def token_chips(
     row_px = 62 * chip_px / CHIP_TEXT
     return figure(
         traces,
-        n_("{n} token", "{n} tokens", len(texts)).format(n=i18n.whole(len(texts))),
+        words.n_("{n} token", "{n} tokens", len(texts)).format(n=words.whole(len(texts))),
         int(90 * chip_px / CHIP_TEXT + row_px * n_rows) + SUBTITLE_PX,  # and the line chart() adds: the sentence
         checked=False,
         xaxis=dict(visible=False, range=[-0.5, width + 0.5]),

@@ -11,11 +11,10 @@ from ui.figures import theme
 from ui.figures.base import GRID, arrow, figure, plain, title_room
 from ui.figures.labels import Frame, Label, Segment, place_labels
 from ui.figures.text import wrap
-from ui.words import i18n
-from ui.words.i18n import _
+from ui.words.locales import Words
 
 
-def two_vectors(a: np.ndarray, b: np.ndarray, names: tuple[str, str] = ("a", "b")) -> go.Figure:
+def two_vectors(a: np.ndarray, b: np.ndarray, names: tuple[str, str] = ("a", "b"), *, words: Words) -> go.Figure:
     """Two 2D vectors drawn from the origin, with the projection of a onto b."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     top = float(max(np.abs(a).max(), np.abs(b).max(), 1.0)) * 1.2
@@ -31,7 +30,7 @@ def two_vectors(a: np.ndarray, b: np.ndarray, names: tuple[str, str] = ("a", "b"
                 y=[a[1], proj[1]],
                 mode="lines",
                 line=dict(dash="dot", color=theme.MUTED),
-                name=_("projection of {a} onto {b}").format(a=names[0], b=names[1]),
+                name=words._("projection of {a} onto {b}").format(a=names[0], b=names[1]),
             )
         )
     traces.append(
@@ -50,7 +49,7 @@ def two_vectors(a: np.ndarray, b: np.ndarray, names: tuple[str, str] = ("a", "b"
     axis = dict(range=[-top, top], zeroline=True, zerolinecolor="#bbbbbb", **GRID)
     return figure(
         traces,
-        _("Two vectors"),
+        words._("Two vectors"),
         520,
         annotations=arrows,
         xaxis=axis,
@@ -111,6 +110,8 @@ def arrow_chain(
     total_label: str = "Δe",
     named: Sequence[int] | None = None,
     end_label: str | None = None,
+    *,
+    words: Words,
 ) -> go.Figure:
     """Arrows laid tip to tail from `start` (2D), one per step, and the total from start to the end. Each point
     names itself on hover; "e", "e + Δe" and the steps in `named` (all by default, the first the most
@@ -146,7 +147,7 @@ def arrow_chain(
             y=points[1:, 1],
             mode="markers",
             marker=dict(size=6, color=theme.OKABE_ITO[5]),
-            name=_("after each weighted value"),
+            name=words._("after each weighted value"),
             hovertext=list(step_labels),
             hovertemplate="%{hovertext}<extra></extra>",
         ),
@@ -156,7 +157,7 @@ def arrow_chain(
             y=[points[0, 1]],
             mode="markers",
             marker=dict(size=13, color=theme.INK),
-            name=_("e (start)"),
+            name=words._("e (start)"),
         ),
         dict(
             type="scatter",
@@ -176,7 +177,7 @@ def arrow_chain(
         + place_labels(labels, frame, obstacles, scales=(1.0, 0.7, WIDE_PHONE_SCALE)),
         legend=dict(orientation="h", x=0, xanchor="left", y=-(AXIS_BOTTOM + 6) / height, yanchor="top"),
         margin=dict(l=PLOT_LEFT, r=PLOT_RIGHT, b=bottom, autoexpand=False),  # the plot keeps its size
-        **frame.axes(explained),
+        **frame.axes(explained, words=words),
     )
 
 
@@ -194,6 +195,8 @@ def displacement_figure(
     token_label: str,
     selected_head: int,
     title: str,
+    *,
+    words: Words,
 ) -> go.Figure:
     """One token j, in 2D: e_j and an arrow per head to e_j + Δe_j^(h), at the scale of the heads' arrows
     (their sum, often several times longer, is heads_summed_figure's), each head numbered at its tip.
@@ -215,7 +218,7 @@ def displacement_figure(
     mean_tip = e_plus_head.mean(axis=0)
     labels = [
         Label("e", tuple(e), tuple(e - mean_tip), 16, gap=8),
-        tip(selected_head, _("head {n}").format(n=selected_head + 1), 15, CHOSEN_TEXT),
+        tip(selected_head, words._("head {n}").format(n=selected_head + 1), 15, CHOSEN_TEXT),
     ]
     far_first = sorted(others, key=lambda h: -np.linalg.norm(e_plus_head[h] - e))  # far tips are easier to name
     labels += [tip(h, str(h + 1), 14, theme.OKABE_ITO[0]) for h in far_first]
@@ -226,7 +229,8 @@ def displacement_figure(
         mode="markers",
         marker=dict(size=14, opacity=0),  # names every tip on hover, labelled or not
         text=[
-            _("head {n}: |Δe| = {length}").format(n=h + 1, length=i18n.num(head_norms[h], 2)) for h in range(n_heads)
+            words._("head {n}: |Δe| = {length}").format(n=h + 1, length=words.num(head_norms[h], 2))
+            for h in range(n_heads)
         ],
         hovertemplate="%{text}<extra></extra>",
     )
@@ -236,17 +240,17 @@ def displacement_figure(
         y=[e[1]],
         mode="markers",
         marker=dict(size=12, color=theme.INK),
-        text=[_("e: “{token}” entering the layer").format(token=token_label)],
+        text=[words._("e: “{token}” entering the layer").format(token=token_label)],
         hovertemplate="%{text}<extra></extra>",
     )
     top, bottom = title_room(title), AXIS_BOTTOM
     most, least = int(np.argmax(head_norms)), int(np.argmin(head_norms))
-    said = _("{most} moves {token} the most (|Δe| = {length}), {least} the least ({least_length}).").format(
-        most=_("head {n}").format(n=most + 1),
-        token=_("“{token}”").format(token=token_label),
-        length=i18n.num(head_norms[most], 2),
-        least=_("head {n}").format(n=least + 1),
-        least_length=i18n.num(head_norms[least], 2),
+    said = words._("{most} moves {token} the most (|Δe| = {length}), {least} the least ({least_length}).").format(
+        most=words._("head {n}").format(n=most + 1),
+        token=words._("“{token}”").format(token=token_label),
+        length=words.num(head_norms[most], 2),
+        least=words._("head {n}").format(n=least + 1),
+        least_length=words.num(head_norms[least], 2),
     )
     return figure(
         [tips, start],
@@ -257,7 +261,7 @@ def displacement_figure(
         annotations=[arrow(*a) for a in arrows] + place_labels(labels, frame, obstacles, scales=(1.0, PHONE_SCALE)),
         margin=dict(l=PLOT_LEFT, r=PLOT_RIGHT, b=bottom),
         showlegend=False,
-        **frame.axes(explained),
+        **frame.axes(explained, words=words),
     )
 
 
@@ -268,6 +272,8 @@ def heads_summed_figure(
     title: str,
     then: str,
     tip: tuple[str, str] = ("e + ΣΔe", "e + ΣΔe"),
+    *,
+    words: Words,
 ) -> go.Figure:
     """The same arrows laid tip to tail, in the same projection: they end where the green sum ΣΔe from e does.
 
@@ -290,7 +296,14 @@ def heads_summed_figure(
     labels = [
         Label("e", tuple(e), tuple(e - end), 16, gap=8),
         Label(tip[0], tuple(end), tuple(end - e), 15, theme.OKABE_ITO[2]),
-        Label(_("head {n}").format(n=selected_head + 1), tuple(middle), (-shaft[1], shaft[0]), 15, CHOSEN_TEXT, gap=6),
+        Label(
+            words._("head {n}").format(n=selected_head + 1),
+            tuple(middle),
+            (-shaft[1], shaft[0]),
+            15,
+            CHOSEN_TEXT,
+            gap=6,
+        ),
     ]
     joints = dict(
         type="scatter",
@@ -298,7 +311,7 @@ def heads_summed_figure(
         y=tip_to_tail[:, 1],
         mode="markers",
         marker=dict(size=[12] + [10] * n_heads, color=theme.INK, opacity=[1] + [0] * n_heads),
-        text=["e"] + [_("after head {n}").format(n=h + 1) for h in range(n_heads - 1)] + [tip[1]],
+        text=["e"] + [words._("after head {n}").format(n=h + 1) for h in range(n_heads - 1)] + [tip[1]],
         hovertemplate="%{text}<extra></extra>",
     )
     note = wrap(then, PLOT_LEFT + width + PLOT_RIGHT - 20, NOTE_SIZE)  # the figure's width, less the note's inset
@@ -313,7 +326,7 @@ def heads_summed_figure(
         + [_note("<br>".join(note), AXIS_BOTTOM)],
         margin=dict(l=PLOT_LEFT, r=PLOT_RIGHT, b=bottom),
         showlegend=False,
-        **frame.axes(explained),
+        **frame.axes(explained, words=words),
     )
 
 
@@ -324,6 +337,8 @@ def after_heads_figure(
     title: str,
     unadded: np.ndarray | None = None,
     unadded_label: str = "",
+    *,
+    words: Words,
 ) -> go.Figure:
     """The step after the heads, for one token, as the model takes it, in 2D: e → e + ΣΔe → (+ b_O) → (a norm) →
     e′, or e → e′ in one step where the norm acts on the heads' sum before it is added.
@@ -379,7 +394,7 @@ def after_heads_figure(
         annotations=[arrow(*a) for a in arrows] + place_labels(labels, frame, obstacles, scales=(1.0, PHONE_SCALE)),
         margin=dict(l=PLOT_LEFT, r=PLOT_RIGHT, b=bottom),
         showlegend=False,
-        **frame.axes(explained),
+        **frame.axes(explained, words=words),
     )
 
 
@@ -392,6 +407,8 @@ def before_after_figure(
     title: str | None = None,
     before_name: str | None = None,
     axis_names: tuple[str, str] | None = None,
+    *,
+    words: Words,
 ) -> go.Figure:
     """Every token before → after a step, in one 2D projection, with an arrow each; each token named at its
     after point where the name touches no other name or arrow (else on hover), in the page's width and on a
@@ -399,9 +416,9 @@ def before_after_figure(
     after_name, title and before_name: by default "after", "Every token, before → after" and "before", in the
     page's language. axis_names: the axes' titles, where they are not the principal directions of the points."""
     labels = list(labels)
-    after_name = after_name or _("after")
-    title = title or _("Every token, before → after")
-    before_name = before_name or _("before")
+    after_name = after_name or words._("after")
+    title = title or words._("Every token, before → after")
+    before_name = before_name or words._("before")
     width, height = BEFORE_AFTER_PLOT
     frame = Frame.around(np.vstack([before, after]), width, height, margin=30)
     obstacles = [s for i in range(len(labels)) for s in Segment.arrow(before[i], after[i], 1.5)]
@@ -439,12 +456,12 @@ def before_after_figure(
         + place_labels(names, frame, obstacles, scales=(1.0, 0.7, WIDE_PHONE_SCALE)),
         legend=dict(orientation="h", x=0, xanchor="left", y=-(AXIS_BOTTOM + 6) / height, yanchor="top"),
         margin=dict(l=PLOT_LEFT, r=PLOT_RIGHT, b=bottom, autoexpand=False),  # the plot keeps its size
-        **frame.axes(explained, axis_names),
+        **frame.axes(explained, axis_names, words=words),
     )
 
 
 def moves_figure(
-    moves: np.ndarray, explained: np.ndarray, labels: Sequence[str], moved_by: str, title: str
+    moves: np.ndarray, explained: np.ndarray, labels: Sequence[str], moved_by: str, title: str, *, words: Words
 ) -> go.Figure:
     """Every token's displacement Δe as an arrow from one common start, so that their lengths and directions
     compare, in a projection fitted to the Δe (geometry.displacement_directions): each axis titled with its
@@ -457,11 +474,12 @@ def moves_figure(
         moves,
         explained,
         labels,
-        after_name=_("the tip of its {moved}").format(moved=moved_by),
+        after_name=words._("the tip of its {moved}").format(moved=moved_by),
         title=title,
-        before_name=_("each token's e, drawn at one start"),
+        before_name=words._("each token's e, drawn at one start"),
         axis_names=(
-            _("direction 1 of the moves ({share} of Σ|Δe|²)").format(share=i18n.share(float(explained[0]))),
-            _("direction 2 ({share} of Σ|Δe|²)").format(share=i18n.share(float(explained[1]))),
+            words._("direction 1 of the moves ({share} of Σ|Δe|²)").format(share=words.share(float(explained[0]))),
+            words._("direction 2 ({share} of Σ|Δe|²)").format(share=words.share(float(explained[1]))),
         ),
+        words=words,
     )

@@ -20,6 +20,7 @@ from ui.kit import downloads
 from ui.session import models, state
 from ui.words import i18n
 from ui.words.i18n import _
+from ui.words.locales import Words
 
 SHOWN = "_shown"  # session key: the figures that hold every head, as the page has them, by chart
 
@@ -68,17 +69,17 @@ def chart(
     file = downloads.file_name(name, layer, head, *downloads.unusual(mask, model, own), text=text)
     shown = st.session_state.setdefault(SHOWN, {})
     page_has = shown.get(key or name) if switch is not None else None
-    separators = i18n.plotly_separators(i18n.language())
+    words = i18n.words()  # the figure's language, given to it like its data
     width = column_px(share)
-    drawn_view = (name, view, layer, mask, text, subtitle, i18n.language())  # English and Korean share separators
+    drawn_view = (name, view, layer, mask, text, subtitle, words.code)
     if page_has is not None and page_has.view == drawn_view:
         fig, drawn = page_has.fig, page_has.file  # the browser switches its head
         downloads.register(key or name, file, lambda: head_meta.showing(fig, switch))
     else:
         if view is None:
-            fig = stand_alone(figure() if callable(figure) else figure, names, subtitle, separators, width)
+            fig = stand_alone(figure() if callable(figure) else figure, names, subtitle, width, words=words)
         else:
-            fig = _kept(name, (view, i18n.language()), names, subtitle, switch, separators, width, figure)
+            fig = _kept(name, view, names, subtitle, switch, width, figure, words)
         drawn = file
         if switch is not None:
             shown[key or name] = _Shown(drawn_view, fig, file)
@@ -129,13 +130,13 @@ def _kept(
     names: tuple[str, ...],
     subtitle: str | None,
     switch: int | None,
-    separators: str,
     width: int,
     figure: Callable[[], go.Figure],
+    words: Words,
 ) -> go.Figure:
-    """The figure titled to stand alone, once per name, view (with the page's language), title, subtitle, head it
-    opens on, number separators and column width (the builder is not a key)."""
+    """The figure titled to stand alone, once per name, view, title, subtitle, head it opens on, column width and
+    language (the builder is not a key)."""
     return FIGURES.get(
-        (name, view, names, subtitle, switch, separators, width),
-        lambda: stand_alone(figure(), names, subtitle, separators, width),
+        (name, view, names, subtitle, switch, width, words),
+        lambda: stand_alone(figure(), names, subtitle, width, words=words),
     )
