@@ -1,5 +1,5 @@
 """Figure builders: plain arrays, token labels and the language's words (`words: Words`, ui/words/locales.py) in, a
-plotly Figure out. No Streamlit, no session, no global state here: the page gives each figure its language.
+plotly Figure out. No Streamlit and no session here: the page gives each figure its language.
 
 base: what they share (escaped labels, token ticks, margins, the figure in one step, a figure made to stand alone);
 tokens: the token chips; matrices: heatmaps (an attention matrix, small tables, large matrices); head_view: the
