@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from attention.lessons import budget
 from ui.components import page_width
 from ui.figures import diagrams
 from ui.kit import chapter
@@ -13,7 +14,7 @@ from ui.words.i18n import N_, _, n_
 prose = chapter.begin("01_big_picture.py")
 model = chapter.model_view()
 cfg = model.config
-arch = engine.architecture()
+arch = engine.on_model(budget.architecture)
 st.latex(architecture.pipeline_latex(cfg))
 
 

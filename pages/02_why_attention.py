@@ -42,7 +42,7 @@ st.latex(
     + r"\ w_{tj} = \operatorname{softmax}_j\big(q_t \cdot k_j / \sqrt{d_k}\big)\ "
     + reach
 )
-apart = engine.tokens_apart(motivation.NOTES_SENTENCE, FIRST, LATER)
+apart = engine.on_model(motivation.tokens_apart, motivation.NOTES_SENTENCE, FIRST, LATER)
 st.markdown(chapter.fill(prose["example"], apart=i18n.whole(apart)))
 st.info(motivation.NOTES_SENTENCE)  # the sentence the model reads, in the notes' words
 if i18n.language() != i18n.SOURCE:  # the model reads the notes' English; a French or Korean page glosses it

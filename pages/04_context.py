@@ -134,7 +134,7 @@ if PAIR is not context.pair(i18n.language()):  # the page's language has a pair 
             "languages (chosen in the sidebar) reads a pair in the page's language."
         ).format(model=cfg.name)
     )
-shift = engine.context_shift(word, PAIR.sentences, PAIR.references)
+shift = engine.on_model(context.context_shift, word, PAIR.sentences, PAIR.references)
 # Each line in its reference's colour, each sentence in its own dash: the colours say which word the shared word
 # is compared with, never contradicting the words.
 REFERENCE_COLOURS = {ref_a: theme.OKABE_ITO[1], ref_b: theme.OKABE_ITO[0]}

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from attention.lessons import scaling
 from ui import figures
 from ui.kit import chapter, choices
 from ui.kit.chart import chart
@@ -27,7 +28,7 @@ def experiment() -> None:
     )
     n_keys = c2.slider(_("keys per query"), 2, 64, **state.bound("sc_keys"))
     scaled = c3.toggle(_("Divide by √dₖ"), help=_("A counterfactual when off."), **state.bound("sc_scaled"))
-    exp = engine.scaling_experiment(d_k, n_keys)
+    exp = engine.once(scaling.scaling_experiment, d_k, n_keys)
     shown = SCALED if scaled else RAW
     m1, m2, m3, m4 = st.columns(4)
     m1.metric(
@@ -83,7 +84,7 @@ def experiment() -> None:
             share=chapter.figure_share(0.5),
         )
     st.markdown(prose["entropy"])
-    curve = engine.entropy_curve(state.D_K_WIDTHS, n_keys)
+    curve = engine.once(scaling.entropy_curve, state.D_K_WIDTHS, n_keys)
     chart(
         figures.lines(
             curve.widths,
@@ -98,7 +99,10 @@ def experiment() -> None:
         "entropy",
         key="fig_scaling_entropy",
     )
-    wide, narrow = engine.scaling_experiment(512, n_keys), engine.scaling_experiment(2, n_keys)
+    wide, narrow = (
+        engine.once(scaling.scaling_experiment, 512, n_keys),
+        engine.once(scaling.scaling_experiment, 2, n_keys),
+    )
     chapter.try_this(
         prose,
         n_keys=n_keys,

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from attention.lessons import budget
+from attention.lessons import budget, heads
 from ui import figures
 from ui.figures import diagrams
 from ui.kit import chapter, inputs
@@ -60,7 +60,7 @@ chart(
 st.metric(_("|Δe| in all dimensions"), i18n.num(length, 3))
 
 st.header(_("A low-rank value map"), anchor="a-low-rank-value-map")
-vm = engine.value_map(layer_i, head_i)
+vm = engine.on_model(heads.value_map, layer_i, head_i)
 gpt3_full, gpt3_low_rank = budget.value_map_parameters(budget.GPT3.d_model, budget.GPT3.d_head)
 st.markdown(prose["lowrank"])
 m1, m2, m3 = st.columns(3)

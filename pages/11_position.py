@@ -27,7 +27,7 @@ with_positions = c2.toggle(
     **state.bound("pos_embeddings"),
 )
 try:
-    exp = engine.shuffle(view.text, seed, with_positions)
+    exp = engine.on_model(position.shuffle_experiment, view.text, seed, with_positions)
 except ValueError:  # a sentence with nothing to read: empty, or only spaces and unprintable characters
     st.info(_("The sentence in the sidebar holds nothing to read: type one with letters, digits or symbols."))
     models.stop()
@@ -138,7 +138,7 @@ else:
     with right:
         chart(
             figures.big_heatmap(
-                engine.position_similarity(n_learned),
+                engine.on_model(position.position_similarity, n_learned),
                 _("Cosine similarity between positions"),
                 _("position"),
                 _("position"),

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from attention.lessons import cross as crossing
 from ui import figures
 from ui.components import page_width
 from ui.figures import diagrams
@@ -43,7 +44,7 @@ target = view.text
 source = st.text_input(_("Source sentence (keys and values)"), max_chars=2000, **state.bound("cr_source"))
 self_only = st.toggle(_("Self-attention instead (the target answers its own queries)"), **state.bound("cr_self"))
 try:
-    ca = engine.cross_attention(target, target if self_only else source, layer_i, head_i)
+    ca = engine.on_model(crossing.cross_attention, target, target if self_only else source, layer_i, head_i)
 except ValueError:  # a text with nothing to read: empty, or only spaces and unprintable characters
     st.info(
         _(
@@ -88,7 +89,7 @@ chart(
     mask="none",
 )
 # the exercise's pair, read from the cross-attention the chart shows (or would show, in self-attention's place)
-cross = engine.cross_attention(target, source, layer_i, head_i) if self_only else ca
+cross = engine.on_model(crossing.cross_attention, target, source, layer_i, head_i) if self_only else ca
 asking, answering = cross.strongest()
 added = [t.position for t in cross.source if t.is_special]  # [CLS], <bos>: tokens the tokenizer adds, no word
 rest = max(added, key=lambda j: cross.weights[asking, j]) if added else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -97,14 +98,14 @@ def shared_mean(traces) -> np.ndarray:
     return np.concatenate(vectors, axis=1).mean(axis=1)
 
 
-def context_shift(model: Model, word: str, sentences: list[str], references: list[str]) -> ContextShift:
+def context_shift(model: Model, word: str, sentences: Sequence[str], references: Sequence[str]) -> ContextShift:
     """Mean-centred cosine similarity, at every layer, between `word`'s embedding inside each sentence and each
     reference word's embedding when that word is run through the model on its own; and between the word's
     embeddings in the first two sentences. Every vector has the mean of all these texts' tokens, at its layer,
     subtracted first (`shared_mean`)."""
     traces = [trace(model, s) for s in sentences]
     ref_traces = [trace(model, r) for r in references]
-    mean = shared_mean(traces + ref_traces)
+    mean = shared_mean([*traces, *ref_traces])
     words = [tr.hidden[:, _position(tr, word)] - mean for tr in traces]  # each (n_layers + 1, d_model)
     refs = [tr.hidden[:, _position(tr, r)] - mean for tr, r in zip(ref_traces, references, strict=True)]
     sim = np.array([[ops.cosine(w, ref) for ref in refs] for w in words])  # (n_sentences, n_refs, n_layers + 1)

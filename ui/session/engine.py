@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,9 +25,6 @@ import attention.sources
 import attention.tokens
 from attention import kv_cache
 from attention.lessons import (
-    budget,
-    context,
-    cross,
     geometry,
     head_roles,
     heads,
@@ -36,7 +33,6 @@ from attention.lessons import (
     position,
     prediction,
     qk_norm,
-    scaling,
 )
 from attention.trace import trace_tokens
 from ui import caches
@@ -119,6 +115,23 @@ def windowed(text: str, window: int) -> attention.Trace:
 def layer(text: str, mask: str | None, layer_i: int, name: str | None = None) -> attention.LayerTrace:
     """One layer (0-based) of a model's cached trace (name None: the chosen model)."""
     return trace(text, mask, name or model_name()).layers[layer_i]
+
+
+def _on(name: str, compute: Callable[..., Any], *args: Hashable) -> Any:
+    key = (f"{compute.__module__}.{compute.__name__}", name, *args)
+    return RESULTS.get(key, lambda: compute(model(name), *args))
+
+
+def on_model(compute: Callable[..., Any], *args: Hashable) -> Any:
+    """compute(the chosen model, *args), a lesson's computation (attention.lessons…) called with plain values: once
+    per model and arguments for every session, kept by its size with the other results."""
+    return _on(model_name(), compute, *args)
+
+
+def once(compute: Callable[..., Any], *args: Hashable) -> Any:
+    """compute(*args), a computation that reads no model (the scaling chapter's random vectors), once per
+    arguments for every session, kept with the results."""
+    return RESULTS.get((f"{compute.__module__}.{compute.__name__}", *args), lambda: compute(*args))
 
 
 def per_model(cached: Callable) -> Callable:
@@ -224,24 +237,6 @@ def before_after(
 
 @per_model
 @caches.kept(RESULTS)
-def context_shift(
-    name: str, word: str, sentences: tuple[str, ...], references: tuple[str, ...]
-) -> context.ContextShift:
-    return context.context_shift(model(name), word, list(sentences), list(references))
-
-
-@caches.kept(RESULTS)
-def scaling_experiment(d_k: int, n_keys: int) -> scaling.ScalingExperiment:
-    return scaling.scaling_experiment(d_k, n_keys=n_keys)
-
-
-@caches.kept(RESULTS)
-def entropy_curve(widths: tuple[int, ...], n_keys: int) -> scaling.EntropyCurve:
-    return scaling.entropy_curve(widths, n_keys=n_keys)
-
-
-@per_model
-@caches.kept(RESULTS)
 def value_chain(
     name: str, text: str, layer_i: int, head: int, token: int, uniform: bool
 ) -> tuple[geometry.Chain, float]:
@@ -253,12 +248,6 @@ def value_chain(
 
 @per_model
 @caches.kept(RESULTS)
-def value_map(name: str, layer_i: int, head: int) -> heads.ValueMap:
-    return heads.value_map(model(name), layer_i, head)
-
-
-@per_model
-@caches.kept(RESULTS)
 def heads_move(name: str, text: str, layer_i: int, head: int | None) -> geometry.Moves:
     """Every token's displacement by one head (or by all, head=None), in the plane that keeps the most of them."""
     return geometry.displacement_directions(heads.proposed(layer(text, None, layer_i, name), head))
@@ -266,26 +255,8 @@ def heads_move(name: str, text: str, layer_i: int, head: int | None) -> geometry
 
 @per_model
 @caches.kept(RESULTS)
-def shuffle(name: str, text: str, seed: int, positions: bool) -> position.Shuffle:
-    return position.shuffle_experiment(model(name), text, seed=seed, positions=positions)
-
-
-@per_model
-@caches.kept(RESULTS)
 def shifted(name: str, text: str, shift: int) -> position.Shifted:
     return position.shift_experiment(model(name), text, shift, max_tokens(model(name).config))
-
-
-@per_model
-@caches.kept(RESULTS)
-def position_similarity(name: str, n_positions: int) -> np.ndarray:
-    return position.position_similarity(model(name), n_positions)
-
-
-@per_model
-@caches.kept(RESULTS)
-def cross_attention(name: str, target: str, source: str, layer_i: int, head: int) -> cross.CrossAttention:
-    return cross.cross_attention(model(name), target, source, layer_i, head)
 
 
 @per_model
@@ -323,12 +294,6 @@ def generate_with_cache(name: str, text: str) -> kv_cache.CachedGeneration:
 
 @per_model
 @caches.kept(RESULTS)
-def architecture(name: str) -> budget.Architecture:
-    return budget.architecture(model(name))
-
-
-@per_model
-@caches.kept(RESULTS)
 def every_next_token(name: str, text: str, top: int) -> prediction.EveryNextToken:
     """A decoder's best next-token guesses at every position of the sentence (ValueError for an encoder)."""
     return prediction.every_next_token(model(name), trace(text, None, name), top=top)
@@ -340,27 +305,14 @@ def distance_experiment(name: str) -> motivation.DistanceExperiment:
     return motivation.distance_experiment(model(name), max_tokens(model(name).config))
 
 
-@per_model
-@caches.kept(RESULTS)
-def tokens_apart(name: str, text: str, first: str, second: str) -> int:
-    return motivation.tokens_apart(model(name), text, first, second)
-
-
 # --- what each head does ----------------------------------------------------------------------------------
-
-
-@per_model
-@caches.kept(RESULTS)
-def induction_scores(name: str) -> np.ndarray:
-    """(n_layers, n_heads): each head's induction score, on the fixed repeated random tokens (once per model)."""
-    return head_roles.induction_scores(model(name))
 
 
 @per_model
 @caches.kept(RESULTS)
 def roles(name: str, text: str, mask: str | None) -> head_roles.HeadRoles:
     """Every head's measures on this text and its role, the induction run included: once per sentence."""
-    return head_roles.head_roles(trace(text, mask, name), induction_scores.cached(name))
+    return head_roles.head_roles(trace(text, mask, name), _on(name, head_roles.induction_scores))
 
 
 @dataclass(frozen=True)
