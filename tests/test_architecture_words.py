@@ -1,4 +1,4 @@
-"""The words a page says about a model come from its fields (ui/words/architecture.py): checked on the three bundled
+"""The words a page says about a model come from its fields (ui/words/architecture/): checked on the three bundled
 models' configs and on made-up ones, and on every page of the app for the two decoders, whose pages must say
 nothing that describes another architecture."""
 

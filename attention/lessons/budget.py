@@ -267,7 +267,7 @@ def calculator_gap(model: Model) -> tuple[tuple[str, int], ...]:
 @dataclass(frozen=True)
 class Part:
     """One box of the model's diagram: which step it is, and its parameters (in one layer, for a block's). What a
-    page calls it is ui/words/architecture.py's business (it knows the words for each field's value)."""
+    page calls it is ui/words/architecture/'s business (it knows the words for each field's value)."""
 
     key: str  # tokens, embedding, norm_attention, attention, norm_attention_out, add_attention, norm_mlp, mlp,
     # norm_mlp_out, add_mlp (a sum, or a sum then a norm, after the sub-layer), final_norm, output
