@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from attention.lessons import motivation
-from ui.figures import charts
+from ui.figures import reach as reach_figures
 from ui.kit import chapter, inputs
 from ui.kit.chart import chart
 from ui.session import engine, state
@@ -114,13 +114,17 @@ distances = np.arange(0, int(exp.distances.max()) + 1)
 left, right = chapter.figure_columns(2)
 with left:
     chart(
-        charts.recurrent_memory(distances, motivation.recurrent_share(distances, keep), keep, words=i18n.words()),
+        reach_figures.recurrent_memory(
+            distances, motivation.recurrent_share(distances, keep), keep, words=i18n.words()
+        ),
         "recurrent_memory",
         share=chapter.figure_share(0.5),
     )
 with right:  # the layer and head after the model's name, on the title's second line
     chart(
-        charts.attention_reach(exp.distances, exp.best, float(distances[-1]), model.config.name, words=i18n.words()),
+        reach_figures.attention_reach(
+            exp.distances, exp.best, float(distances[-1]), model.config.name, words=i18n.words()
+        ),
         "attention_reach",
         layer=layer_i,
         head=head_i,

@@ -16,7 +16,7 @@ from attention.lessons import geometry
 from ui import caches
 from ui.components import plot
 from ui.figures.base import stand_alone
-from ui.figures.head_view import heads_grid
+from ui.figures.heads_grid import heads_grid
 from ui.kit import chart
 from ui.session import engine, models
 from ui.words import i18n

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from ui import figures
-from ui.figures import head_meta, head_view
+from ui.figures import head_meta, head_view, heads_grid, qkv
 from ui.figures.base import NUMBERS_UP_TO, SMALLEST_TICK_PX, TICK_ROOM, Canvas
 from ui.words import i18n
 
@@ -60,7 +60,7 @@ def test_the_queries_keys_and_values_of_a_long_text_stay_one_screen_tall(width: 
     n, d = 256, 32
     canvas = Canvas(width=width, height=600)
     q = np.random.default_rng(0).normal(size=(1, n, d))
-    fig = head_view.qkv_figure(q, q, q, words(n), 0, [0], "Layer 1 · head 1", canvas, words=i18n.words())
+    fig = qkv.qkv_figure(q, q, q, words(n), 0, [0], "Layer 1 · head 1", canvas, words=i18n.words())
     assert fig.layout.height <= canvas.height
     assert 1 < len(fig.layout.yaxis.tickvals) < n
 
@@ -75,10 +75,10 @@ def test_a_figure_of_every_head_saved_for_another_head_is_the_one_drawn_for_it()
         lambda h: head_view.steps_figure(
             steps, words(n), h, heads, f"Layer 1 · head {h + 1}: steps", words=i18n.words()
         ),
-        lambda h: head_view.qkv_figure(
+        lambda h: qkv.qkv_figure(
             q, q, q, words(n), h, heads, f"Layer 1 · head {h + 1}: q, k, v", Canvas(), words=i18n.words()
         ),
-        lambda h: head_view.heads_grid(steps[3], words(n), h, "All 4 heads", words=i18n.words()),
+        lambda h: heads_grid.heads_grid(steps[3], words(n), h, "All 4 heads", words=i18n.words()),
     ):
         switched, drawn = head_meta.showing(build(0), 2), build(2).to_plotly_json()
         assert switched["layout"]["meta"]["shown"] == 3 == drawn["layout"]["meta"]["shown"]

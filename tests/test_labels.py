@@ -50,7 +50,7 @@ def test_a_vectors_coordinates_are_numbered_apart_however_many_they_are():
     """The q/k/v panels number their coordinates every 4 or 8 as the lesson counts them, and, for Gemma's 256 in a
     third of the page's column, far enough apart that no two numbers touch (they were 32 numbers on 230 px)."""
     from ui.figures.base import Canvas
-    from ui.figures.head_view import qkv_figure
+    from ui.figures.qkv import qkv_figure
     from ui.figures.text import text_px
 
     rng = np.random.default_rng(0)

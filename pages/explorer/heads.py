@@ -18,7 +18,7 @@ import attention.tokens
 from pages.explorer.outputs import figure_view
 from ui import figures
 from ui.components import head_switch
-from ui.figures import head_view, theme
+from ui.figures import head_view, heads_grid, qkv, theme
 from ui.figures.base import Canvas, isolated
 from ui.kit import notices
 from ui.kit.chart import chart
@@ -188,7 +188,7 @@ class HeadView:
         )
         canvas = head_switch.canvas(self.type)
         fig = chart(
-            lambda: head_view.qkv_figure(q, k, v, self.labels, h, self.heads, title, canvas, words=i18n.words()),
+            lambda: qkv.qkv_figure(q, k, v, self.labels, h, self.heads, title, canvas, words=i18n.words()),
             "qkv",
             key="fig_qkv",
             view=self.view,
@@ -292,7 +292,7 @@ class HeadView:
 
         def grid() -> go.Figure:
             roles = engine.roles(self.tr.text, self.tr.mask_kind).roles[layer.index]
-            return head_view.heads_grid(
+            return heads_grid.heads_grid(
                 layer.weights[(slice(None), *np.ix_(self.keep, self.keep))],
                 self.labels,
                 self.head,

@@ -16,7 +16,7 @@ from ui.components import head_switch
 from ui.components.table import table
 from ui.figures.base import isolated
 from ui.figures.charts import next_token_bars
-from ui.figures.vectors import after_heads_figure, heads_summed_figure
+from ui.figures.heads_added import after_heads_figure, heads_summed_figure
 from ui.kit import choices, downloads, inputs, next_word, notices
 from ui.kit.chart import chart
 from ui.session import engine, models, state

@@ -24,7 +24,6 @@ from ui.figures.layout import in_layout
 from ui.figures.pixels import (
     BAR_TITLES,
     MAX_WORDS,
-    PANEL_GAP,
     Panels,
     colourbar,
     colourbar_px,
@@ -33,17 +32,13 @@ from ui.figures.pixels import (
     paper_height,
     paper_y,
     pixel_figure,
-    tick_size,
-    title_band,
-    weights_bar_extra,
 )
-from ui.figures.text import LINE, label_px, text_px, wrap
+from ui.figures.text import LINE, text_px, wrap
 from ui.words.locales import N_, Words
 
 # The theme's colour scales as plotly.js reads them (unchecked figures are not resolved by plotly's checks).
 SCORES = plotly.colors.get_colorscale(theme.SCORES_SCALE)
 WEIGHTS = plotly.colors.get_colorscale(theme.WEIGHTS_SCALE)
-VECTORS = plotly.colors.get_colorscale(theme.VECTORS_SCALE)
 STEP_TITLES = (N_("1. Raw scores q · k"), N_("2. Scaled: ÷ √dₖ"), N_("3. Masked"), N_("4. Softmax weights"))
 STEP_VALUES = (
     N_("raw score: {value}"),
@@ -54,7 +49,6 @@ STEP_VALUES = (
 # what the columns and the rows of a matrix are, in the corner of the first step, in each layout
 CORNER = {"paper": N_("keys →<br>queries ↓"), "notes": N_("queries →<br>keys ↓")}
 CORNER_SHIFT = 6  # px between the corner's text and the first step
-QKV_NAMES = (N_("Q: queries"), N_("K: keys"), N_("V: values"))
 
 TICK_CHARS = 12  # a longer token is cut on the axes (its whole text shows on hover)
 
@@ -343,239 +337,4 @@ def _ticks(labels: Sequence[str], ticks: Sequence[str], length_px: float, size: 
     return dict(tickvals=list(labels)[::step], ticktext=list(ticks)[::step], tickfont=dict(size=size), ticks="")
 
 
-def _coordinate_step(d: int, panel_px: float, size: int) -> int:
-    """Every how many coordinates a q/k/v panel's axis is numbered: 4 or 8 as the lesson counts them, more where
-    the numbers would touch (Gemma's 256 coordinates in a third of a column: they were 32 numbers on 230 px)."""
-    apart = 0.65 * size * len(str(d - 1)) + 6  # the widest number's digits and 6 px between two
-    return next(s for s in (4, 8, 16, 32, 64, 128, 256, 512) if (s >= 8 or d <= 16) and panel_px / d * s >= apart)
-
-
-def qkv_figure(
-    q: np.ndarray,
-    k: np.ndarray,
-    v: np.ndarray,
-    labels: Sequence[str],
-    head: int,
-    heads: Sequence[int],
-    title: str,
-    canvas: Canvas | None = None,
-    *,
-    words: Words,
-) -> go.Figure:
-    """One head's queries, keys and values side by side on shared token rows, each (len(heads), n_tokens, d_head)
-    for the heads listed in `heads` (0-based), `head` shown; each on its own scale centred at 0."""
-    canvas = canvas or Canvas()
-    ty = canvas.type
-    labels = list(labels)
-    n, d = q.shape[1], q.shape[2]
-    ticks = tick_labels(labels)
-    y_labels = label_px(ticks, ty.base)
-    bar = colourbar_px(ty.small)
-    cols = 3 if (canvas.width - y_labels - 3 * bar - 2 * PANEL_GAP) / 3 >= 96 else 1
-    panel_w = (canvas.width - y_labels - cols * bar - (cols - 1) * PANEL_GAP - 4) // cols
-    top_band = title_band(ty)
-    name_band = int(ty.base * LINE) + 6
-    x_band = int(ty.small * LINE) + 10
-    per_row = 1 if cols == 3 else 3
-    room = (canvas.height - top_band - per_row * (name_band + x_band) - 8) / (n * per_row)
-    row = float(np.clip(room, 0.25, 26))  # one screen tall: a long text's rows are a pixel or less, a compact map
-    panel_h = int(row * n)
-    W = canvas.width
-    H = top_band + per_row * (name_band + panel_h + x_band) + 8
-    axes: dict[str, dict] = {}
-    annotations = []
-    lefts, tops = [], []
-    for i in range(3):
-        c, r = (i, 0) if cols == 3 else (0, i)
-        x0 = y_labels + c * (panel_w + bar + PANEL_GAP)
-        y0 = top_band + r * (name_band + panel_h + x_band) + name_band
-        lefts.append(x0)
-        tops.append(y0)
-        suffix = "" if i == 0 else str(i + 1)
-        axes[f"xaxis{suffix}"] = dict(
-            domain=[x0 / W, (x0 + panel_w) / W],
-            anchor=f"y{suffix}",
-            tickfont=dict(size=ty.small),
-            title=None,
-            range=[-0.5, d - 0.5],
-            dtick=_coordinate_step(d, panel_w, ty.small),
-            matches=None if i == 0 else "x",
-        )
-        axes[f"yaxis{suffix}"] = dict(
-            domain=[paper_y(y0 + panel_h, H), paper_y(y0, H)],
-            anchor=f"x{suffix}",
-            type="category",
-            autorange="reversed",
-            showticklabels=cols == 1 or i == 0,
-            matches=None if i == 0 else "y",
-            **_ticks(labels, ticks, panel_h, tick_size(n, panel_h, ty)),
-        )
-        annotations.append(panel_name(words._(QKV_NAMES[i]), x0 / W, paper_y(y0, H), ty.base))
-    token = words._("token: {token}").format(token="%{y}")
-    coordinate = words._("{vector}, coordinate {i}: {value}")
-    hovers = [f"{token}<br>{coordinate.format(vector=name, i='%{x}', value='%{z:.3f}')}" for name in "qkv"]
-    head_name = words._("head {n}")
-    per_head: dict[int, list[dict]] = {}
-    for j, h in enumerate(heads):
-        per_head[h] = []
-        for hover, vectors in zip(hovers, (q, k, v), strict=True):
-            m = np.asarray(vectors[j], dtype=np.float32)
-            top = float(np.abs(m).max()) or 1.0
-            per_head[h].append(
-                dict(
-                    z=m,
-                    zmin=-top,
-                    zmax=top,
-                    hovertemplate=hover + _side_label(head_name, h),
-                )
-            )
-    traces = []
-    for i in range(3):
-        suffix = "" if i == 0 else str(i + 1)
-        traces.append(
-            dict(
-                type="heatmap",
-                name=words._(QKV_NAMES[i]),
-                x=list(range(d)),
-                y=labels,
-                xaxis=f"x{suffix}",
-                yaxis=f"y{suffix}",
-                colorscale=VECTORS,
-                zmid=0.0,
-                colorbar=colourbar(
-                    x=(lefts[i] + panel_w + 6) / W,
-                    y=paper_y(tops[i] + panel_h / 2, H),
-                    length=paper_height(panel_h, H),
-                    size=ty.small,
-                ),
-                **per_head[head][i],
-            )
-        )
-    meta = layout_meta(head, heads, per_head if len(heads) > 1 else {}, range(3), words=words)
-    return pixel_figure(traces, title, H, ty, annotations, meta, axes)
-
-
 # --- every head of the layer --------------------------------------------------------------------------------
-
-CHOSEN = theme.OKABE_ITO[1]  # the chosen head's colour, as in the displacement picture
-
-
-def heads_grid(
-    weights: np.ndarray,
-    labels: Sequence[str],
-    head: int,
-    title: str,
-    layout: str = "paper",
-    weight_colours: str = "unit",
-    canvas: Canvas | None = None,
-    roles: Sequence[str] | None = None,
-    *,
-    words: Words,
-) -> go.Figure:
-    """Every head's weights (n_heads, n_tokens, n_tokens), rows are queries, as small multiples; the chosen head
-    (0-based) framed; roles: a word per head naming what it does ("" for none), after its name. Each panel's heatmap names its head in its trace's meta, which the head switch reads from a
-    click on it (ui/components/head_switch.js); hover names the two tokens and the weight."""
-    canvas = canvas or Canvas()
-    ty = canvas.type
-    n_heads, n = weights.shape[:2]
-    labels = list(labels)
-    cols = min(n_heads, 6 if canvas.width >= 700 else 4 if canvas.width >= 460 else 3)
-    rows = -(-n_heads // cols)
-    bar = colourbar_px(ty.small)
-    gap = 14
-    name_band = int(ty.base * LINE) + 6
-    top_band = title_band(ty)
-    extra = weights_bar_extra(ty.small, max_words=weight_colours == "row", words=words)
-    side = (canvas.width - 8 - bar - extra - (cols - 1) * gap) // cols
-    side = int(min(side, (canvas.height - top_band - rows * name_band - 8) / rows, 260))
-    side = max(side, 60)
-    W = canvas.width
-    H = top_band + rows * (name_band + side) + 8
-    row_name, col_name = ("key", "query") if layout == "notes" else ("query", "key")
-    hover = pair_hover(row_name, col_name, words._(STEP_VALUES[3]).format(value="%{customdata:.3f}"), words=words)
-    head_name = words._("head {n}")
-    traces: list[dict] = []
-    axes: dict[str, dict] = {}
-    annotations = []
-    frames: dict[int, dict] = {}
-    for h in range(n_heads):
-        r, c = divmod(h, cols)
-        x0 = 4 + c * (side + gap)
-        y0 = top_band + r * (name_band + side) + name_band
-        suffix = "" if h == 0 else str(h + 1)
-        axes[f"xaxis{suffix}"] = dict(
-            domain=[x0 / W, (x0 + side) / W],
-            anchor=f"y{suffix}",
-            visible=False,
-            type="category",
-            range=[-0.5, n - 0.5],
-            fixedrange=True,
-        )
-        axes[f"yaxis{suffix}"] = dict(
-            domain=[paper_y(y0 + side, H), paper_y(y0, H)],
-            anchor=f"x{suffix}",
-            visible=False,
-            type="category",
-            range=[n - 0.5, -0.5],
-            fixedrange=True,
-        )
-        name = head_name.format(n=h + 1) + (f" · {roles[h]}" if roles and roles[h] and side >= 110 else "")
-        annotations.append(panel_name(name, (x0 + side / 2) / W, paper_y(y0, H), ty.base, xanchor="center"))
-        frames[h] = {
-            "shapes[0].x0": (x0 - 4) / W,
-            "shapes[0].x1": (x0 + side + 4) / W,
-            "shapes[0].y0": paper_y(y0 + side + 4, H),
-            "shapes[0].y1": paper_y(y0 - name_band, H),
-        }
-        w = np.asarray(weights[h], dtype=np.float64)
-        colour = in_layout(_weights_colour(w, weight_colours), layout)
-        values = in_layout(w, layout)
-        traces.append(
-            dict(
-                type="heatmap",
-                x=labels,
-                y=labels,
-                z=colour.astype(np.float32),
-                customdata=values.astype(np.float32),
-                xaxis=f"x{suffix}",
-                yaxis=f"y{suffix}",
-                coloraxis="coloraxis",
-                name=name,
-                meta=h + 1,
-                hovertemplate=hover + _side_label(head_name, h),
-            )
-        )
-    frame = frames[head]
-    shape = dict(
-        type="rect",
-        xref="paper",
-        yref="paper",
-        x0=frame["shapes[0].x0"],
-        x1=frame["shapes[0].x1"],
-        y0=frame["shapes[0].y0"],
-        y1=frame["shapes[0].y1"],
-        line=dict(color=CHOSEN, width=3),
-    )
-    return pixel_figure(
-        traces,
-        title,
-        H,
-        ty,
-        annotations,
-        layout_meta(head, range(n_heads), patches=frames, words=words) | {"pick": True},
-        axes,
-        shapes=[shape],
-        hovermode="closest",
-        coloraxis=dict(
-            colorscale=WEIGHTS,
-            cmin=0,
-            cmax=1,
-            colorbar=colourbar(
-                x=(4 + cols * (side + gap) - gap + 6) / W,
-                y=paper_y(top_band + (H - top_band) / 2, H),
-                length=paper_height(H - top_band - name_band, H),
-                size=ty.small,
-                **_weights_bar(weight_colours, ty.small, words=words),
-            ),
-        ),
-    )
