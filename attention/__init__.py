@@ -24,7 +24,8 @@ from .model import (
     UnsupportedModelError,
 )
 from .tokens import Token, read_prefix
-from .trace import MASKS, Knockout, LayerTrace, Prediction, Trace, trace
+from .trace import Knockout, trace
+from .traced import MASKS, LayerTrace, Prediction, Trace
 
 __all__ = [
     "DEFAULT_MODEL",

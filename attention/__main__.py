@@ -22,7 +22,8 @@ import numpy as np
 from .loading import load_model
 from .model import ModelError
 from .tokens import check_text
-from .trace import MASKS, Trace, trace
+from .trace import trace
+from .traced import MASKS, Trace
 
 MODEL_HELP = "all-MiniLM-L6-v2 (the default, offline), a local folder, or a hub id such as gpt2"
 

@@ -14,7 +14,8 @@ import numpy as np
 
 from . import ops
 from .model import Model
-from .trace import LayerTrace, Trace, block, embed, norm
+from .trace import block, embed, norm
+from .traced import LayerTrace, Trace
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import ops
-from ..trace import LayerTrace
+from ..traced import LayerTrace
 
 
 @dataclass(frozen=True)

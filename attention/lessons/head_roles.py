@@ -27,7 +27,8 @@ import numpy as np
 
 from ..model import Model
 from ..tokens import Token, readable
-from ..trace import Trace, trace_tokens
+from ..trace import trace_tokens
+from ..traced import Trace
 
 # A role needs most of a head's weight on one kind of key: above one half, no other key can hold more.
 PREVIOUS_TOKEN = 0.5  # Clark et al.'s previous-token heads put over half of each row on the token before

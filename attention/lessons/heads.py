@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import ops
 from ..model import Model, ModelConfig
-from ..trace import LayerTrace
+from ..traced import LayerTrace
 
 
 def asymmetry(matrix: np.ndarray) -> float:

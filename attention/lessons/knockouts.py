@@ -14,7 +14,8 @@ import numpy as np
 
 from .. import ops, text_tokens
 from ..model import Model
-from ..trace import Knockout, Prediction, Trace, trace, trace_tokens
+from ..trace import Knockout, trace, trace_tokens
+from ..traced import Prediction, Trace
 from .prediction import NextWords, next_words_after
 
 TOP = 5  # next tokens shown before and after

@@ -10,7 +10,8 @@ import numpy as np
 from .. import ops
 from ..model import Model
 from ..tokens import tokenize
-from ..trace import Trace, trace_tokens
+from ..trace import trace_tokens
+from ..traced import Trace
 
 
 def sinusoidal_encoding(n_positions: int, d_model: int) -> np.ndarray:

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import ops, text_tokens
 from ..model import Model
-from ..trace import Prediction, Trace
+from ..traced import Prediction, Trace
 
 # The lesson notes' worked scores for the word after "the fluffy": raw scores (logits), before any softmax.
 NOTES_CANDIDATES = {"dog": 4.1, "cat": 3.1, "bluebird": 5.1, "creature": 5.1, "animal": 5.5}

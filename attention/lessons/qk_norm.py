@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import ops
 from ..model import Model
-from ..trace import LayerTrace
+from ..traced import LayerTrace
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model import ModelConfig
-from ..trace import Trace
+from ..traced import Trace
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..trace import Trace
+from ..traced import Trace
 from .context import _position
 
 # Each language's opening sentence's noun and the adjectives that describe it, as whole words of the sentence: French
