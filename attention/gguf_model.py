@@ -31,81 +31,88 @@ from .sources import cache_folder
 CONTROL, USER_DEFINED = 3, 4  # GGUF's token types: control tokens (<bos>, <|im_start|>), added words
 
 
-def decoder_model(config: ModelConfig, w: dict[str, np.ndarray], tokenizer) -> Model:
-    """A decoder from its tensors under GGUF's names, each (d_out, d_in) as both GGUF and Hugging Face store them;
-    `output.weight` is the output head when it is not tied to the embeddings. The norms and biases a config's
-    fields ask for (QK-norm, a sandwich's second norms, the biases of `biases`) must be there."""
-    d, d_q, d_kv, d_ff = config.d_model, config.n_heads * config.d_head, config.n_kv_heads * config.d_head, config.d_ff
+class _Tensors:
+    """A decoder's tensors under GGUF's names, each read checked against its config's sizes."""
 
-    def stored(key: str, shape: tuple[int, int]) -> np.ndarray | QuantizedMatrix | QuantizedTable:
+    def __init__(self, config: ModelConfig, w: dict[str, np.ndarray]):
+        self.config, self.w = config, w
+
+    def stored(self, key: str, shape: tuple[int, int]) -> np.ndarray | QuantizedMatrix | QuantizedTable:
         """(d_out, d_in) as stored, checked against the config's sizes."""
-        a = w[key]
+        a = self.w[key]
         got = a.stored_shape if isinstance(a, QuantizedMatrix) else a.shape
         if tuple(got) != shape:
             raise UnsupportedModelError(
-                f"'{config.name}': {key} is {got[0]} × {got[1]}, where its config says {shape[0]} × {shape[1]}."
+                f"'{self.config.name}': {key} is {got[0]} × {got[1]}, where its config says {shape[0]} × {shape[1]}."
             )
         return a
 
-    def matrix(key: str, shape: tuple[int, int]) -> np.ndarray | QuantizedMatrix:
+    def matrix(self, key: str, shape: tuple[int, int]) -> np.ndarray | QuantizedMatrix:
         """(d_in, d_out): the stored matrix's transpose, a read-only view (no copy: matmul reads it as it is);
         a matrix kept in its quantized blocks is one already."""
-        a = stored(key, shape)
+        a = self.stored(key, shape)
         if isinstance(a, QuantizedMatrix):
             return a
         out = a.T
         out.setflags(write=False)
         return out
 
-    def gain(key: str, width: int = d) -> Norm:
-        if w[key].shape != (width,):
+    def gain(self, key: str, width: int | None = None) -> Norm:
+        width = self.config.d_model if width is None else width
+        if self.w[key].shape != (width,):
             raise UnsupportedModelError(
-                f"'{config.name}': {key} has {w[key].shape} numbers, where it needs ({width},)."
+                f"'{self.config.name}': {key} has {self.w[key].shape} numbers, where it needs ({width},)."
             )
-        return Norm(gamma=frozen(w[key]), beta=None)
+        return Norm(gamma=frozen(self.w[key]), beta=None)
 
-    def bias(key: str, matrix: str, width: int) -> np.ndarray | None:
+    def bias(self, key: str, matrix: str, width: int) -> np.ndarray | None:
         """A linear layer's bias where the config says it adds one (and then it must be there); a bias in the file
         that the config does not name is refused, never dropped."""
-        if not config.has_bias(matrix):
-            if key in w:
-                raise UnsupportedModelError(f"'{config.name}': {key} is a bias its family's config does not add.")
+        if not self.config.has_bias(matrix):
+            if key in self.w:
+                raise UnsupportedModelError(f"'{self.config.name}': {key} is a bias its family's config does not add.")
             return None
-        if w[key].shape != (width,):
+        if self.w[key].shape != (width,):
             raise UnsupportedModelError(
-                f"'{config.name}': {key} has {w[key].shape} numbers, where it needs ({width},)."
+                f"'{self.config.name}': {key} has {self.w[key].shape} numbers, where it needs ({width},)."
             )
-        return frozen(w[key])
+        return frozen(self.w[key])
 
-    sandwich = config.norm_position == "sandwich"
-    layers = []
-    for i in range(config.n_layers):
-        p = f"blk.{i}."
-        layers.append(
-            LayerWeights(
-                w_q=matrix(p + "attn_q.weight", (d_q, d)),
-                b_q=bias(p + "attn_q.bias", "q", d_q),
-                w_k=matrix(p + "attn_k.weight", (d_kv, d)),
-                b_k=bias(p + "attn_k.bias", "k", d_kv),
-                w_v=matrix(p + "attn_v.weight", (d_kv, d)),
-                b_v=bias(p + "attn_v.bias", "v", d_kv),
-                w_o=matrix(p + "attn_output.weight", (d, d_q)),
-                b_o=bias(p + "attn_output.bias", "o", d),
-                norm_attention=gain(p + "attn_norm.weight"),
-                w_ff1=matrix(p + "ffn_up.weight", (d_ff, d)),
-                b_ff1=bias(p + "ffn_up.bias", "mlp", d_ff),
-                w_ff2=matrix(p + "ffn_down.weight", (d, d_ff)),
-                b_ff2=bias(p + "ffn_down.bias", "mlp", d),
-                norm_ffn=gain(p + "ffn_norm.weight"),
-                w_gate=matrix(p + "ffn_gate.weight", (d_ff, d)),
-                norm_attention_out=gain(p + "post_attention_norm.weight") if sandwich else None,
-                norm_ffn_out=gain(p + "post_ffw_norm.weight") if sandwich else None,
-                norm_q=gain(p + "attn_q_norm.weight", config.d_head) if config.qk_norm else None,
-                norm_k=gain(p + "attn_k_norm.weight", config.d_head) if config.qk_norm else None,
-            )
+    def layer(self, i: int) -> LayerWeights:
+        """Block i's weights; the norms and biases its config's fields ask for (QK-norm, a sandwich's second norms,
+        the biases of `biases`) must be there."""
+        c, p = self.config, f"blk.{i}."
+        d, d_q, d_kv, d_ff = c.d_model, c.n_heads * c.d_head, c.n_kv_heads * c.d_head, c.d_ff
+        sandwich = c.norm_position == "sandwich"
+        return LayerWeights(
+            w_q=self.matrix(p + "attn_q.weight", (d_q, d)),
+            b_q=self.bias(p + "attn_q.bias", "q", d_q),
+            w_k=self.matrix(p + "attn_k.weight", (d_kv, d)),
+            b_k=self.bias(p + "attn_k.bias", "k", d_kv),
+            w_v=self.matrix(p + "attn_v.weight", (d_kv, d)),
+            b_v=self.bias(p + "attn_v.bias", "v", d_kv),
+            w_o=self.matrix(p + "attn_output.weight", (d, d_q)),
+            b_o=self.bias(p + "attn_output.bias", "o", d),
+            norm_attention=self.gain(p + "attn_norm.weight"),
+            w_ff1=self.matrix(p + "ffn_up.weight", (d_ff, d)),
+            b_ff1=self.bias(p + "ffn_up.bias", "mlp", d_ff),
+            w_ff2=self.matrix(p + "ffn_down.weight", (d, d_ff)),
+            b_ff2=self.bias(p + "ffn_down.bias", "mlp", d),
+            norm_ffn=self.gain(p + "ffn_norm.weight"),
+            w_gate=self.matrix(p + "ffn_gate.weight", (d_ff, d)),
+            norm_attention_out=self.gain(p + "post_attention_norm.weight") if sandwich else None,
+            norm_ffn_out=self.gain(p + "post_ffw_norm.weight") if sandwich else None,
+            norm_q=self.gain(p + "attn_q_norm.weight", c.d_head) if c.qk_norm else None,
+            norm_k=self.gain(p + "attn_k_norm.weight", c.d_head) if c.qk_norm else None,
         )
-    word = stored("token_embd.weight", (config.vocab_size, d))  # (vocab_size, d_model): one row per token
-    output = None if "output.weight" not in w else matrix("output.weight", (config.vocab_size, d))
+
+
+def decoder_model(config: ModelConfig, w: dict[str, np.ndarray], tokenizer) -> Model:
+    """A decoder from its tensors under GGUF's names, each (d_out, d_in) as both GGUF and Hugging Face store them;
+    `output.weight` is the output head when it is not tied to the embeddings."""
+    t = _Tensors(config, w)
+    word = t.stored("token_embd.weight", (config.vocab_size, config.d_model))  # (vocab_size, d_model): a row a token
+    output = None if "output.weight" not in w else t.matrix("output.weight", (config.vocab_size, config.d_model))
     return with_added_tokens(
         Model(
             config=config,
@@ -115,8 +122,8 @@ def decoder_model(config: ModelConfig, w: dict[str, np.ndarray], tokenizer) -> M
                 token_type=None,
                 norm=None,
             ),
-            layers=tuple(layers),
-            final_norm=gain("output_norm.weight"),
+            layers=tuple(t.layer(i) for i in range(config.n_layers)),
+            final_norm=t.gain("output_norm.weight"),
             tokenizer=tokenizer,
             output=output,
         )

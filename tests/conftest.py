@@ -37,6 +37,14 @@ def tiny_gpt2_folder(tmp_path_factory):
     return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
 
 
+@pytest.fixture(scope="module")
+def tiny_reference(tiny_gpt2_folder):
+    """transformers' own GPT-2 reading the small random one, eager so that it returns its weights."""
+    from transformers import GPT2LMHeadModel
+
+    return GPT2LMHeadModel.from_pretrained(tiny_gpt2_folder, attn_implementation="eager").eval()
+
+
 @pytest.fixture(scope="session")
 def shared_dir(tmp_path_factory, worker_id):
     """A folder every test process of this run shares (pytest-xdist's workers each have a folder of their own under

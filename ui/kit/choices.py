@@ -101,9 +101,14 @@ def model_choice(prefer_decoder: bool = False) -> None:
         )
     if "mask" not in chose:
         state.put("mask", models.own_mask(models.model_name()))
+    _model_menu(options)
+
+
+def _model_menu(options: dict[str, attention.ModelChoice]) -> None:
+    """The sidebar's Model menu: the models this server can load, and the bundled one, which the page stays on (its
+    error says how to install it); the rest are named, with why, in the menu's help. Under it, the chosen model's
+    terms, where its weights come under some."""
     with st.sidebar:
-        # the models this server can load, and the bundled one, which the page stays on (its error says how to
-        # install it); the rest are named, with why, in the menu's help
         offered = [n for n, c in options.items() if c.available or n == models.MODEL]
         missing = [c for n, c in options.items() if n not in offered]
         st.selectbox(
