@@ -38,6 +38,14 @@ def tiny_gpt2_folder(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def tiny(tiny_gpt2_folder):
+    """The small random GPT-2, read by the engine."""
+    import attention
+
+    return attention.load_model(str(tiny_gpt2_folder))
+
+
+@pytest.fixture(scope="module")
 def tiny_reference(tiny_gpt2_folder):
     """transformers' own GPT-2 reading the small random one, eager so that it returns its weights."""
     from transformers import GPT2LMHeadModel
