@@ -55,7 +55,7 @@ RUN_LOG = os.environ.get("ATTENTION_RUN_LOG")
 try:
     st.navigation(pages, position="top").run()
 finally:
-    state.sync_url()  # the URL always holds what is on screen (after st.stop(), see state.init)
+    state.sync_url()  # the URL always holds what is on screen (after st.stop(), see opening.init)
     caches.release()  # the memory this run freed, back to the system once there is enough of it
     if RUN_LOG:
         line = {

@@ -14,7 +14,7 @@ import streamlit as st
 from pages.explorer import controls, heads, outputs
 from ui.kit import choices, inputs, notices
 from ui.kit.chart import chart
-from ui.session import engine, models, state
+from ui.session import engine, models, opening, state
 from ui.words import architecture, i18n
 from ui.words.i18n import _
 from ui.words.prose import fill, sections
@@ -24,7 +24,7 @@ PAGE_CSS = "<style>@media (max-width: 640px) { .katex-display { font-size: 0.9em
 
 
 def render() -> None:
-    state.init()
+    opening.init()
     choices.language_choice()
     st.html(PAGE_CSS)
     prose = sections("explorer", i18n.language())

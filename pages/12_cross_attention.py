@@ -9,7 +9,7 @@ from ui.figures import diagrams
 from ui.figures.base import shortened
 from ui.kit import chapter
 from ui.kit.chart import chart
-from ui.session import engine, models, state
+from ui.session import engine, models, opening, state
 from ui.words import i18n
 from ui.words.i18n import _, n_
 
@@ -53,7 +53,7 @@ except ValueError:  # a text with nothing to read: empty, or only spaces and unp
         )
     )
     models.stop()
-if not self_only and source == state.CROSS_SOURCE and target == state.opening(i18n.language())[0] != source:
+if not self_only and source == state.CROSS_SOURCE and target == opening.opening(i18n.language())[0] != source:
     # the page's language's opening sentence under its English original: the original Transformer's task
     st.markdown(chapter.fill(prose["translation"], source=in_code(source), target=in_code(target)))
 target_labels = figures.token_labels([t.display for t in ca.target])

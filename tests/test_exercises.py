@@ -12,7 +12,7 @@ from app_driver.apptest import run_page
 from attention.lessons import context
 from tests.test_chapters import markdown, page
 from ui import figures
-from ui.session import state
+from ui.session import opening, state
 
 
 @pytest.mark.parametrize("code", ["fr", "ko"])
@@ -20,7 +20,7 @@ def test_4_context_parts_the_word_on_each_languages_default_model(code):
     """Each language's pair, its context before the word, on the model a session in that language opens on:
     the word's two vectors part (a decoder reading the context after the word would keep them identical)."""
     pair = context.PAIRS[code]
-    _sentence, name = state.opening(code)
+    _sentence, name = opening.opening(code)
     at = run_page(page("context"), lang=code, model=name)
     assert not at.exception
     shift = context.context_shift(attention.load_model(name), pair.word, list(pair.sentences), list(pair.references))
@@ -35,9 +35,9 @@ def test_4_context_parts_the_word_on_each_languages_default_model(code):
 def test_each_languages_examples_are_common_words_that_tokenize_cleanly(code):
     """The examples a session in this language offers, on the model it opens on: French words whole (at most one
     word in four cut in two), Korean 어절 in at most two or three pieces each on average (a stem, its particle)."""
-    _sentence, name = state.opening(code)
+    _sentence, name = opening.opening(code)
     model = attention.load_model(name)
-    for sentence in state.EXAMPLES_IN[code]:
+    for sentence in opening.EXAMPLES_IN[code]:
         tokens = [t for t in attention.trace(model, sentence).tokens if not t.is_special]
         words = re.findall(r"\w+|[^\w\s]", sentence)  # an elided l' or qu' is a word and its apostrophe
         assert len(tokens) <= (1.25 if code == "fr" else 2.5) * len(words), (sentence, [t.text for t in tokens])
@@ -53,7 +53,7 @@ def _labels(model: attention.Model, text: str) -> set[str]:
 def test_the_exercises_name_only_words_on_screen_in_each_language(code, name):
     """Chapters 9 and 12 on a French or Korean session's opening: every token the exercise names is a token of the
     sentences shown, and no English word of the notes' sentence ("creature", "fluffy", "forest") is asked for."""
-    sentence, model = state.opening(code)
+    sentence, model = opening.opening(code)
     at = run_page(page(name), lang=code, model=model)
     assert not at.exception
     exercise = markdown(at)
@@ -106,7 +106,7 @@ def test_chapter_5_says_who_reads_whom_when_the_adjective_follows_the_noun(code)
     of the head shown, computed (0 by the mask one way, the adjective's weight on the noun the other)."""
     from attention.lessons import word_order
 
-    sentence, name = state.opening(code)
+    sentence, name = opening.opening(code)
     at = run_page(page("queries_keys"), lang=code, model=name)
     assert not at.exception
     noun, adjectives = word_order.NOUN_ADJECTIVES[code]

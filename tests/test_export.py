@@ -94,9 +94,9 @@ def _two_charts() -> None:  # a page for AppTest: two figures, one of a sentence
 
     from ui.kit import inputs
     from ui.kit.chart import chart
-    from ui.session import state
+    from ui.session import opening
 
-    state.init()
+    opening.init()
     chart(go.Figure(layout=dict(title=dict(text="4. Softmax weights"))), "softmax", layer=1, head=2, mask="causal")
     if st.session_state.get("second", True):
         chart(go.Figure(layout=dict(title=dict(text="Sinusoidal encoding"))), "sinusoidal")

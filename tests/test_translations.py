@@ -15,7 +15,7 @@ from app_driver.apptest import ROOT, run_page
 from app_driver.words import PAGES, page_text
 from attention.lessons import motivation
 from ui.components import plot
-from ui.session import state
+from ui.session import opening, state
 from ui.words import i18n
 
 LANGUAGES = ("fr", "ko")
@@ -100,7 +100,7 @@ def test_the_rules_catch_a_lost_place_a_word_off_the_glossary_and_a_missing_glos
 # What may stand in English on any page: the sentences the lessons' English examples feed the models (the numbers
 # come from them), and model and tokenizer names.
 KEPT_TEXTS = sorted(
-    {*state.EXAMPLES, state.CROSS_SOURCE, "an apple and an orange", "an apple phone", motivation.NOTES_SENTENCE},
+    {*opening.EXAMPLES, state.CROSS_SOURCE, "an apple and an orange", "an apple phone", motivation.NOTES_SENTENCE},
     key=len,
 )[::-1]
 KEPT_WORDS = {"minilm", "smollm", "gemma", "gpt", "bert", "llama", "bos", "eos", "cls", "sep", "unk", "pad"}

@@ -20,7 +20,7 @@ from ui.figures.base import Canvas
 from ui.figures.matrices import tokens_named
 from ui.kit import choices, downloads, inputs, notices
 from ui.kit.chart import chart
-from ui.session import engine, models, state
+from ui.session import engine, models, opening, state
 from ui.words import chapters, i18n
 from ui.words.i18n import _
 from ui.words.prose import fill, sections
@@ -31,10 +31,10 @@ CURRENT = "_chapter_file"  # the chapter this session's run is drawing, for end(
 
 def begin(file: str) -> dict[str, str]:
     """Shared state from the URL, the chapter's title and opening prose; returns its prose sections."""
-    state.init()
+    opening.init()
     choices.language_choice()  # every page, those without a model too, says its language
     notes_switch()
-    engine.accept_where_needed()  # before the link's notices are said: a token the link named is checked
+    opening.accept_where_needed()  # before the link's notices are said: a token the link named is checked
     chapter = chapters.by_file(file)
     st.session_state[CURRENT] = file
     prose = sections(chapter.prose, i18n.language())

@@ -8,7 +8,7 @@ import streamlit as st
 import attention
 import attention.sources
 from ui.components import access, page_language
-from ui.session import models, state
+from ui.session import models, opening, state
 from ui.words import i18n
 from ui.words.i18n import _
 
@@ -34,20 +34,12 @@ def _language_changed() -> None:
     before, after = state.get("lang"), st.session_state["w:lang"]
     state.put("lang", after)
     chose = st.session_state.setdefault(state.LINK_CHOSE, set())
-    text, model = state.opening(before)
+    text, model = opening.opening(before)
     if state.get("text") == text:
-        state.put("text", state.opening(after)[0])
+        state.put("text", opening.opening(after)[0])
         state.put("token", -1)
     if "model" not in chose and state.get("model") == model:
-        state.put("model", state.opening(after)[1])
-
-
-def home_model() -> str:
-    """The model the pages open on: the language's opening model where this server can load it, else the
-    bundled one."""
-    wanted = state.opening(i18n.language())[1]
-    choice = models.choices().get(wanted)
-    return wanted if choice is not None and choice.available else models.MODEL
+        state.put("model", opening.opening(after)[1])
 
 
 def label(choice: attention.ModelChoice) -> str:
@@ -68,7 +60,7 @@ def model_choice(prefer_decoder: bool = False) -> None:
     (language_choice, which every page calls when it starts)."""
     options = models.choices()
     chose = st.session_state.setdefault(state.LINK_CHOSE, set())
-    home = home_model()
+    home = opening.home_model()
     opened_on = options.get(state.get("model"))
     if "model" not in chose and (opened_on is None or not opened_on.available):
         state.put("model", home)  # the language's opening model, where this server cannot load it: quietly

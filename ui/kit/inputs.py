@@ -10,7 +10,7 @@ import streamlit as st
 from ui.figures import theme
 from ui.figures.base import isolated
 from ui.kit import downloads
-from ui.session import engine, state
+from ui.session import opening, state
 from ui.words import i18n
 from ui.words.i18n import _
 
@@ -21,7 +21,7 @@ def sentence_controls(max_tokens: int) -> None:
     A text longer than the page traces is cut to the part the model reads before it is kept anywhere
     (cache keys, the link), and the page says so (cut_notice).
     max_tokens: the most tokens the page traces."""
-    engine.accept()
+    opening.accept()
     with st.sidebar:
         st.text_area(
             _("Sentence"),
@@ -31,7 +31,7 @@ def sentence_controls(max_tokens: int) -> None:
                 n=i18n.whole(max_tokens)
             ),
         )
-        examples = state.examples(i18n.language())
+        examples = opening.examples(i18n.language())
         st.selectbox(_("…or pick an example"), ["—", *examples], key="w:example", on_change=_use_example, index=0)
 
 
@@ -135,7 +135,7 @@ def default_token(tr) -> int:
     """The example's chosen token, else the last word: the first token of the last word with a letter or a digit in
     it ("␣can" of « canapé », not its last piece "apé"), not the full stop after it nor [CLS] or [SEP] (else the
     last token that is not [CLS] or [SEP])."""
-    wanted = state.examples(i18n.language()).get(tr.text)
+    wanted = opening.examples(i18n.language()).get(tr.text)
     for t in tr.tokens:
         if t.text.lstrip("▁Ġ") == wanted:  # SentencePiece's and GPT-2's marks of a space before the word
             return t.position

@@ -8,7 +8,7 @@ import streamlit as st
 import attention
 import attention.tokens
 from ui.kit.choices import choose_model, short_label
-from ui.session import engine, models, state
+from ui.session import engine, models, opening, state
 from ui.words import i18n
 from ui.words.i18n import _
 
@@ -100,7 +100,7 @@ def unread_notice(model: attention.Model, text: str) -> None:
 
 def cut_notice() -> None:
     """Say that the sentence was cut, for as long as the cut text is the one shown."""
-    cut = st.session_state.get(engine.CUT)
+    cut = st.session_state.get(opening.CUT)
     if cut is not None and cut.kept == state.get("text"):
         st.warning(cut.message)
 

@@ -1,2 +1,4 @@
-"""The session: what a visitor's session holds and opens on (state: the URL's parameters, the accepted sentence)
-and the app's only door to the models (engine: which models, their traces, every result cached by size)."""
+"""The session: what a visitor's session holds (state: the URL's parameters and the accepted sentence), what it opens
+on (opening: the language, the sentence and the model, their fallbacks, the cut of a long text), which models the
+server offers and keeps (models), and everything computed from them (engine: tokens, traces, every result cached
+by size)."""

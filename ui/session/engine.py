@@ -10,7 +10,6 @@ is let go of with it (ui/session/models.py keeps at most one model beside the bu
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -36,12 +35,10 @@ from attention.lessons import (
 )
 from attention.trace import trace_tokens
 from ui import caches
-from ui.session import models, state
-from ui.session.models import FITS_ANY_MODEL, failed_reason, max_tokens, model, model_name, stop
-from ui.words import i18n
+from ui.session import models
+from ui.session.models import max_tokens, model, model_name, stop
 from ui.words.i18n import _
 
-CUT = "_cut"  # session key: what accept() cut from the text, for the page to say
 # Traces are kept by size, not by count: a 256-token trace of the encoder holds 54 MB (73 MB once the head roles
 # have stacked its weights), a class sentence under 2 MB. With the server's own ~220 MB, the figures' and the other
 # results' budgets and its sessions' state, this keeps it under 600 MB whatever is pasted (benchmarks/soak.py).
@@ -154,58 +151,6 @@ def trace_or_stop(text: str, mask: str | None = None) -> attention.Trace:
     except ValueError as exc:
         st.info(_(str(exc)))  # the engine's messages are in the catalogues (attention/messages.py)
         stop()
-
-
-@dataclass(frozen=True)
-class Cut:
-    """What was left out of a text too long for the model: the part it reads is what the app keeps."""
-
-    kept: str
-    chars_dropped: int
-    tokens_dropped: int
-    max_tokens: int
-
-    @property
-    def message(self) -> str:
-        return _(
-            "The text is longer than the model reads here: it reads the first {n} tokens, so {dropped} more tokens "
-            "({chars} characters) were left out. The sentence box and the link now hold the part it reads."
-        ).format(
-            n=i18n.whole(self.max_tokens), dropped=i18n.whole(self.tokens_dropped), chars=i18n.whole(self.chars_dropped)
-        )
-
-
-def accept() -> state.Sentence:
-    """The shared text accepted by the chosen model, once per text and model: cut to the part the page traces
-    before it is kept anywhere (cache keys, the link), its tokens counted, a followed token checked against them.
-    What was cut is kept for the page to say (notices.cut_notice)."""
-    name, text = model_name(), state.get("text")
-    accepted = state.sentence()
-    if accepted is not None and accepted.model == name:
-        return accepted
-    limit = max_tokens(model(name).config)
-    try:
-        toks = tokenized(name, text)
-    except ValueError:  # empty: the page says what to type
-        accepted = state.Sentence(name, text, None)
-    else:
-        kept = toks.read_part(text)
-        if toks.truncated:
-            cut = Cut(kept=kept, chars_dropped=len(text) - len(kept), tokens_dropped=toks.n_dropped, max_tokens=limit)
-            st.session_state[CUT] = cut
-        accepted = state.Sentence(name, kept, len(toks.tokens))
-    state.keep_sentence(accepted)
-    return accepted
-
-
-def accept_where_needed() -> None:
-    """On a page that may not show the sentence box: accept the text before the link is written, where that
-    needs the model: a text that may be longer than a model reads, or a token the link named. A short
-    sentence does not load a model a page does not use."""
-    long = len(state.get("text").encode("utf-8", "replace")) > FITS_ANY_MODEL
-    if state.sentence() is None and (long or state.get("token") != -1) and failed_reason(model_name()) is None:
-        with contextlib.suppress(attention.ModelError):  # the page that needs the model says why
-            accept()
 
 
 # --- the explorer ------------------------------------------------------------------------------

@@ -26,45 +26,7 @@ from ui.figures.layout import LAYOUTS
 from ui.figures.theme import DEFAULT_EXPORT, EXPORT_FORMATS
 from ui.words import i18n
 
-FLUFFY = "a fluffy blue creature roamed the verdant forest"
-# Example sentences, each with the token a teacher would follow first.
-EXAMPLES = {
-    FLUFFY: "creature",
-    "an apple and an orange": "apple",
-    "an apple phone": "apple",
-    "the bank by the river bank": "bank",
-    "the animal didn't cross the street because it was too tired": "it",
-}
-# Each language's own examples, offered first in that language: its opening sentence (below) leads.
-EXAMPLES_IN = {
-    "fr": {
-        "un petit animal bleu vivait dans la forêt verte": "forêt",
-        "la capitale de la France est": "est",
-        "le chat noir dort sur le": "le",
-        "l'animal n'a pas traversé la rue parce qu'il était trop fatigué": "il",
-    },
-    "ko": {
-        "작고 파란 동물이 초록 숲에서 살았다": "숲",
-        "대한민국의 수도는": "는",
-        "그 동물은 너무 피곤해서 길을 건너지 않았다": "동물",
-    },
-}
-# What a new session opens on in each language: its first example, read by a model that reads the language whole
-# (MiniLM cuts a Korean sentence into jamo, SmolLM2 into bytes). A link, or the student, chooses otherwise.
-OPENINGS = {
-    "en": (FLUFFY, attention.DEFAULT_MODEL),
-    **{code: (next(iter(examples)), attention.sources.GEMMA3) for code, examples in EXAMPLES_IN.items()},
-}
-
-
-def examples(code: str) -> dict[str, str]:
-    """The examples a page in this language offers, its own first: {sentence: the token to follow}."""
-    return EXAMPLES_IN.get(code, {}) | EXAMPLES
-
-
-def opening(code: str) -> tuple[str, str]:
-    """The sentence and model a session in this language opens on."""
-    return OPENINGS.get(code, OPENINGS[i18n.SOURCE])
+FLUFFY = "a fluffy blue creature roamed the verdant forest"  # the lesson's sentence, the text a link may leave out
 
 
 @dataclass(frozen=True)
@@ -256,40 +218,6 @@ def run_through_app() -> None:
     flag that app.py's st.navigation clears is still set. Clear it and run again, through app.py."""
     if internals.leave_pages_directory_mode():
         st.rerun()
-
-
-def init() -> None:
-    """Fill the session from the URL (or the defaults) once per session, noting any value refused; on
-    later runs, write an emptied sentence into the URL before the page stops on it."""
-    run_through_app()
-    if st.session_state.get("_state_ready"):
-        if not get("text").strip():
-            # The page will stop on "type a sentence", and nothing a run sends after st.stop() reaches the
-            # browser: the emptied box goes into the URL now, so that a reload does not bring the old text back.
-            sync_url()
-        return
-    notices = []
-    for name, p in PARAMS.items():
-        raw = st.query_params.get(name)
-        value = p.default
-        if raw is not None:
-            try:
-                value = p.parse(raw)
-            except ValueError:
-                notices.append(name)
-        st.session_state[name] = value
-    if st.query_params.get("lang") is None:  # a new session speaks the browser's language, where the app has it
-        st.session_state["lang"] = i18n.from_browser(i18n._browser_locale())
-    text, model = opening(get("lang"))  # and opens on a sentence of it, unless the link gave one
-    if st.query_params.get("text") is None:
-        st.session_state["text"] = text
-    if st.query_params.get("model") is None:
-        st.session_state["model"] = model  # where this server cannot load it, choices.model_choice falls back
-    # which choices the link made itself: without them, the mask follows the model's own (choices.model_choice)
-    st.session_state[LINK_CHOSE] = {name for name in ("model", "mask") if st.query_params.get(name) is not None}
-    st.session_state[LINK_TOKEN] = get("token") != -1  # checked against the text when it is accepted
-    st.session_state[NOTICES] = notices
-    st.session_state["_state_ready"] = True
 
 
 def get(name: str) -> Any:
