@@ -106,20 +106,7 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
             **where,
             share=0.5,
         )
-    st.caption(
-        _(
-            "Left, at the scale of the heads: one arrow per head, numbered (hover a tip for its length), head "
-            "{head} (picked in the sidebar) in orange. Right, the same {n} arrows laid tip to tail: {ends}. Both "
-            "pictures are one projection, fitted to these points alone: it keeps {kept} of their spread. The bar "
-            "chart's lengths are measured in all {d} dimensions."
-        ).format(
-            head=h + 1,
-            ends=architecture.heads_sum_tip(cfg)[2],
-            n=len(pic.head_norms),
-            kept=i18n.share(pic.projection.explained_total),
-            d=layer.x.shape[1],
-        )
-    )
+    st.caption(_moves_caption(cfg, h, pic, layer.x.shape[1]))
     lengths, step = st.columns(2)
     with lengths:
         chart(
@@ -138,51 +125,74 @@ def displacement_section(tr: attention.Trace, layer_i: int) -> None:
             share=0.5,
         )
     with step:
-        if architecture.has_step_after_heads(cfg):
-            st.toggle(architecture.after_heads_toggle(cfg), **state.bound("layernorm"))
-        else:
-            st.caption("e′ = e + ΣΔe. " + architecture.after_heads_sentence(cfg))
-        if architecture.has_step_after_heads(cfg) and state.get("layernorm"):
-            steps = architecture.after_heads_steps(cfg)
-            chart(
-                lambda: after_heads_figure(
-                    after.points,
-                    after.projection.explained,
-                    steps,
-                    _named(_("The step after the heads"), layer_i, None, tr.mask_kind),
-                    unadded=after.unadded,
-                    unadded_label=architecture.unadded_sum(cfg),
-                    words=i18n.words(),
-                ),
-                "after_heads",
-                key="fig_after_heads",
-                view=view,
-                layer=layer_i,
-                mask=tr.mask_kind,
-                share=0.5,
-            )
-            lengths = [
-                _("{step}: {length}").format(step=step.caption, length=i18n.num(length, 2))
-                for step, length in zip(steps[1:], after.lengths, strict=True)
-            ]
-            if after.unadded_length is not None:
-                lengths.append(
-                    _("{step}: {length}").format(
-                        step=architecture.unadded_sum(cfg, caption=True), length=i18n.num(after.unadded_length, 2)
-                    )
-                )
-            st.caption(
-                _(
-                    "A projection of its own, fitted to these {n} points: it keeps {kept} of their spread. Each "
-                    "arrow's length in all {d} dimensions: {lengths}."
-                ).format(
-                    n=len(after.points) + (after.unadded is not None),
-                    kept=i18n.share(after.projection.explained_total),
-                    d=layer.x.shape[1],
-                    lengths=_("; ").join(lengths),
-                )
-            )
+        _after_heads_panel(tr, layer_i, after, view)
     state.sync_url()  # a fragment rerun does not reach the end of app.py
+
+
+def _moves_caption(cfg: attention.ModelConfig, h: int, pic, d_model: int) -> str:
+    """Under the heads' two pictures: what each shows, how much of their spread the projection keeps."""
+    return _(
+        "Left, at the scale of the heads: one arrow per head, numbered (hover a tip for its length), head "
+        "{head} (picked in the sidebar) in orange. Right, the same {n} arrows laid tip to tail: {ends}. Both "
+        "pictures are one projection, fitted to these points alone: it keeps {kept} of their spread. The bar "
+        "chart's lengths are measured in all {d} dimensions."
+    ).format(
+        head=h + 1,
+        ends=architecture.heads_sum_tip(cfg)[2],
+        n=len(pic.head_norms),
+        kept=i18n.share(pic.projection.explained_total),
+        d=d_model,
+    )
+
+
+def _after_heads_panel(tr: attention.Trace, layer_i: int, after, view) -> None:
+    """The step after the heads, where the model takes one (a bias, a norm), behind its switch; else what e′ is."""
+    cfg = tr.config
+    d_model = tr.layers[layer_i].x.shape[1]
+    if architecture.has_step_after_heads(cfg):
+        st.toggle(architecture.after_heads_toggle(cfg), **state.bound("layernorm"))
+    else:
+        st.caption("e′ = e + ΣΔe. " + architecture.after_heads_sentence(cfg))
+    if architecture.has_step_after_heads(cfg) and state.get("layernorm"):
+        steps = architecture.after_heads_steps(cfg)
+        chart(
+            lambda: after_heads_figure(
+                after.points,
+                after.projection.explained,
+                steps,
+                _named(_("The step after the heads"), layer_i, None, tr.mask_kind),
+                unadded=after.unadded,
+                unadded_label=architecture.unadded_sum(cfg),
+                words=i18n.words(),
+            ),
+            "after_heads",
+            key="fig_after_heads",
+            view=view,
+            layer=layer_i,
+            mask=tr.mask_kind,
+            share=0.5,
+        )
+        lengths = [
+            _("{step}: {length}").format(step=step.caption, length=i18n.num(length, 2))
+            for step, length in zip(steps[1:], after.lengths, strict=True)
+        ]
+        if after.unadded_length is not None:
+            lengths.append(
+                _("{step}: {length}").format(
+                    step=architecture.unadded_sum(cfg, caption=True), length=i18n.num(after.unadded_length, 2)
+                )
+            )
+        st.caption(
+            _(
+                "A projection of its own, fitted to these {n} points: it keeps {kept} of their spread. Each "
+                "arrow's length in all {d} dimensions: {lengths}."
+            ).format(
+                n=len(after.points) + (after.unadded is not None),
+                kept=i18n.share(after.projection.explained_total),
+                d=d_model,
+                lengths=_("; ").join(lengths),
+            )
+        )
 
 
 def _named(title: str, layer: int, head: int | None, mask: str) -> str:
@@ -229,6 +239,24 @@ def updated_section(
     if not tr.config.predicts_next_token:
         removed_head(tr)
     moves = moved_toward(ba)
+    st.caption(_moves_summary(tr, moves, keep, texts))
+    table(
+        {
+            _("token"): [f"{keep[m.token]} · {isolated(texts[m.token])}" for m in moves],
+            _("moved most toward"): [f"{keep[m.toward]} · {isolated(texts[m.toward])}" for m in moves],
+            _("cosine before"): [m.cos_before for m in moves],
+            _("cosine after"): [m.cos_after for m in moves],
+            _("change"): [m.cos_after - m.cos_before for m in moves],
+        },
+        key="moved_toward",
+        label=_("Which token each token moved most toward"),
+    )
+    state.sync_url()
+
+
+def _moves_summary(tr: attention.Trace, moves, keep: Sequence[int], texts: Sequence[str]) -> str:
+    """Under the before → after picture: how "moved most toward" is measured, how many tokens moved toward a
+    neighbour, and which special tokens are left out."""
     named = architecture.specials_named(tr.config)
     verb = "are" if " and " in named else "is"
     hidden = (
@@ -257,7 +285,7 @@ def updated_section(
         if summary.n
         else ""
     )
-    st.caption(
+    return (
         _(
             "The picture is fitted to the tokens shown. **Moved most toward**: the other token whose cosine "
             "similarity with it rose the most through this step. The cosines are mean-centred: the mean of the "
@@ -267,18 +295,6 @@ def updated_section(
         + counted
         + hidden
     )
-    table(
-        {
-            _("token"): [f"{keep[m.token]} · {isolated(texts[m.token])}" for m in moves],
-            _("moved most toward"): [f"{keep[m.toward]} · {isolated(texts[m.toward])}" for m in moves],
-            _("cosine before"): [m.cos_before for m in moves],
-            _("cosine after"): [m.cos_after for m in moves],
-            _("change"): [m.cos_after - m.cos_before for m in moves],
-        },
-        key="moved_toward",
-        label=_("Which token each token moved most toward"),
-    )
-    state.sync_url()
 
 
 def _without_specials(tr: attention.Trace, keep: Sequence[int]) -> list[int]:
