@@ -20,16 +20,8 @@ st.markdown(prose["why"])
 
 
 @st.fragment
-def experiment() -> None:
-    """Its own fragment: moving d_k or the number of keys redraws the experiment, not the whole page."""
-    c1, c2, c3 = st.columns(3)
-    d_k = c1.select_slider(
-        _("d_k, the width of queries and keys"), state.D_K_WIDTHS, format_func=i18n.whole, **state.bound("sc_dk")
-    )
-    n_keys = c2.slider(_("keys per query"), 2, 64, **state.bound("sc_keys"))
-    scaled = c3.toggle(_("Divide by √dₖ"), help=_("A counterfactual when off."), **state.bound("sc_scaled"))
-    exp = engine.once(scaling.scaling_experiment, d_k, n_keys)
-    shown = SCALED if scaled else RAW
+def _metrics(exp, scaled: bool, shown: str, n_keys: int) -> None:
+    """The experiment's four numbers: both spreads, the top key's weight and the entropy of the softmax shown."""
     m1, m2, m3, m4 = st.columns(4)
     m1.metric(
         _("spread (std) of {scores}").format(scores=RAW),
@@ -53,6 +45,19 @@ def experiment() -> None:
             scores=shown, n=n_keys, most=i18n.num(exp.max_entropy, 3)
         ),
     )
+
+
+def experiment() -> None:
+    """Its own fragment: moving d_k or the number of keys redraws the experiment, not the whole page."""
+    c1, c2, c3 = st.columns(3)
+    d_k = c1.select_slider(
+        _("d_k, the width of queries and keys"), state.D_K_WIDTHS, format_func=i18n.whole, **state.bound("sc_dk")
+    )
+    n_keys = c2.slider(_("keys per query"), 2, 64, **state.bound("sc_keys"))
+    scaled = c3.toggle(_("Divide by √dₖ"), help=_("A counterfactual when off."), **state.bound("sc_scaled"))
+    exp = engine.once(scaling.scaling_experiment, d_k, n_keys)
+    shown = SCALED if scaled else RAW
+    _metrics(exp, scaled, shown, n_keys)
     left, right = chapter.figure_columns(2)
     with left:
         chart(

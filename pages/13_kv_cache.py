@@ -122,38 +122,8 @@ gpt3 = budget.GPT3
 
 
 @st.fragment
-def costs_section() -> None:
-    """Its own fragment: choosing the model or the length redraws only the costs."""
-    c1, c2 = st.columns(2)
-    which = c1.radio(
-        _("Model"),
-        ["loaded", "gpt3"],
-        format_func={"loaded": cfg.name, "gpt3": gpt3.name}.get,
-        horizontal=True,
-        **state.bound("kv_model"),
-    )
-    sizes, context = (cfg, cfg.max_positions or cfg.max_tokens) if which == "loaded" else (gpt3, gpt3.context)
-    kv_heads = getattr(sizes, "n_kv_heads", sizes.n_heads)  # fewer than the query heads: grouped-query attention
-    kinds = window.windows(cfg) if which == "loaded" else None  # sliding-window layers keep only their window
-    capped = dict(window=kinds.window, n_local=len(kinds.local)) if kinds and kinds.local else {}
-    lengths = lengths_up_to(context)
-    if state.get("kv_tokens") not in lengths:  # another model's length: the nearest this one can read
-        state.put("kv_tokens", max((n for n in lengths if n <= state.get("kv_tokens")), default=lengths[0]))
-    n = c2.select_slider(
-        _("Length of the text (tokens; {model} reads at most {context})").format(
-            model=sizes.name, context=i18n.whole(context)
-        ),
-        lengths,
-        format_func=i18n.whole,  # 32,768 (French 32 768): the language's grouping, at the slider's ends too
-        **state.bound("kv_tokens"),
-    )
-    per_number = {
-        name: kv_cache.cache_costs(n, sizes.n_layers, sizes.n_heads, sizes.d_head, sizes.d_model, b, kv_heads, **capped)
-        for name, b in BYTES.items()
-    }
-    costs = per_number["float32"]
-    giga = costs.cache_bytes[-1] >= 2**30
-    unit, scale = (_("GiB (2³⁰ bytes)"), 2**30) if giga else (_("MiB (2²⁰ bytes)"), 2**20)
+def _cost_charts(costs, per_number: dict, unit: str, scale: int) -> None:
+    """The work for one new token with and without the cache, and the cache's size in each number format."""
     left, right = chapter.figure_columns(2)
     with left:
         chart(
@@ -187,20 +157,10 @@ def costs_section() -> None:
             key="fig_kv_cache_memory",
             share=chapter.figure_share(0.5),
         )
-    m1, m2 = st.columns(2)
-    for column, name in zip((m1, m2), BYTES, strict=True):
-        label = (  # the metric says what its size counts: with the windows, where the model has them
-            n_(
-                "cache at {n} token, sliding windows included, {format}",
-                "cache at {n} tokens, sliding windows included, {format}",
-                n,
-            )
-            if capped and n > capped["window"]
-            else n_("cache at {n} token, {format}", "cache at {n} tokens, {format}", n)
-        )
-        column.metric(
-            label.format(n=i18n.whole(n), format=number_format(name)), binary(per_number[name].cache_bytes[-1])
-        )
+
+
+def _savings(n: int, sizes, kv_heads: int, capped: dict, kinds, costs) -> None:
+    """What the shared key/value heads and the sliding windows save, where the model has them, at n tokens."""
     # Every layer keeping every token: the key/value sharing's figure alone, before the windows take their share.
     all_layers = kv_cache.cache_costs(
         n, sizes.n_layers, sizes.n_heads, sizes.d_head, sizes.d_model, BYTES["float32"], kv_heads
@@ -243,6 +203,56 @@ def costs_section() -> None:
                 share=i18n.share(kinds.cache_per_token_saved(cfg, n)),
             )
         )
+
+
+def costs_section() -> None:
+    """Its own fragment: choosing the model or the length redraws only the costs."""
+    c1, c2 = st.columns(2)
+    which = c1.radio(
+        _("Model"),
+        ["loaded", "gpt3"],
+        format_func={"loaded": cfg.name, "gpt3": gpt3.name}.get,
+        horizontal=True,
+        **state.bound("kv_model"),
+    )
+    sizes, context = (cfg, cfg.max_positions or cfg.max_tokens) if which == "loaded" else (gpt3, gpt3.context)
+    kv_heads = getattr(sizes, "n_kv_heads", sizes.n_heads)  # fewer than the query heads: grouped-query attention
+    kinds = window.windows(cfg) if which == "loaded" else None  # sliding-window layers keep only their window
+    capped = dict(window=kinds.window, n_local=len(kinds.local)) if kinds and kinds.local else {}
+    lengths = lengths_up_to(context)
+    if state.get("kv_tokens") not in lengths:  # another model's length: the nearest this one can read
+        state.put("kv_tokens", max((n for n in lengths if n <= state.get("kv_tokens")), default=lengths[0]))
+    n = c2.select_slider(
+        _("Length of the text (tokens; {model} reads at most {context})").format(
+            model=sizes.name, context=i18n.whole(context)
+        ),
+        lengths,
+        format_func=i18n.whole,  # 32,768 (French 32 768): the language's grouping, at the slider's ends too
+        **state.bound("kv_tokens"),
+    )
+    per_number = {
+        name: kv_cache.cache_costs(n, sizes.n_layers, sizes.n_heads, sizes.d_head, sizes.d_model, b, kv_heads, **capped)
+        for name, b in BYTES.items()
+    }
+    costs = per_number["float32"]
+    giga = costs.cache_bytes[-1] >= 2**30
+    unit, scale = (_("GiB (2³⁰ bytes)"), 2**30) if giga else (_("MiB (2²⁰ bytes)"), 2**20)
+    _cost_charts(costs, per_number, unit, scale)
+    m1, m2 = st.columns(2)
+    for column, name in zip((m1, m2), BYTES, strict=True):
+        label = (  # the metric says what its size counts: with the windows, where the model has them
+            n_(
+                "cache at {n} token, sliding windows included, {format}",
+                "cache at {n} tokens, sliding windows included, {format}",
+                n,
+            )
+            if capped and n > capped["window"]
+            else n_("cache at {n} token, {format}", "cache at {n} tokens, {format}", n)
+        )
+        column.metric(
+            label.format(n=i18n.whole(n), format=number_format(name)), binary(per_number[name].cache_bytes[-1])
+        )
+    _savings(n, sizes, kv_heads, capped, kinds, costs)
     state.sync_url()
 
 
