@@ -103,6 +103,8 @@ LONGEST = {
     "tests/e2e/test_reliability_browser.py": 15,
     "tests/e2e/test_presenter_browser.py": 13,
     "tests/e2e/test_explorer_browser.py": 12,
+    "tests/e2e/test_explorer_input_browser.py": 12,
+    "tests/test_qwen2.py": 12,
     "tests/e2e/test_export_browser.py": 12,
     "tests/e2e/test_keyboard_browser.py": 10,
     "tests/e2e/test_displacement_browser.py": 8,
