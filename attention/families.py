@@ -19,6 +19,17 @@ SUPPORTED = (
 GEMMA3_LOCAL_ROPE_BASE = 10_000.0  # Gemma 3's local layers turn by this base; its files store the global one
 GEMMA3_GLOBAL_EVERY = 6  # one global layer after every five local ones: layers 6, 12, 18 (counting from 1)
 
+LLAMA: dict[str, Any] = dict(
+    family="Llama decoder",
+    norm="rms",
+    norm_position="pre",
+    positions="rotary",
+    mlp="swiglu",
+    native_mask="causal",
+    predicts_next_token=True,
+    biases=frozenset(),
+)
+
 FAMILIES: dict[str, dict[str, Any]] = {
     "bert": dict(
         family="BERT encoder",
@@ -37,35 +48,14 @@ FAMILIES: dict[str, dict[str, Any]] = {
         native_mask="causal",
         predicts_next_token=True,
     ),
-    "llama": dict(
-        family="Llama decoder",
-        norm="rms",
-        norm_position="pre",
-        positions="rotary",
-        mlp="swiglu",
-        native_mask="causal",
-        predicts_next_token=True,
-        biases=frozenset(),
-    ),
-    "qwen2": dict(  # a Llama whose queries, keys and values add a bias; nothing else does
-        family="Qwen2 decoder",
-        norm="rms",
-        norm_position="pre",
-        positions="rotary",
-        mlp="swiglu",
-        native_mask="causal",
-        predicts_next_token=True,
-        biases=frozenset(("q", "k", "v")),
-    ),
-    "gemma3": dict(
+    "llama": LLAMA,
+    # a Llama whose queries, keys and values add a bias; nothing else does
+    "qwen2": LLAMA | dict(family="Qwen2 decoder", biases=frozenset(("q", "k", "v"))),
+    "gemma3": LLAMA
+    | dict(
         family="Gemma 3 decoder",
-        norm="rms",
         norm_position="sandwich",
-        positions="rotary",
         mlp="geglu",
-        native_mask="causal",
-        predicts_next_token=True,
-        biases=frozenset(),
         qk_norm=True,
         rope_base_local=GEMMA3_LOCAL_ROPE_BASE,
     ),
