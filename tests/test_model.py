@@ -162,3 +162,15 @@ def test_one_count_of_parameters_whatever_the_family(name):
     total = model.n_parameters
     assert budget.model_budget(model).total == total == budget.architecture(model).total
     assert total == {None: 22_565_376, "smollm2": 134_515_008}[name]
+
+
+def test_each_family_is_one_row_its_readers_are_keyed_by():
+    """A reader is found by its family's key, and every family has one: a row without a reader (or a reader without a
+    row) would be a family the error messages offer and the app cannot read."""
+    from attention import families, folder, gguf_model
+
+    readers = set(folder.READERS) | set(gguf_model.ARCHITECTURES)
+    assert readers == set(families.FAMILIES)
+    for key, row in families.FAMILIES.items():
+        assert row.reads in families.SUPPORTED
+        assert row.preset["family"].split()[0] in row.reads, key
