@@ -98,6 +98,48 @@ def load_in_a_fresh_process() -> tuple[float, float, bool]:
     return float(out[0]), float(out[1]), out[2] == "True"
 
 
+# the arrays a trace keeps for the pages, per layer
+KEPT = ("x", "q", "k", "v", "scores", "weights", "head_outputs", "attention_output", "updated", "ffn_output", "output")
+
+
+def _row(model, auto, text: str, n: int, repeats: int) -> None:
+    """One line of the table: the numpy trace and PyTorch on the same n tokens, time and memory."""
+    import torch
+
+    from attention import trace
+
+    tr = full_numpy_trace(model, text, n)
+    assert tr.n_tokens == n, (tr.n_tokens, n)
+    ids = torch.tensor([[t.id for t in tr.tokens]])
+    mask = torch.ones_like(ids)
+
+    def run_torch(ids=ids, mask=mask):
+        with torch.inference_mode():
+            return auto(input_ids=ids, attention_mask=mask, output_attentions=True, output_hidden_states=True)
+
+    # each engine gets an idle machine: worker threads of the other one's thread pool (OpenBLAS's,
+    # PyTorch's OpenMP) may still be spinning right after it ran
+    time.sleep(0.5)
+    t_np = _median_seconds(lambda text=text, n=n: full_numpy_trace(model, text, n), repeats)
+    t_call = _median_seconds(lambda text=text, n=n: trace(model, text, max_tokens=n), repeats)
+    time.sleep(0.5)
+    t_pt = _median_seconds(run_torch, repeats)
+    with PeakRSS() as np_mem:
+        kept = full_numpy_trace(model, text, n)
+    with PeakRSS() as pt_mem:
+        run_torch()
+    kept_mb = _kept_mb(kept)
+    print(
+        f"| {n:>6} | {t_np * 1e3:>16.2f} | {t_call * 1e3:>16.2f} | {t_pt * 1e3:>16.2f} | {t_np / t_pt:>5.2f} | "
+        f"{np_mem.added_mb:>14.1f} | {pt_mem.added_mb:>14.1f} | {kept_mb:>13.1f} |"
+    )
+
+
+def _kept_mb(kept) -> float:
+    """The megabytes a trace keeps: every array of every layer the pages read."""
+    return sum(getattr(layer, a).nbytes for layer in kept.layers for a in KEPT) / 2**20
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python benchmarks/engine.py")
     parser.add_argument("--repeats", type=int, default=30)
@@ -111,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     from attention.reference import load_sentence_transformer
 
     t_imports = time.perf_counter() - t0
-    from attention import load_model, trace
+    from attention import load_model
 
     t0 = time.perf_counter()
     st = load_sentence_transformer()
@@ -133,50 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     print(header)
     print("|" + "|".join("-" * (len(c)) for c in header.split("|")[1:-1]) + "|")
     for text, n in ((FLUFFY, 13), (LONG_TEXT, 64), (LONG_TEXT, 256)):
-        tr = full_numpy_trace(model, text, n)
-        assert tr.n_tokens == n, (tr.n_tokens, n)
-        ids = torch.tensor([[t.id for t in tr.tokens]])
-        mask = torch.ones_like(ids)
-
-        def run_torch(ids=ids, mask=mask):
-            with torch.inference_mode():
-                return auto(input_ids=ids, attention_mask=mask, output_attentions=True, output_hidden_states=True)
-
-        # each engine gets an idle machine: worker threads of the other one's thread pool (OpenBLAS's,
-        # PyTorch's OpenMP) may still be spinning right after it ran
-        time.sleep(0.5)
-        t_np = _median_seconds(lambda text=text, n=n: full_numpy_trace(model, text, n), args.repeats)
-        t_call = _median_seconds(lambda text=text, n=n: trace(model, text, max_tokens=n), args.repeats)
-        time.sleep(0.5)
-        t_pt = _median_seconds(run_torch, args.repeats)
-        with PeakRSS() as np_mem:
-            kept = full_numpy_trace(model, text, n)
-        with PeakRSS() as pt_mem:
-            run_torch()
-        kept_mb = (
-            sum(
-                a.nbytes
-                for layer in kept.layers
-                for a in (
-                    layer.x,
-                    layer.q,
-                    layer.k,
-                    layer.v,
-                    layer.scores,
-                    layer.weights,
-                    layer.head_outputs,
-                    layer.attention_output,
-                    layer.updated,
-                    layer.ffn_output,
-                    layer.output,
-                )
-            )
-            / 2**20
-        )
-        print(
-            f"| {n:>6} | {t_np * 1e3:>16.2f} | {t_call * 1e3:>16.2f} | {t_pt * 1e3:>16.2f} | {t_np / t_pt:>5.2f} | "
-            f"{np_mem.added_mb:>14.1f} | {pt_mem.added_mb:>14.1f} | {kept_mb:>13.1f} |"
-        )
+        _row(model, auto, text, n, args.repeats)
 
     print()
     print(

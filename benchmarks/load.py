@@ -312,7 +312,7 @@ def per_page(cpu: float, pages: int) -> tuple[str, str]:
     return f"{each:.3f}", f"{1 / each:.1f}"
 
 
-def main() -> int:
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     parser.add_argument(
         "--sessions", default="5,10,20,30", help="comma-separated numbers of concurrent sessions, each at most 40"
@@ -323,23 +323,20 @@ def main() -> int:
     )
     args = parser.parse_args()
     try:
-        sessions = [int(s) for s in args.sessions.split(",") if s.strip()]
+        args.sessions = [int(s) for s in args.sessions.split(",") if s.strip()]
     except ValueError:
         parser.error("--sessions takes numbers separated by commas: 5,10,20")
-    if not sessions or not all(1 <= n <= MAX_SESSIONS for n in sessions):
+    if not args.sessions or not all(1 <= n <= MAX_SESSIONS for n in args.sessions):
         parser.error(f"each number of sessions must be between 1 and {MAX_SESSIONS}")
+    return args
 
-    warm, rounds = asyncio.run(run(sessions, args.timeout, args.settle))
 
-    print(
-        f"N sessions at once in one headless Chromium, each: first page, then its own new sentence (8–12 words); "
-        f"2 cores shared by server and browser; warm-up (model load, first page, one update) {warm}\n"
-    )
-    first_rows, burst_rows = [], []
+def _print_pages(rounds) -> None:
+    rows = []
     for r in rounds:
         cpu_first, first_per_core = per_page(r.cpu_first, len(r.first_pages))
         cpu_update, per_core = per_page(r.cpu_updates, len(r.updates))
-        first_rows.append(
+        rows.append(
             (
                 str(r.n),
                 median_max(r.first_pages),
@@ -350,18 +347,6 @@ def main() -> int:
                 first_per_core,
                 cpu_update,
                 per_core,
-            )
-        )
-        burst_rows.append(
-            (
-                str(r.n),
-                f"{r.press_spread:.2f}",
-                f"{r.server_runs}/{r.n}",
-                f"{r.server_done:.2f}" if r.server_done is not None else "–",
-                f"≤ {SERVER_TARGET:g}" if r.n == 30 else "",
-                cpu_update,
-                per_core,
-                median_max(r.updates),
             )
         )
     print_table(
@@ -376,12 +361,30 @@ def main() -> int:
             "server CPU s / update",
             "updates / s / core",
         ),
-        first_rows,
+        rows,
     )
+
+
+def _print_burst(rounds) -> None:
     print(
         "\nAll N pressing Ctrl+Enter at once, timed at the server: its own log of each run (app.py, ATTENTION_RUN_LOG); "
         f"target for N = 30: the last run done within {SERVER_TARGET:g} s of the first key press\n"
     )
+    rows = []
+    for r in rounds:
+        cpu_update, per_core = per_page(r.cpu_updates, len(r.updates))
+        rows.append(
+            (
+                str(r.n),
+                f"{r.press_spread:.2f}",
+                f"{r.server_runs}/{r.n}",
+                f"{r.server_done:.2f}" if r.server_done is not None else "–",
+                f"≤ {SERVER_TARGET:g}" if r.n == 30 else "",
+                cpu_update,
+                per_core,
+                median_max(r.updates),
+            )
+        )
     print_table(
         (
             "N",
@@ -393,19 +396,34 @@ def main() -> int:
             "sessions / s / core",
             "browsers: drawn med / max (s)",
         ),
-        burst_rows,
+        rows,
     )
+
+
+def _print_memory_and_errors(rounds, settle: float) -> None:
     print("\nserver resident memory (sampled every 0.2 s):")
     for r in rounds:
         print(
             f"  N={r.n:<3} before {r.rss_before:.0f} MB, peak during {r.rss_peak:.0f} MB, "
-            f"{args.settle:g} s after the sessions closed {r.rss_after:.0f} MB"
+            f"{settle:g} s after the sessions closed {r.rss_after:.0f} MB"
         )
     messages = [m for r in rounds for m in r.errors.messages]
     if messages:
         print("\nfirst errors seen:")
         for m in dict.fromkeys(messages):
             print(f"  {m}")
+
+
+def main() -> int:
+    args = _arguments()
+    warm, rounds = asyncio.run(run(args.sessions, args.timeout, args.settle))
+    print(
+        f"N sessions at once in one headless Chromium, each: first page, then its own new sentence (8–12 words); "
+        f"2 cores shared by server and browser; warm-up (model load, first page, one update) {warm}\n"
+    )
+    _print_pages(rounds)
+    _print_burst(rounds)
+    _print_memory_and_errors(rounds, args.settle)
     print(
         "\nserver CPU per page: the server process's user + system time over the phase, divided by the pages completed "
         "in it; pages / s / core = 1 / that. Closed sessions stay in the server for server.disconnectedSessionTTL (120 s)."
