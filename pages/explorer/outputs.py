@@ -315,26 +315,31 @@ def _without_specials(tr: attention.Trace, keep: Sequence[int]) -> list[int]:
 
 
 @st.fragment
+def _encoder_predicts_nothing(tr: attention.Trace) -> None:
+    """An encoder has no next word: say why, and offer the decoders this machine has."""
+    decoders = [c for c in models.choices().values() if c.available and c.native_mask == "causal"]
+    st.caption(
+        _(
+            "{model} is an encoder: it reads the whole sentence at once and has no head that predicts a next "
+            "word. Only a decoder, trained to write a text one token after another, predicts the next word."
+        ).format(model=tr.model_name)
+        + ("" if decoders else " " + choices.decoders_here())
+    )
+    for column, choice in zip(st.columns(max(len(decoders), 1)), decoders, strict=False):
+        column.button(
+            _("See {model} predict it").format(model=choices.short_label(choice)),
+            on_click=choices.choose_model,
+            args=(choice.name,),
+            key=f"w:next_with_{choice.name}",
+        )
+
+
 def next_word_section(tr: attention.Trace) -> None:
     """A decoder's guess for the token after the text: the top ten, with a temperature.
 
     Its own fragment: moving the temperature redraws only this section."""
     if tr.next_logits is None:
-        decoders = [c for c in models.choices().values() if c.available and c.native_mask == "causal"]
-        st.caption(
-            _(
-                "{model} is an encoder: it reads the whole sentence at once and has no head that predicts a next "
-                "word. Only a decoder, trained to write a text one token after another, predicts the next word."
-            ).format(model=tr.model_name)
-            + ("" if decoders else " " + choices.decoders_here())
-        )
-        for column, choice in zip(st.columns(max(len(decoders), 1)), decoders, strict=False):
-            column.button(
-                _("See {model} predict it").format(model=choices.short_label(choice)),
-                on_click=choices.choose_model,
-                args=(choice.name,),
-                key=f"w:next_with_{choice.name}",
-            )
+        _encoder_predicts_nothing(tr)
         return
     norm = architecture.norm_name(tr.config)
     st.latex(rf"p = \operatorname{{softmax}}\Big(\operatorname{{{norm}}}_f\big(e'_n\big)\, W_E^{{\top}} \,/\, T\Big)")
