@@ -60,84 +60,19 @@ def architecture_diagram(boxes: Sequence[Box], n_layers: int, title: str, width:
     for i, box in enumerate(boxes):
         top, bottom = plot_h - tops[i], plot_h - tops[i] - heights[i]  # y runs up
         middle = (top + bottom) / 2
-        fill = theme.OKABE_ITO[5] if box.highlight else ("#e8f1f8" if box.in_block else "#f2f2f2")
-        shapes.append(
-            dict(
-                type="rect",
-                x0=BOX_LEFT,
-                x1=BOX_LEFT + box_w,
-                y0=bottom,
-                y1=top,
-                line=dict(color=theme.INK, width=1.5),
-                fillcolor=fill,
-                layer="below",
-            )
-        )
-        lines = names[i]
-        if box.link:  # each line its own link: the whole name opens the box's page
-            style = f"color:{theme.INK}"
-            lines = [f'<a href="{box.link}" target="_self" style="{style}"><b>{line}</b></a>' for line in lines]
-        else:
-            lines = [f"<b>{line}</b>" for line in lines]
-        notes.append(
-            dict(x=BOX_LEFT + box_w / 2, y=middle, text="<br>".join(lines), showarrow=False, font_size=NAME_PX)
-        )
+        shapes.append(_box_shape(box, box_w, top, bottom))
+        notes.append(_box_name(box, names[i], box_w, middle))
         n_detail = len(_lines(box.detail, detail_w, DETAIL_PX))
-        shown_lines = details[i][:n_detail] + [f"<b>{line}</b>" for line in details[i][n_detail:]]
-        notes.append(
-            dict(
-                x=detail_x,
-                y=middle,
-                xanchor="left",
-                align="left",
-                text="<br>".join(shown_lines),
-                showarrow=False,
-                font=dict(size=DETAIL_PX, color=theme.SUBTLE),
-            )
-        )
+        notes.append(_box_detail(details[i], n_detail, detail_x, middle))
         if i + 1 < len(boxes):
-            centre = BOX_LEFT + box_w / 2
-            notes.append(
-                dict(
-                    x=centre,
-                    y=plot_h - tops[i + 1],
-                    ax=centre,
-                    ay=bottom,
-                    xref="x",
-                    yref="y",
-                    axref="x",
-                    ayref="y",
-                    showarrow=True,
-                    arrowhead=2,
-                    arrowwidth=1.5,
-                    arrowcolor=theme.MUTED,
-                    text="",
-                )
-            )
+            notes.append(_down_arrow(BOX_LEFT + box_w / 2, bottom, plot_h - tops[i + 1]))
     shapes += _residual_paths(boxes, [plot_h - t for t in tops], heights, gap, box_w)
     if block:
         top = plot_h - tops[block[0]] + gap / 2
         bottom = plot_h - tops[block[-1]] - heights[block[-1]] - gap / 2
-        shapes.append(
-            dict(
-                type="rect",
-                x0=FRAME_LEFT,
-                x1=plot_w - 6,
-                y0=bottom,
-                y1=top,
-                line=dict(color=theme.OKABE_ITO[0], dash="dash"),
-            )
-        )
-        notes.append(
-            dict(
-                x=FRAME_LEFT - 8,
-                y=(top + bottom) / 2,
-                text=f"<b>× {n_layers}</b>",
-                showarrow=False,
-                xanchor="right",
-                font=dict(size=20, color=theme.OKABE_ITO[0]),
-            )
-        )
+        frame, repeats = _block_frame(top, bottom, plot_w, n_layers)
+        shapes.append(frame)
+        notes.append(repeats)
     return figure(
         [dict(type="scatter", x=[0, plot_w], y=[0, plot_h], mode="markers", marker=dict(opacity=0), hoverinfo="skip")],
         title,
@@ -149,6 +84,85 @@ def architecture_diagram(boxes: Sequence[Box], n_layers: int, title: str, width:
         yaxis=dict(visible=False, range=[0, plot_h], fixedrange=True),
         margin=dict(l=10, r=10, t=50, b=10),
     )
+
+
+def _box_shape(box: Box, box_w: int, top: float, bottom: float) -> dict:
+    """The box itself, below its words: the highlighted one lit, the repeated block's tinted blue."""
+    fill = theme.OKABE_ITO[5] if box.highlight else ("#e8f1f8" if box.in_block else "#f2f2f2")
+    return dict(
+        type="rect",
+        x0=BOX_LEFT,
+        x1=BOX_LEFT + box_w,
+        y0=bottom,
+        y1=top,
+        line=dict(color=theme.INK, width=1.5),
+        fillcolor=fill,
+        layer="below",
+    )
+
+
+def _box_name(box: Box, lines: list[str], box_w: int, middle: float) -> dict:
+    """The box's name in bold, its lines centred in it."""
+    if box.link:  # each line its own link: the whole name opens the box's page
+        style = f"color:{theme.INK}"
+        lines = [f'<a href="{box.link}" target="_self" style="{style}"><b>{line}</b></a>' for line in lines]
+    else:
+        lines = [f"<b>{line}</b>" for line in lines]
+    return dict(x=BOX_LEFT + box_w / 2, y=middle, text="<br>".join(lines), showarrow=False, font_size=NAME_PX)
+
+
+def _box_detail(lines: list[str], n_detail: int, detail_x: float, middle: float) -> dict:
+    """The sizes right of the box: its first n_detail lines, then the parameter count's in bold."""
+    shown_lines = lines[:n_detail] + [f"<b>{line}</b>" for line in lines[n_detail:]]
+    return dict(
+        x=detail_x,
+        y=middle,
+        xanchor="left",
+        align="left",
+        text="<br>".join(shown_lines),
+        showarrow=False,
+        font=dict(size=DETAIL_PX, color=theme.SUBTLE),
+    )
+
+
+def _down_arrow(centre: float, y_from: float, y_to: float) -> dict:
+    """The arrow from a box's bottom down to the next box's top."""
+    return dict(
+        x=centre,
+        y=y_to,
+        ax=centre,
+        ay=y_from,
+        xref="x",
+        yref="y",
+        axref="x",
+        ayref="y",
+        showarrow=True,
+        arrowhead=2,
+        arrowwidth=1.5,
+        arrowcolor=theme.MUTED,
+        text="",
+    )
+
+
+def _block_frame(top: float, bottom: float, plot_w: int, n_layers: int) -> tuple[dict, dict]:
+    """The dashed frame around the block repeated in every layer, and its "× n_layers" on its left."""
+    frame = dict(
+        type="rect",
+        x0=FRAME_LEFT,
+        x1=plot_w - 6,
+        y0=bottom,
+        y1=top,
+        line=dict(color=theme.OKABE_ITO[0], dash="dash"),
+    )
+    repeats = dict(
+        x=FRAME_LEFT - 8,
+        y=(top + bottom) / 2,
+        text=f"<b>× {n_layers}</b>",
+        showarrow=False,
+        xanchor="right",
+        font=dict(size=20, color=theme.OKABE_ITO[0]),
+    )
+    return frame, repeats
 
 
 RESIDUAL = ("add_attention", "add_mlp")  # the boxes a residual connection runs into, by budget.Part's key
@@ -237,13 +251,32 @@ def encoder_decoder_diagram(title: str, width: int = Canvas.width, *, words: Wor
     width: the px of the column it is drawn in; on a phone's, its words are smaller, and each wraps to its box."""
     size = NARROW_TYPE if width < NARROW_PX else theme.TEMPLATE.layout.font.size
     unit = (width - 20) / 10  # px per unit of the x axis (0 to 10), inside the margins
+    boxes = _stack_boxes(words=words)
+    frames = [(0.6, 2.5, 3.9, 5.8, words._("encoder block × N")), (6.1, 2.5, 9.4, 7.4, words._("decoder block × N"))]
+    notes = _stack_texts(boxes, frames, unit, size, words=words) + _stack_arrows() + _cross_arrow(size, words=words)
+    hidden = dict(visible=False, range=None, fixedrange=True)
+    return figure(
+        [],
+        title,
+        560,
+        shapes=_stack_shapes(boxes, frames),
+        annotations=notes,
+        xaxis=hidden | dict(range=[0, 10]),
+        yaxis=hidden | dict(range=[0, 9.8]),
+        margin=dict(l=10, r=10, t=50, b=10),
+        plot_bgcolor="white",
+    )
 
-    def fitted(text: str, units: float) -> str:
-        """The text's lines (<br>) each wrapped to `units` of the x axis, less some air."""
-        return "<br>".join("<br>".join(wrap(line, units * unit - 8, size)) for line in text.split("<br>"))
 
+def _fitted(text: str, units: float, unit: float, size: int) -> str:
+    """The text's lines (<br>) each wrapped to `units` of the x axis (`unit` px each), less some air."""
+    return "<br>".join("<br>".join(wrap(line, units * unit - 8, size)) for line in text.split("<br>"))
+
+
+def _stack_boxes(*, words: Words) -> list[tuple[float, float, float, float, str, bool]]:
+    """The two stacks' boxes, encoder then decoder, bottom up: (x0, y0, x1, y1, text, highlighted)."""
     embedding, mlp = words._("embedding + positions"), words._("MLP")
-    boxes = [  # (x0, y0, x1, y1, text, highlighted)
+    return [
         (0.5, 1.0, 4.0, 1.8, embedding, False),
         (0.8, 2.8, 3.7, 3.9, words._("self-attention<br>(no mask)"), False),
         (0.8, 4.4, 3.7, 5.4, mlp, False),
@@ -253,8 +286,11 @@ def encoder_decoder_diagram(title: str, width: int = Canvas.width, *, words: Wor
         (6.3, 6.0, 9.2, 7.0, mlp, False),
         (6.0, 8.0, 9.5, 8.8, words._("linear + softmax"), False),
     ]
-    frames = [(0.6, 2.5, 3.9, 5.8, words._("encoder block × N")), (6.1, 2.5, 9.4, 7.4, words._("decoder block × N"))]
-    shapes = [
+
+
+def _stack_shapes(boxes: Sequence[tuple], frames: Sequence[tuple]) -> list[dict]:
+    """The boxes (the cross-attention lit), then the blocks' dashed frames."""
+    return [
         dict(
             type="rect",
             x0=x0,
@@ -269,8 +305,14 @@ def encoder_decoder_diagram(title: str, width: int = Canvas.width, *, words: Wor
         dict(type="rect", x0=x0, y0=y0, x1=x1, y1=y1, line=dict(color=theme.MUTED, dash="dash", width=1.5))
         for x0, y0, x1, y1, _text in frames
     ]
+
+
+def _stack_texts(
+    boxes: Sequence[tuple], frames: Sequence[tuple], unit: float, size: int, *, words: Words
+) -> list[dict]:
+    """The boxes' words, the frames' names above their top left corners, and what goes in and comes out."""
     notes = [
-        dict(x=(x0 + x1) / 2, y=(y0 + y1) / 2, text=fitted(text, x1 - x0), showarrow=False, font_size=size)
+        dict(x=(x0 + x1) / 2, y=(y0 + y1) / 2, text=_fitted(text, x1 - x0, unit, size), showarrow=False, font_size=size)
         for x0, y0, x1, y1, text, _lit in boxes
     ]
     notes += [
@@ -286,7 +328,7 @@ def encoder_decoder_diagram(title: str, width: int = Canvas.width, *, words: Wor
         for x0, y0, x1, y1, text in frames
     ]
     notes += [
-        dict(x=x, y=y, text=fitted(text, 4.0), showarrow=False, font_size=size)
+        dict(x=x, y=y, text=_fitted(text, 4.0, unit, size), showarrow=False, font_size=size)
         for x, y, text in (
             (2.25, 0.45, words._("source sentence")),
             (7.75, 0.45, words._("target, written so far")),
@@ -298,25 +340,37 @@ def encoder_decoder_diagram(title: str, width: int = Canvas.width, *, words: Wor
             x=2.25,
             y=6.4,
             yanchor="bottom",
-            text=fitted(words._("the source's vectors<br>(last encoder layer)"), 4.0),
+            text=_fitted(words._("the source's vectors<br>(last encoder layer)"), 4.0, unit, size),
             showarrow=False,
             font_size=size,
         )
     )
+    return notes
 
-    def arrow(x0: float, y0: float, x1: float, y1: float, colour: str = theme.INK, width: float = 1.5) -> dict:
-        return dict(
-            x=x1, y=y1, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y", text="", showarrow=True,
-            arrowhead=2, arrowsize=1.2, arrowwidth=width, arrowcolor=colour,
-        )  # fmt: skip
 
+def _arrow(x0: float, y0: float, x1: float, y1: float, colour: str = theme.INK, width: float = 1.5) -> dict:
+    return dict(
+        x=x1, y=y1, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y", text="", showarrow=True,
+        arrowhead=2, arrowsize=1.2, arrowwidth=width, arrowcolor=colour,
+    )  # fmt: skip
+
+
+def _stack_arrows() -> list[dict]:
+    """Each stack's flow upwards, box to box, from the sentence in to the next token out."""
+    notes = []
     for x in (2.25, 7.75):
-        notes += [arrow(x, 0.65, x, 1.0), arrow(x, 1.8, x, 2.8), arrow(x, 3.9, x, 4.4)]
-    notes += [arrow(2.25, 5.4, 2.25, 6.35), arrow(7.75, 5.5, 7.75, 6.0), arrow(7.75, 7.0, 7.75, 8.0)]
-    notes += [arrow(7.75, 8.8, 7.75, 9.25)]
+        notes += [_arrow(x, 0.65, x, 1.0), _arrow(x, 1.8, x, 2.8), _arrow(x, 3.9, x, 4.4)]
+    notes += [_arrow(2.25, 5.4, 2.25, 6.35), _arrow(7.75, 5.5, 7.75, 6.0), _arrow(7.75, 7.0, 7.75, 8.0)]
+    notes += [_arrow(7.75, 8.8, 7.75, 9.25)]
+    return notes
+
+
+def _cross_arrow(size: int, *, words: Words) -> list[dict]:
+    """The encoder's vectors into every decoder block's cross-attention as its keys and values, and where its
+    queries come from."""
     cross = theme.OKABE_ITO[3]
-    notes += [
-        arrow(3.6, 6.6, 6.3, 5.15, cross, 3),  # keys and values, into every decoder block's cross-attention
+    return [
+        _arrow(3.6, 6.6, 6.3, 5.15, cross, 3),  # keys and values, into every decoder block's cross-attention
         dict(
             x=4.9,
             y=6.25,
@@ -333,15 +387,3 @@ def encoder_decoder_diagram(title: str, width: int = Canvas.width, *, words: Wor
             font=dict(color=darkened(cross), size=min(size, 13)),
         ),
     ]
-    hidden = dict(visible=False, range=None, fixedrange=True)
-    return figure(
-        [],
-        title,
-        560,
-        shapes=shapes,
-        annotations=notes,
-        xaxis=hidden | dict(range=[0, 10]),
-        yaxis=hidden | dict(range=[0, 9.8]),
-        margin=dict(l=10, r=10, t=50, b=10),
-        plot_bgcolor="white",
-    )

@@ -39,6 +39,7 @@ from ui.words.locales import N_, Words
 # The theme's colour scales as plotly.js reads them (unchecked figures are not resolved by plotly's checks).
 SCORES = plotly.colors.get_colorscale(theme.SCORES_SCALE)
 WEIGHTS = plotly.colors.get_colorscale(theme.WEIGHTS_SCALE)
+STEP_KINDS = ("scores", "scores", "scores", "weights")  # what each step's matrix holds
 STEP_TITLES = (N_("1. Raw scores q · k"), N_("2. Scaled: ÷ √dₖ"), N_("3. Masked"), N_("4. Softmax weights"))
 STEP_VALUES = (
     N_("raw score: {value}"),
@@ -116,31 +117,60 @@ def steps_figure(
     canvas = canvas or Canvas()
     ty = canvas.type
     labels = list(labels)
-    n = len(labels)
     ticks = tick_labels(labels)
-    kinds = ("scores", "scores", "scores", "weights")
     drawn = heads.index(head)
     shown = list(shown)
     min_cell = 0.0
     if numbers:
-        min_cell = max(needed_cell_px(steps[k][drawn], kinds[k], ty.numbers, words=words) for k in shown)
+        min_cell = max(needed_cell_px(steps[k][drawn], STEP_KINDS[k], ty.numbers, words=words) for k in shown)
     corner = words._(CORNER[layout])  # what the columns and the rows are, left of the first step: as wide as it needs
     panels, name_lines, note_lines = _steps_panels(ticks, canvas, shown, notes, corner, min_cell, words=words)
-    titles = [
-        "<br>".join(names) + "".join(f"<br><span style='font-size:{ty.small}px'>{line}</span>" for line in lines)
-        for names, lines in zip(name_lines, note_lines, strict=True)
-    ]
-    W, H, side = panels.width, panels.height, panels.side
-    cell = side / n
-    row_name, col_name = ("key", "query") if layout == "notes" else ("query", "key")
-
-    traces: list[dict] = []
+    titles = _step_titles(name_lines, note_lines, ty.small)
     axes: dict[str, dict] = {}
     notes_on_figure: list[dict] = []
     for i in range(len(shown)):  # the i-th panel drawn
-        suffix = "" if i == 0 else str(i + 1)
-        x0, y0 = panels.left[i], panels.top[i]
-        axes[f"xaxis{suffix}"] = dict(
+        axes |= _step_axes(i, labels, ticks, panels)
+        notes_on_figure.append(_step_name(titles[i], i, panels, ty.base))
+    notes_on_figure.append(_corner_note(corner, panels, ty.small))
+
+    traces = _masked_grey(steps[2][drawn], labels, layout, shown)
+    values = [in_layout(np.asarray(m, dtype=np.float64), layout) for m in steps]  # (len(heads), n, n) each
+    hovers = _step_hovers(layout, words=words)
+    head_name = words._("head {n}")
+    cell = panels.side / len(labels)
+    per_head: dict[int, list[dict]] = {}
+    for j, h in enumerate(heads):
+        named = _side_label(head_name, h)
+        per_head[h] = [
+            _step_props(values[k][j], STEP_KINDS[k], layout, weight_colours, cell, ty, hovers[k] + named, words=words)
+            for k in shown
+        ]
+    first_step = len(traces)
+    for i, k in enumerate(shown):
+        traces.append(_step_trace(k, i, labels, panels, weight_colours, ty, per_head[head][i], words=words))
+    others = {h: props for h, props in per_head.items()} if len(heads) > 1 else {}
+    meta = layout_meta(head, heads, others, range(first_step, first_step + len(shown)), first=True, words=words)
+    meta["canvas"] = {"width": canvas.width, "height": canvas.height}  # the size it was laid out for
+    meta["corner"] = corner.replace("<br>", " ")  # what the rows and columns are, for its tables (described.py)
+    meta["steps"] = ",".join(str(k + 1) for k in shown)  # which steps it draws: the step bar brings them into view
+    return pixel_figure(traces, title, panels.height, ty, notes_on_figure, meta, axes)
+
+
+def _step_titles(name_lines: Sequence[list[str]], note_lines: Sequence[list[str]], small: int) -> list[str]:
+    """Each step's title: its name's lines, then its note's in the small type."""
+    return [
+        "<br>".join(names) + "".join(f"<br><span style='font-size:{small}px'>{line}</span>" for line in lines)
+        for names, lines in zip(name_lines, note_lines, strict=True)
+    ]
+
+
+def _step_axes(i: int, labels: Sequence[str], ticks: Sequence[str], panels: Panels) -> dict[str, dict]:
+    """The i-th panel's x and y axes, on the first panel's tokens: its labels on top, and on the left of a row."""
+    suffix = "" if i == 0 else str(i + 1)
+    W, H, side = panels.width, panels.height, panels.side
+    x0, y0 = panels.left[i], panels.top[i]
+    return {
+        f"xaxis{suffix}": dict(
             domain=[x0 / W, (x0 + side) / W],
             anchor=f"y{suffix}",
             type="category",
@@ -149,8 +179,8 @@ def steps_figure(
             tickangle=panels.angle,
             **_ticks(labels, ticks, side, panels.tick),
             matches=None if i == 0 else "x",
-        )
-        axes[f"yaxis{suffix}"] = dict(
+        ),
+        f"yaxis{suffix}": dict(
             domain=[paper_y(y0 + side, H), paper_y(y0, H)],
             anchor=f"x{suffix}",
             type="category",
@@ -158,107 +188,142 @@ def steps_figure(
             showticklabels=panels.cols == 1 or i % panels.cols == 0,
             **_ticks(labels, ticks, side, panels.tick),
             matches=None if i == 0 else "y",
-        )
-        title_top = y0 - (panels.x_band if panels.x_labels[i] else 0)
-        notes_on_figure.append(panel_name(titles[i], x0 / W, paper_y(title_top, H), ty.base, align="left"))
-    notes_on_figure.append(
-        dict(
-            text=corner,
-            x=panels.left[0] / W,
-            xshift=-CORNER_SHIFT,
-            y=paper_y(panels.top[0], H),
-            yshift=4,
-            xref="paper",
-            yref="paper",
-            xanchor="right",
-            yanchor="bottom",
-            align="right",
-            showarrow=False,
-            font=dict(size=ty.small, color=theme.MUTED),
-        )
+        ),
+    }
+
+
+def _step_name(text: str, i: int, panels: Panels, size: int) -> dict:
+    """The i-th panel's title, above its token labels when it has them."""
+    title_top = panels.top[i] - (panels.x_band if panels.x_labels[i] else 0)
+    return panel_name(text, panels.left[i] / panels.width, paper_y(title_top, panels.height), size, align="left")
+
+
+def _corner_note(corner: str, panels: Panels, size: int) -> dict:
+    """What the columns and the rows are, just left of the first step's top left corner."""
+    return dict(
+        text=corner,
+        x=panels.left[0] / panels.width,
+        xshift=-CORNER_SHIFT,
+        y=paper_y(panels.top[0], panels.height),
+        yshift=4,
+        xref="paper",
+        yref="paper",
+        xanchor="right",
+        yanchor="bottom",
+        align="right",
+        showarrow=False,
+        font=dict(size=size, color=theme.MUTED),
     )
 
-    masked = np.isneginf(steps[2][drawn])
-    if masked.any() and 2 in shown:  # grey under the masked step's −∞ cells, the same for every head
-        grey = np.where(in_layout(masked, layout), 1.0, np.nan)
-        suffix = str(shown.index(2) + 1) if shown.index(2) else ""
-        traces.append(
-            dict(
-                type="heatmap",
-                z=grey.astype(np.float32),
-                x=labels,
-                y=labels,
-                xaxis=f"x{suffix}",
-                yaxis=f"y{suffix}",
-                colorscale=[[0, theme.MASKED], [1, theme.MASKED]],
-                showscale=False,
-                hoverinfo="skip",
-                xgap=1 if n <= 40 else 0,
-                ygap=1 if n <= 40 else 0,
-            )
+
+def _masked_grey(masked_step: np.ndarray, labels: list[str], layout: str, shown: Sequence[int]) -> list[dict]:
+    """Grey under the masked step's −∞ cells, the same for every head: one heatmap, or none when nothing is masked
+    or that step is not drawn."""
+    masked = np.isneginf(masked_step)
+    if not (masked.any() and 2 in shown):
+        return []
+    grey = np.where(in_layout(masked, layout), 1.0, np.nan)
+    suffix = str(shown.index(2) + 1) if shown.index(2) else ""
+    n = len(labels)
+    return [
+        dict(
+            type="heatmap",
+            z=grey.astype(np.float32),
+            x=labels,
+            y=labels,
+            xaxis=f"x{suffix}",
+            yaxis=f"y{suffix}",
+            colorscale=[[0, theme.MASKED], [1, theme.MASKED]],
+            showscale=False,
+            hoverinfo="skip",
+            xgap=1 if n <= 40 else 0,
+            ygap=1 if n <= 40 else 0,
         )
-    values = [in_layout(np.asarray(m, dtype=np.float64), layout) for m in steps]  # (len(heads), n, n) each
-    hovers = [
+    ]
+
+
+def _step_hovers(layout: str, *, words: Words) -> list[str]:
+    """Each step's hover: the two tokens, and its value (a weight's from its customdata: its colour may be scaled)."""
+    row_name, col_name = ("key", "query") if layout == "notes" else ("query", "key")
+    return [
         pair_hover(
             row_name,
             col_name,
             words._(said).format(value="%{customdata:.3f}" if kind == "weights" else "%{z:.2f}"),
             words=words,
         )
-        for said, kind in zip(STEP_VALUES, kinds, strict=True)
+        for said, kind in zip(STEP_VALUES, STEP_KINDS, strict=True)
     ]
-    head_name = words._("head {n}")
-    per_head: dict[int, list[dict]] = {}
-    for j, h in enumerate(heads):
-        per_head[h] = []
-        for k in shown:
-            v = values[k][j]
-            if kinds[k] == "weights":
-                rows_are_queries = v if layout == "paper" else v.T
-                colour = in_layout(_weights_colour(rows_are_queries, weight_colours), layout)
-                props = dict(z=colour, customdata=v, zmin=0.0, zmax=1.0)
-            else:
-                finite = np.abs(v[np.isfinite(v)])
-                top = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
-                props = dict(z=np.where(np.isneginf(v), np.nan, v), zmin=-top, zmax=top)
-            props["z"] = np.asarray(props["z"], dtype=np.float32)
-            if "customdata" in props:
-                props["customdata"] = np.asarray(props["customdata"], dtype=np.float32)
-            props |= _cell_texts(v, kinds[k], props, cell, ty, words=words)
-            props["hovertemplate"] = hovers[k] + _side_label(head_name, h)
-            per_head[h].append(props)
-    first_step = len(traces)
-    for i, k in enumerate(shown):
-        suffix = "" if i == 0 else str(i + 1)
-        x0, y0 = panels.left[i], panels.top[i]
-        bar_at = dict(x=(x0 + side + 6) / W, y=paper_y(y0 + side / 2, H), length=paper_height(side, H), size=ty.small)
-        if kinds[k] == "weights":
-            scale = dict(
-                colorscale=WEIGHTS, colorbar=colourbar(**bar_at, **_weights_bar(weight_colours, ty.small, words=words))
-            )
-        else:
-            scale = dict(colorscale=SCORES, zmid=0.0, colorbar=colourbar(**bar_at))
-        traces.append(
-            dict(
-                type="heatmap",
-                name=words._(STEP_TITLES[k]),  # what a screen reader's table of it is called (ui/figures/described.py)
-                x=labels,
-                y=labels,
-                xaxis=f"x{suffix}",
-                yaxis=f"y{suffix}",
-                hoverongaps=False,
-                xgap=1 if n <= 40 else 0,
-                ygap=1 if n <= 40 else 0,
-                **scale,
-                **nested(per_head[head][i]),
-            )
+
+
+def _step_props(
+    v: np.ndarray,
+    kind: str,
+    layout: str,
+    weight_colours: str,
+    cell: float,
+    ty: theme.FigureType,
+    hover: str,
+    *,
+    words: Words,
+) -> dict:
+    """One head's matrix v for one step (in the figure's layout) as restyle settings: its colours, their range,
+    the printed values and the hover. Scores span ± their own largest finite size; −∞ is a gap."""
+    if kind == "weights":
+        rows_are_queries = v if layout == "paper" else v.T
+        colour = in_layout(_weights_colour(rows_are_queries, weight_colours), layout)
+        props = dict(z=colour, customdata=v, zmin=0.0, zmax=1.0)
+    else:
+        finite = np.abs(v[np.isfinite(v)])
+        top = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+        props = dict(z=np.where(np.isneginf(v), np.nan, v), zmin=-top, zmax=top)
+    props["z"] = np.asarray(props["z"], dtype=np.float32)
+    if "customdata" in props:
+        props["customdata"] = np.asarray(props["customdata"], dtype=np.float32)
+    props |= _cell_texts(v, kind, props, cell, ty, words=words)
+    props["hovertemplate"] = hover
+    return props
+
+
+def _step_scale(kind: str, bar_at: dict, weight_colours: str, small: int, *, words: Words) -> dict:
+    """A step's colour scale and its bar: the weights' from 0 to 1, the scores' centred at 0."""
+    if kind == "weights":
+        return dict(
+            colorscale=WEIGHTS, colorbar=colourbar(**bar_at, **_weights_bar(weight_colours, small, words=words))
         )
-    others = {h: props for h, props in per_head.items()} if len(heads) > 1 else {}
-    meta = layout_meta(head, heads, others, range(first_step, first_step + len(shown)), first=True, words=words)
-    meta["canvas"] = {"width": canvas.width, "height": canvas.height}  # the size it was laid out for
-    meta["corner"] = corner.replace("<br>", " ")  # what the rows and columns are, for its tables (described.py)
-    meta["steps"] = ",".join(str(k + 1) for k in shown)  # which steps it draws: the step bar brings them into view
-    return pixel_figure(traces, title, H, ty, notes_on_figure, meta, axes)
+    return dict(colorscale=SCORES, zmid=0.0, colorbar=colourbar(**bar_at))
+
+
+def _step_trace(
+    k: int,
+    i: int,
+    labels: list[str],
+    panels: Panels,
+    weight_colours: str,
+    ty: theme.FigureType,
+    props: dict,
+    *,
+    words: Words,
+) -> dict:
+    """Step k drawn as the i-th panel: its heatmap with the shown head's settings, its colour bar at its right."""
+    suffix = "" if i == 0 else str(i + 1)
+    W, H, side = panels.width, panels.height, panels.side
+    x0, y0 = panels.left[i], panels.top[i]
+    bar_at = dict(x=(x0 + side + 6) / W, y=paper_y(y0 + side / 2, H), length=paper_height(side, H), size=ty.small)
+    n = len(labels)
+    return dict(
+        type="heatmap",
+        name=words._(STEP_TITLES[k]),  # what a screen reader's table of it is called (ui/figures/described.py)
+        x=labels,
+        y=labels,
+        xaxis=f"x{suffix}",
+        yaxis=f"y{suffix}",
+        hoverongaps=False,
+        xgap=1 if n <= 40 else 0,
+        ygap=1 if n <= 40 else 0,
+        **_step_scale(STEP_KINDS[k], bar_at, weight_colours, ty.small, words=words),
+        **nested(props),
+    )
 
 
 def _steps_panels(

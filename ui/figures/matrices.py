@@ -99,6 +99,121 @@ def tokens_named(labels: Sequence[str], half_width: bool = False, canvas: Canvas
     return 1
 
 
+def _rows_and_columns(
+    query_labels: list[str], key_labels: list[str], layout: str
+) -> tuple[str, str, list[str], list[str]]:
+    """What the rows and the columns name, and their labels: queries down the rows on paper, across in notes."""
+    if layout == "notes":
+        return "key", "query", key_labels, query_labels
+    return "query", "key", query_labels, key_labels
+
+
+def _attention_scale(z: np.ndarray, kind: str, scale_top: float | None) -> tuple[str, float, float, float | None]:
+    """The colour scale and its zmin, zmax and zmid: weights from 0 to 1; scores diverging around 0, as far as the
+    largest |score| (or scale_top, shared by matrices side by side) either way."""
+    if kind == "weights":
+        return theme.WEIGHTS_SCALE, 0.0, 1.0, None
+    finite = np.abs(z[np.isfinite(z)])
+    top = scale_top or (float(finite.max()) if finite.size else 1.0)
+    return theme.SCORES_SCALE, -top, top, 0.0
+
+
+def _attention_cells(m: np.ndarray, z: np.ndarray, kind: str, half_width: bool, scale: tuple, *, words: Words) -> dict:
+    """The values printed in the cells, legible on their colours, where a matrix this size leaves room for them."""
+    n_rows, n_cols = m.shape
+    colorscale, zmin, zmax = scale[:3]
+    fmt = ".2f" if kind == "weights" else ".1f"
+    cells = (
+        _printed_values(m, fmt, 13 if n_cols <= 10 else 11, words=words)
+        if numbers_fit(max(n_rows, n_cols), half_width)
+        else {}
+    )
+    return _legible(cells, z, colorscale, zmin, zmax)
+
+
+def _attention_trace(
+    z: np.ndarray,
+    names: tuple[str, str],
+    row_labels: list[str],
+    col_labels: list[str],
+    kind: str,
+    scale: tuple,
+    cells: dict,
+    *,
+    words: Words,
+) -> dict:
+    """The heatmap trace: names are the rows' and the columns' ("query", "key"), for the hover."""
+    n_rows, n_cols = z.shape
+    row_name, col_name = names
+    colorscale, zmin, zmax, zmid = scale
+    return dict(
+        type="heatmap",
+        z=z.astype(np.float32),
+        x=col_labels,  # unique labels (a repeated word carries its position), so the axes are by position
+        y=row_labels,
+        colorscale=colorscale,
+        zmin=zmin,
+        zmax=zmax,
+        zmid=zmid,
+        hoverongaps=False,
+        hovertemplate=pair_hover(
+            row_name,
+            col_name,
+            words._("value: {value}").format(value="%{z:.3f}" if kind == "weights" else "%{z:.2f}"),
+            words=words,
+        )
+        + "<extra></extra>",
+        colorbar=dict(thickness=14, len=0.9),
+        xgap=1 if n_cols <= 40 else 0,
+        ygap=1 if n_rows <= 40 else 0,
+        **cells,
+    )
+
+
+def _label_size(row_labels: list[str], col_labels: list[str], width: int, tallest: int, largest: int) -> int:
+    """The token labels' px: their size sets the margins, which set the cells the labels must fit, so the largest
+    size that fits the cells it leaves."""
+    return next(
+        (
+            s
+            for s in range(largest, SMALLEST_TICK_PX, -1)
+            if tick_px(min(_room(row_labels, col_labels, width, s, tallest)[3:5]), largest) >= s
+        ),
+        SMALLEST_TICK_PX,
+    )
+
+
+def _attention_axes(
+    names: tuple[str, str],
+    row_labels: list[str],
+    col_labels: list[str],
+    cells: tuple[float, float],
+    size: int,
+    slanted: bool,
+    *,
+    words: Words,
+) -> dict:
+    """The layout's xaxis (the columns, named at the top) and yaxis (the rows, the first at the top); cells: a
+    cell's width and height in px."""
+    row_name, col_name = names
+    cell_w, cell_h = cells
+    return dict(
+        xaxis=dict(
+            title=dict(text=words._(ALL_TOKENS[col_name])),
+            side="top",
+            type="category",
+            tickangle=-60 if slanted else 0,
+            **token_ticks(col_labels, cell_w, size),
+        ),
+        yaxis=dict(
+            title=dict(text=words._(ALL_TOKENS[row_name])),
+            type="category",
+            autorange="reversed",
+            **token_ticks(row_labels, cell_h, size),
+        ),
+    )
+
+
 def attention_heatmap(
     matrix: np.ndarray,
     labels: Sequence[str],
@@ -127,78 +242,21 @@ def attention_heatmap(
     query_labels = list(labels)
     key_labels = query_labels if key_labels is None else list(key_labels)
     m = in_layout(np.asarray(matrix, dtype=np.float64), layout)
-    if layout == "notes":
-        row_name, col_name = "key", "query"
-        row_labels, col_labels = key_labels, query_labels
-    else:
-        row_name, col_name = "query", "key"
-        row_labels, col_labels = query_labels, key_labels
-    n_rows, n_cols = m.shape
+    row_name, col_name, row_labels, col_labels = _rows_and_columns(query_labels, key_labels, layout)
+    names = (row_name, col_name)
     z, background = _masked_as_gaps(m)
-    fmt = ".2f" if kind == "weights" else ".1f"
-    if kind == "weights":
-        colorscale, zmin, zmax, zmid = theme.WEIGHTS_SCALE, 0.0, 1.0, None
-    else:
-        finite = np.abs(z[np.isfinite(z)])
-        top = scale_top or (float(finite.max()) if finite.size else 1.0)
-        colorscale, zmin, zmax, zmid = theme.SCORES_SCALE, -top, top, 0.0
-    cells = (
-        _printed_values(m, fmt, 13 if n_cols <= 10 else 11, words=words)
-        if numbers_fit(max(n_rows, n_cols), half_width)
-        else {}
-    )
-    cells = _legible(cells, z, colorscale, zmin, zmax)
-    heatmap = dict(
-        type="heatmap",
-        z=z.astype(np.float32),
-        x=col_labels,  # unique labels (a repeated word carries its position), so the axes are by position
-        y=row_labels,
-        colorscale=colorscale,
-        zmin=zmin,
-        zmax=zmax,
-        zmid=zmid,
-        hoverongaps=False,
-        hovertemplate=pair_hover(
-            row_name,
-            col_name,
-            words._("value: {value}").format(value="%{z:.3f}" if kind == "weights" else "%{z:.2f}"),
-            words=words,
-        )
-        + "<extra></extra>",
-        colorbar=dict(thickness=14, len=0.9),
-        xgap=1 if n_cols <= 40 else 0,
-        ygap=1 if n_rows <= 40 else 0,
-        **cells,
-    )
+    scale = _attention_scale(z, kind, scale_top)
+    cells = _attention_cells(m, z, kind, half_width, scale, words=words)
+    heatmap = _attention_trace(z, names, row_labels, col_labels, kind, scale, cells, words=words)
     width, tallest = heatmap_width(half_width, canvas), canvas.height if canvas else TALLEST_PX
     largest = max(TICK_PX, canvas.type.base) if canvas else TICK_PX  # a projector's canvas: its larger type
-    # the labels' size sets the margins, which set the cells the labels must fit: the largest size that fits its own
-    size = next(
-        (
-            s
-            for s in range(largest, SMALLEST_TICK_PX, -1)
-            if tick_px(min(_room(row_labels, col_labels, width, s, tallest)[3:5]), largest) >= s
-        ),
-        SMALLEST_TICK_PX,
-    )
+    size = _label_size(row_labels, col_labels, width, tallest, largest)
     left, top, height, cell_w, cell_h, slanted = _room(row_labels, col_labels, width, size, tallest)
     return figure(
         [heatmap],
         dict(text=title, y=0.995, yanchor="top", yref="container"),
         height,
-        xaxis=dict(
-            title=dict(text=words._(ALL_TOKENS[col_name])),
-            side="top",
-            type="category",
-            tickangle=-60 if slanted else 0,
-            **token_ticks(col_labels, cell_w, size),
-        ),
-        yaxis=dict(
-            title=dict(text=words._(ALL_TOKENS[row_name])),
-            type="category",
-            autorange="reversed",
-            **token_ticks(row_labels, cell_h, size),
-        ),
+        **_attention_axes(names, row_labels, col_labels, (cell_w, cell_h), size, slanted, words=words),
         plot_bgcolor=background,
         margin=dict(t=top, l=left, r=20, b=20),
     )

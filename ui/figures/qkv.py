@@ -39,26 +39,10 @@ def _coordinate_step(d: int, panel_px: float, size: int) -> int:
     return next(s for s in (4, 8, 16, 32, 64, 128, 256, 512) if (s >= 8 or d <= 16) and panel_px / d * s >= apart)
 
 
-def qkv_figure(
-    q: np.ndarray,
-    k: np.ndarray,
-    v: np.ndarray,
-    labels: Sequence[str],
-    head: int,
-    heads: Sequence[int],
-    title: str,
-    canvas: Canvas | None = None,
-    *,
-    words: Words,
-) -> go.Figure:
-    """One head's queries, keys and values side by side on shared token rows, each (len(heads), n_tokens, d_head)
-    for the heads listed in `heads` (0-based), `head` shown; each on its own scale centred at 0."""
-    canvas = canvas or Canvas()
+def _panels(canvas: Canvas, n: int, y_labels: int) -> tuple[list[tuple[int, int]], int, int, int, bool]:
+    """Each panel's top left corner in px, a panel's width and height, the figure's height, and whether the panels
+    stand side by side (or one above the other, where a third of the column leaves a panel under 96 px)."""
     ty = canvas.type
-    labels = list(labels)
-    n, d = q.shape[1], q.shape[2]
-    ticks = tick_labels(labels)
-    y_labels = label_px(ticks, ty.base)
     bar = colourbar_px(ty.small)
     cols = 3 if (canvas.width - y_labels - 3 * bar - 2 * PANEL_GAP) / 3 >= 96 else 1
     panel_w = (canvas.width - y_labels - cols * bar - (cols - 1) * PANEL_GAP - 4) // cols
@@ -69,17 +53,34 @@ def qkv_figure(
     room = (canvas.height - top_band - per_row * (name_band + x_band) - 8) / (n * per_row)
     row = float(np.clip(room, 0.25, 26))  # one screen tall: a long text's rows are a pixel or less, a compact map
     panel_h = int(row * n)
-    W = canvas.width
     H = top_band + per_row * (name_band + panel_h + x_band) + 8
-    axes: dict[str, dict] = {}
-    annotations = []
-    lefts, tops = [], []
+    corners = []
     for i in range(3):
         c, r = (i, 0) if cols == 3 else (0, i)
         x0 = y_labels + c * (panel_w + bar + PANEL_GAP)
         y0 = top_band + r * (name_band + panel_h + x_band) + name_band
-        lefts.append(x0)
-        tops.append(y0)
+        corners.append((x0, y0))
+    return corners, panel_w, panel_h, H, cols == 3
+
+
+def _panel_axes(
+    corners: list[tuple[int, int]],
+    panel: tuple[int, int],
+    W: int,
+    H: int,
+    shape: tuple[int, int],
+    side_by_side: bool,
+    labels: list[str],
+    ty: theme.FigureType,
+) -> dict[str, dict]:
+    """Each panel's x axis (its d coordinates) and y axis (the tokens, named on the first panel only where the
+    panels share their rows side by side); the later panels follow the first one's zoom. panel: its px width and
+    height; shape: the tokens and the coordinates, (n, d)."""
+    n, d = shape
+    panel_w, panel_h = panel
+    ticks = tick_labels(labels)
+    axes: dict[str, dict] = {}
+    for i, (x0, y0) in enumerate(corners):
         suffix = "" if i == 0 else str(i + 1)
         axes[f"xaxis{suffix}"] = dict(
             domain=[x0 / W, (x0 + panel_w) / W],
@@ -95,11 +96,26 @@ def qkv_figure(
             anchor=f"x{suffix}",
             type="category",
             autorange="reversed",
-            showticklabels=cols == 1 or i == 0,
+            showticklabels=not side_by_side or i == 0,
             matches=None if i == 0 else "y",
             **_ticks(labels, ticks, panel_h, tick_size(n, panel_h, ty)),
         )
-        annotations.append(panel_name(words._(QKV_NAMES[i]), x0 / W, paper_y(y0, H), ty.base))
+    return axes
+
+
+def _panel_names(corners: list[tuple[int, int]], W: int, H: int, ty: theme.FigureType, *, words: Words) -> list[dict]:
+    """The panels' names ("Q: queries"…) on their top edges, in the page's language."""
+    return [
+        panel_name(words._(name), x0 / W, paper_y(y0, H), ty.base)
+        for name, (x0, y0) in zip(QKV_NAMES, corners, strict=True)
+    ]
+
+
+def _per_head(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, heads: Sequence[int], *, words: Words
+) -> dict[int, list[dict]]:
+    """Each head's q, k and v settings (values, scale, hover), for the head switch to swap into the three traces:
+    each matrix on its own scale centred at 0."""
     token = words._("token: {token}").format(token="%{y}")
     coordinate = words._("{vector}, coordinate {i}: {value}")
     hovers = [f"{token}<br>{coordinate.format(vector=name, i='%{x}', value='%{z:.3f}')}" for name in "qkv"]
@@ -118,8 +134,26 @@ def qkv_figure(
                     hovertemplate=hover + _side_label(head_name, h),
                 )
             )
+    return per_head
+
+
+def _qkv_traces(
+    shown: list[dict],
+    corners: list[tuple[int, int]],
+    panel: tuple[int, int],
+    W: int,
+    H: int,
+    d: int,
+    labels: list[str],
+    ty: theme.FigureType,
+    *,
+    words: Words,
+) -> list[dict]:
+    """The three heatmaps of the head shown (its settings from _per_head), each with its colour bar right of its
+    panel."""
+    panel_w, panel_h = panel
     traces = []
-    for i in range(3):
+    for i, (x0, y0) in enumerate(corners):
         suffix = "" if i == 0 else str(i + 1)
         traces.append(
             dict(
@@ -132,13 +166,42 @@ def qkv_figure(
                 colorscale=VECTORS,
                 zmid=0.0,
                 colorbar=colourbar(
-                    x=(lefts[i] + panel_w + 6) / W,
-                    y=paper_y(tops[i] + panel_h / 2, H),
+                    x=(x0 + panel_w + 6) / W,
+                    y=paper_y(y0 + panel_h / 2, H),
                     length=paper_height(panel_h, H),
                     size=ty.small,
                 ),
-                **per_head[head][i],
+                **shown[i],
             )
         )
+    return traces
+
+
+def qkv_figure(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    labels: Sequence[str],
+    head: int,
+    heads: Sequence[int],
+    title: str,
+    canvas: Canvas | None = None,
+    *,
+    words: Words,
+) -> go.Figure:
+    """One head's queries, keys and values side by side on shared token rows, each (len(heads), n_tokens, d_head)
+    for the heads listed in `heads` (0-based), `head` shown; each on its own scale centred at 0."""
+    canvas = canvas or Canvas()
+    ty = canvas.type
+    labels = list(labels)
+    n, d = q.shape[1], q.shape[2]
+    y_labels = label_px(tick_labels(labels), ty.base)
+    corners, panel_w, panel_h, H, side_by_side = _panels(canvas, n, y_labels)
+    W = canvas.width
+    panel = (panel_w, panel_h)
+    axes = _panel_axes(corners, panel, W, H, (n, d), side_by_side, labels, ty)
+    annotations = _panel_names(corners, W, H, ty, words=words)
+    per_head = _per_head(q, k, v, heads, words=words)
+    traces = _qkv_traces(per_head[head], corners, panel, W, H, d, labels, ty, words=words)
     meta = layout_meta(head, heads, per_head if len(heads) > 1 else {}, range(3), words=words)
     return pixel_figure(traces, title, H, ty, annotations, meta, axes)

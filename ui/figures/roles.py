@@ -37,36 +37,33 @@ def role_name(role: str, *, words: Words) -> str:
     return words._(ROLE_NAMES[role]) if role in ROLE_NAMES else role
 
 
-def role_map(
-    roles: np.ndarray,
-    measures: dict[str, np.ndarray],
-    title: str,
-    chosen: tuple[int, int] | None = None,
-    *,
-    words: Words,
-) -> go.Figure:
-    """(n_layers, n_heads) roles as squares, layer 1 at the top, one trace per role (its legend entry, and a click
-    on a square selects that head: customdata holds its 0-based layer and head). measures: name → (n_layers,
-    n_heads), shown on hover. chosen: the (layer, head) the page shows, outlined."""
-    n_layers, n_heads = roles.shape
+def _role_hovers(
+    layers: np.ndarray, heads: np.ndarray, name: str, measures: dict[str, np.ndarray], *, words: Words
+) -> list[str]:
+    """Each head's hover: which head, its role, and every measure it has (a measure that is nan is left out)."""
     code = words.code
     which = words._("layer {layer}, head {head}: {role}")
+    return [
+        which.format(layer=li + 1, head=h + 1, role=name)
+        + "<br>"
+        + "<br>".join(
+            f"{plain(n)} {locales.formatted(code, v[li, h], '.2f')}"
+            for n, v in measures.items()
+            if np.isfinite(v[li, h])
+        )
+        for li, h in zip(layers, heads, strict=True)
+    ]
+
+
+def _role_traces(roles: np.ndarray, measures: dict[str, np.ndarray], *, words: Words) -> list[dict]:
+    """One trace of squares per role the model's heads have, in ROLE_COLOURS's order: its legend entry counts them."""
+    n_layers, n_heads = roles.shape
     traces = []
     for role, colour in ROLE_COLOURS.items():
         layers, heads = np.nonzero(roles == role)
         if not len(layers):
             continue
         name = role_name(role, words=words)
-        hover = [
-            which.format(layer=li + 1, head=h + 1, role=name)
-            + "<br>"
-            + "<br>".join(
-                f"{plain(n)} {locales.formatted(code, v[li, h], '.2f')}"
-                for n, v in measures.items()
-                if np.isfinite(v[li, h])
-            )
-            for li, h in zip(layers, heads, strict=True)
-        ]
         traces.append(
             dict(
                 type="scatter",
@@ -76,34 +73,30 @@ def role_map(
                 name=f"{name} ({len(layers)})",
                 marker=dict(symbol="square", size=_square(n_layers, n_heads), color=colour, line=dict(width=0)),
                 customdata=np.stack([layers, heads], axis=1),
-                hovertext=hover,
+                hovertext=_role_hovers(layers, heads, name, measures, words=words),
                 hoverinfo="text",
             )
         )
-    if chosen is not None:
-        traces.append(
-            dict(
-                type="scatter",
-                x=[chosen[1] + 1],
-                y=[chosen[0] + 1],
-                mode="markers",
-                name="shown",
-                marker=dict(
-                    symbol="square-open", size=_square(n_layers, n_heads) + 6, color=theme.INK, line=dict(width=3)
-                ),
-                hoverinfo="skip",
-                showlegend=False,
-            )
-        )
-    gap = 4 if n_layers > 12 else 18  # room between rows, so that each head is a square of its own
-    height = min(760, 140 + n_layers * (_square(n_layers, n_heads) + gap))
-    legend_title = words._("role (heads)")
-    # the legend right of the map, in the page's type like every figure: its widest entry after its swatch
-    legend_px = max(label_px([t["name"] for t in traces if t.get("showlegend", True)]) + 40, label_px([legend_title]))
-    return figure(
-        traces,
-        title,
-        height,
+    return traces
+
+
+def _chosen_outline(chosen: tuple[int, int], n_layers: int, n_heads: int) -> dict:
+    """An open square around the head the page shows, larger than its square; no legend entry, no hover."""
+    return dict(
+        type="scatter",
+        x=[chosen[1] + 1],
+        y=[chosen[0] + 1],
+        mode="markers",
+        name="shown",
+        marker=dict(symbol="square-open", size=_square(n_layers, n_heads) + 6, color=theme.INK, line=dict(width=3)),
+        hoverinfo="skip",
+        showlegend=False,
+    )
+
+
+def _role_axes(n_layers: int, n_heads: int, *, words: Words) -> dict:
+    """Heads across, every one numbered; layers down from 1 at the top, every other one numbered past 12."""
+    return dict(
         xaxis=dict(
             title=dict(text=words._("head")),
             tickmode="array",
@@ -116,6 +109,34 @@ def role_map(
             tickvals=list(range(1, n_layers + 1)) if n_layers <= 12 else list(range(1, n_layers + 1, 2)),
             range=[n_layers + 0.7, 0.3],
         ),
+    )
+
+
+def role_map(
+    roles: np.ndarray,
+    measures: dict[str, np.ndarray],
+    title: str,
+    chosen: tuple[int, int] | None = None,
+    *,
+    words: Words,
+) -> go.Figure:
+    """(n_layers, n_heads) roles as squares, layer 1 at the top, one trace per role (its legend entry, and a click
+    on a square selects that head: customdata holds its 0-based layer and head). measures: name → (n_layers,
+    n_heads), shown on hover. chosen: the (layer, head) the page shows, outlined."""
+    n_layers, n_heads = roles.shape
+    traces = _role_traces(roles, measures, words=words)
+    if chosen is not None:
+        traces.append(_chosen_outline(chosen, n_layers, n_heads))
+    gap = 4 if n_layers > 12 else 18  # room between rows, so that each head is a square of its own
+    height = min(760, 140 + n_layers * (_square(n_layers, n_heads) + gap))
+    legend_title = words._("role (heads)")
+    # the legend right of the map, in the page's type like every figure: its widest entry after its swatch
+    legend_px = max(label_px([t["name"] for t in traces if t.get("showlegend", True)]) + 40, label_px([legend_title]))
+    return figure(
+        traces,
+        title,
+        height,
+        **_role_axes(n_layers, n_heads, words=words),
         legend=dict(orientation="v", x=1.02, xanchor="left", y=1, title=dict(text=legend_title)),
         margin=dict(r=legend_px + 20),
         clickmode="event+select",

@@ -14,26 +14,18 @@ CHIP_TEXT = 16  # px: a chip's text on screen; one unit of the chips' x axis is 
 MARGIN = 10  # px, left and right
 
 
-def token_chips(
-    texts: Sequence[str],
-    special: Sequence[bool],
-    continuation: Sequence[bool],
-    width: float = 64.0,
-    canvas: Canvas | None = None,
-    *,
-    words: Words,
-) -> go.Figure:
-    """The tokens as chips in reading order, each with its position; word pieces and special tokens marked.
+def _chip_sizes(width: float, canvas: Canvas | None) -> tuple[int, int, int, float]:
+    """The chips' text, their positions' and the legend's px, and how many chip text heights a row holds: with a
+    canvas, its type and as many as its width holds, so that chips wrap to the screen (a phone's too)."""
+    if canvas is None:
+        return CHIP_TEXT, 11, 15, width
+    chip_px = max(CHIP_TEXT, canvas.type.base + 2)
+    return chip_px, canvas.type.small, canvas.type.base, (canvas.width - 2 * MARGIN) / chip_px - 1
 
-    width: how many chip text heights a row holds; with a canvas, as many as its width holds, so that chips wrap
-    to the screen (a phone's too) and their text keeps its size. Drawn with a handful of traces (not a shape per
-    token), so hundreds of tokens draw quickly.
-    """
-    chip_px, small, legend = CHIP_TEXT, 11, 15
-    if canvas is not None:
-        chip_px = max(CHIP_TEXT, canvas.type.base + 2)
-        small, legend = canvas.type.small, canvas.type.base
-        width = (canvas.width - 2 * MARGIN) / chip_px - 1
+
+def _chip_places(texts: Sequence[str], width: float) -> tuple[list[float], list[int], list[float]]:
+    """Each chip's left edge, row and width, in chip text heights: in reading order, a chip that would run past
+    `width` starting the next row."""
     x, row, gap = 0.0, 0, 0.6
     xs, rows, widths = [], [], []
     for t in texts:
@@ -44,13 +36,19 @@ def token_chips(
         rows.append(row)
         widths.append(w)
         x += w + gap
-    n_rows = row + 1
+    return xs, rows, widths
+
+
+def _chip_outlines(
+    kind_of: list[str], xs: list[float], rows: list[int], widths: list[float], *, words: Words
+) -> list[dict]:
+    """The chips' outlines, one filled trace per kind (its legend entry) joining its chips' rectangles, apart
+    where None breaks the line."""
     kinds = {
         "word": (words._("starts a word"), "#dcebf7", theme.OKABE_ITO[0]),
         "piece": (words._("continues a word"), "#fde9c8", theme.OKABE_ITO[1]),
         "special": (words._("special token"), "#e6e6e6", theme.MUTED),
     }
-    kind_of = ["special" if special[i] else "piece" if continuation[i] else "word" for i in range(len(texts))]
     traces = []
     for kind, (name, fill, line) in kinds.items():
         px, py = [], []
@@ -74,10 +72,15 @@ def token_chips(
                 hoverinfo="skip",
             )
         )
-    centres = [xs[i] + widths[i] / 2 for i in range(len(texts))]
+    return traces
+
+
+def _chip_texts(
+    texts: Sequence[str], centres: list[float], ys: list[float], chip_px: int, small: int, *, words: Words
+) -> list[dict]:
+    """The tokens written on their chips (their position on hover), and each one's position above its chip."""
     position = words._("position {i}")
-    ys = [-r * 1.6 for r in rows]
-    traces.append(
+    return [
         dict(
             type="scatter",
             x=centres,
@@ -88,9 +91,7 @@ def token_chips(
             showlegend=False,
             hovertext=[position.format(i=i) for i in range(len(texts))],
             hoverinfo="text",
-        )
-    )
-    traces.append(
+        ),
         dict(
             type="scatter",
             x=centres,
@@ -100,8 +101,33 @@ def token_chips(
             textfont=dict(size=small, color=theme.MUTED),
             showlegend=False,
             hoverinfo="skip",
-        )
-    )
+        ),
+    ]
+
+
+def token_chips(
+    texts: Sequence[str],
+    special: Sequence[bool],
+    continuation: Sequence[bool],
+    width: float = 64.0,
+    canvas: Canvas | None = None,
+    *,
+    words: Words,
+) -> go.Figure:
+    """The tokens as chips in reading order, each with its position; word pieces and special tokens marked.
+
+    width: how many chip text heights a row holds; with a canvas, as many as its width holds, so that chips wrap
+    to the screen (a phone's too) and their text keeps its size. Drawn with a handful of traces (not a shape per
+    token), so hundreds of tokens draw quickly.
+    """
+    chip_px, small, legend, width = _chip_sizes(width, canvas)
+    xs, rows, widths = _chip_places(texts, width)
+    n_rows = (rows[-1] if rows else 0) + 1
+    kind_of = ["special" if special[i] else "piece" if continuation[i] else "word" for i in range(len(texts))]
+    traces = _chip_outlines(kind_of, xs, rows, widths, words=words)
+    centres = [xs[i] + widths[i] / 2 for i in range(len(texts))]
+    ys = [-r * 1.6 for r in rows]
+    traces += _chip_texts(texts, centres, ys, chip_px, small, words=words)
     row_px = 62 * chip_px / CHIP_TEXT
     return figure(
         traces,
