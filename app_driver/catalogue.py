@@ -29,7 +29,9 @@ PLACES = re.compile(r"\{\{\w+\}\}|\{\w*(?:![rsa])?(?::[^{}]*)?\}|%\(\w+\)[sd]")
 EQUATION = re.compile(r"\$[^$]+\$")
 CODE = re.compile(r"`[^`]+`")
 TARGET = re.compile(r"\]\(([^)]*)\)")
-NOT_WORDS = re.compile(r"`[^`]+`|\{\{?\w+\}?\}|\]\([^)]*\)|<[^>]+>")
+# a reference as a chapter's sources cite it: its linked title and its authors up to the year stay as published
+CITATION = re.compile(r"\[[^\]]*\]\(https?://[^)]*\)(?:,[^:]*?\b(?:19|20)\d\d)?")
+NOT_WORDS = re.compile(CITATION.pattern + r"|`[^`]+`|\{\{?\w+\}?\}|\]\([^)]*\)|<[^>]+>")
 MATH = "§"  # where a message has an equation: a glossary pattern can tell "values of $i$" (a variable's) from values
 
 

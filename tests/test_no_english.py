@@ -13,6 +13,7 @@ import re
 
 import pytest
 
+from app_driver import catalogue as rules
 from app_driver.apptest import run_page
 from tests import typography
 from tests.test_architecture_words import PAGES
@@ -62,7 +63,8 @@ def figure_hovers(at) -> list[str]:
 
 def english_left(text: str, code: str) -> list[str]:
     """The English small words of a text, outside its equations, code, tokens, quotations, glosses and the lessons'
-    English sentences."""
+    English sentences, and the references a chapter cites."""
+    text = rules.CITATION.sub(" ", text)
     for kept in KEPT_TEXTS:
         text = text.replace(kept, " ")
     if re.search(r"\\(?:operatorname|mathrm|frac|begin|text)\b", text):

@@ -104,14 +104,28 @@ KEPT_TEXTS = sorted(
     key=len,
 )[::-1]
 KEPT_WORDS = {"minilm", "smollm", "gemma", "gpt", "bert", "llama", "bos", "eos", "cls", "sep", "unk", "pad"}
-KEPT_WORDS |= {"rmsnorm", "layernorm", "mlp", "rope", "qwen", "mistral", "mib", "gib", "float", "small", "brown"}
+KEPT_WORDS |= {
+    "rmsnorm",
+    "layernorm",
+    "norm",
+    "mlp",
+    "rope",
+    "qwen",
+    "mistral",
+    "mib",
+    "gib",
+    "float",
+    "small",
+    "brown",
+}
 # the English words the lessons feed a model or compare its guesses with (chapters 3, 4 and 7)
 KEPT_WORDS |= {"apple", "orange", "phone", "dog", "cat", "bluebird", "creature", "animal", "fluffy", "blue", "doll"}
 
 
 def english_words(text: str) -> list[str]:
     """The Latin words of a text that a French or Korean page should not show: its equations, places, link
-    targets, tokens ("␣forest"), the examples' sentences and the names above left out."""
+    targets, tokens ("␣forest"), the examples' sentences, the names above and the references cited left out."""
+    text = rules.CITATION.sub(" ", text)
     for kept in KEPT_TEXTS:
         text = text.replace(kept, " ")
     if re.search(r"\\(?:operatorname|mathrm|frac|begin)\b", text):
@@ -155,7 +169,9 @@ def page_words(at) -> list[str]:
 
 def outside_glosses(text: str) -> str:
     """The text without its glosses and quotations: the English term a chapter puts in brackets beside its own
-    ("쿼리(query)", « requête (query) »), and the English words it quotes because a model reads them."""
+    ("쿼리(query)", « requête (query) »), the English words it quotes because a model reads them, and the references
+    a chapter cites (their titles and authors as published)."""
+    text = rules.CITATION.sub(" ", text)
     return re.sub(r"\([^()]*\)|“[^”]*”|\"[^\"]*\"|«[^»]*»|'[^']*'", " ", text)
 
 
@@ -183,7 +199,9 @@ def test_no_english_sentence_on_a_french_page(page):
 
 
 FRENCH_SPACE = re.compile(r" [:;!?]|« | »")  # a plain space where French sets a no-break one
-NOT_PROSE = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\{\{?[^{}]*\}?\}|`[^`]*`|https?://\S+|<[^>]*>")  # maths, places, code
+NOT_PROSE = re.compile(
+    rules.CITATION.pattern + r"|\$\$.*?\$\$|\$[^$]*\$|\{\{?[^{}]*\}?\}|`[^`]*`|https?://\S+|\]\([^)]*\)|<[^>]*>"
+)  # references, maths, places, code, links' targets
 
 
 def test_french_messages_keep_their_punctuation_with_a_no_break_space():

@@ -78,6 +78,7 @@ def end() -> None:
     a page run on its own needs it here)."""
     file = st.session_state.get(CURRENT)
     if file is not None:
+        sources(chapters.by_file(file))
         before, after = chapters.neighbours(file)
         st.divider()
         left, right = st.columns(2)
@@ -91,6 +92,15 @@ def end() -> None:
                 link(after, f"{after.title} →")
     inputs.download_all()  # every figure of the page in one zip, and the format choice, in the sidebar
     state.sync_url()
+
+
+def sources(chapter: chapters.Chapter) -> None:
+    """The chapter's references, linked, as its prose's "sources" section lists them: each title in its own
+    language, what the chapter takes from it in the page's."""
+    listed = sections(chapter.prose, i18n.language()).get("sources")
+    if listed:
+        st.subheader(_("Sources"), anchor="sources")
+        st.markdown(listed)
 
 
 def link(target: chapters.Chapter, label: str) -> None:
