@@ -48,7 +48,10 @@ lesson = [st.Page(ROOT / "pages" / c.file, title=c.title) for c in chapters.CHAP
 # The chapters in a menu at the top (on a phone, in the sidebar), every one listed and the open one marked: in
 # the sidebar, fourteen of them pushed its controls (sentence, layer, head) below a 1280×720 screen, and a
 # select box opened there closed again as the sidebar scrolled to it.
-pages = {"": [home], _("The lesson"): lesson} if lesson else [home]
+glossary = st.Page(
+    ROOT / "pages" / "glossary.py", title=_("Glossary"), icon=":material/menu_book:", url_path="glossary"
+)
+pages = {"": [home], _("The lesson"): [*lesson, glossary]} if lesson else [home]
 # benchmarks/load.py and soak.py set it: a line per run, its start and end as the server saw them, the sentence it
 # drew, and what each of the server's caches held after it (ui/caches.py)
 RUN_LOG = os.environ.get("ATTENTION_RUN_LOG")

@@ -9,6 +9,7 @@ from ui.components import plot
 PAGES = [
     "app.py",
     *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("[01]*.py") if p.name != "00_explorer.py"),
+    "pages/glossary.py",
 ]
 
 

@@ -183,8 +183,12 @@ ANOTHER_ARCHITECTURE = {
 }
 
 
+# the glossary defines every term of the lesson, whichever model is loaded: it describes no model
+MODEL_PAGES = [p for p in PAGES if not p.endswith("glossary.py")]
+
+
 @pytest.mark.parametrize("model", list(ANOTHER_ARCHITECTURE))
-@pytest.mark.parametrize("page", PAGES, ids=[Path(p).stem for p in PAGES])
+@pytest.mark.parametrize("page", MODEL_PAGES, ids=[Path(p).stem for p in MODEL_PAGES])
 def test_no_page_describes_another_architecture(model, page):
     at = run_page(page, model=model)
     assert not at.exception
