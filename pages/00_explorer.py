@@ -14,6 +14,7 @@ import streamlit as st
 from pages.explorer import controls, heads, outputs
 from ui.kit import choices, inputs, notices
 from ui.kit.chart import chart
+from ui.kit.numpy_code import disclosure
 from ui.session import engine, models, opening, state
 from ui.words import architecture, i18n
 from ui.words.i18n import _
@@ -50,19 +51,24 @@ def render() -> None:
         notices.explanation(fill(prose["intro"], model=cfg.name), hidden=presenter)
         controls.show_notices(tr)
         heads.tokens_section(tr, cfg, prose, view)
+        disclosure(_("the embeddings"), tr, layer, "embeddings")
         heads.window_control(keep, shown)
         view.qkv(prose)
+        disclosure(_("queries, keys and values"), tr, layer, "qkv")
         view.steps_words(prose)
     view.steps_note()
+    disclosure(_("scores, scaling, mask and softmax"), tr, layer, "scores", "scaling", "mask", "softmax")
     view.grid(prose)
 
     st.header("5 · " + _("Displacement: what each head adds"), anchor="5-displacement-what-each-head-adds")
     outputs.displacement_section(tr, layer_i)
+    disclosure(_("the weighted values and W_O"), tr, layer, "values", "w_o")
 
     st.header("6 · " + _("Updated embeddings"), anchor="6-updated-embeddings")
     aside = architecture.specials_aside(cfg)
     notices.explanation(fill(prose["updated"], specials=f" {aside}" if aside else ""), hidden=presenter)
     outputs.updated_section(tr, layer, keep, chart)
+    disclosure(_("the step after the heads"), tr, layer, "after")
 
     st.header("7 · " + _("The next word"), anchor="7-the-next-word")
     outputs.next_word_section(tr)
