@@ -30,7 +30,6 @@ LLAMA: dict[str, Any] = dict(
 )
 
 
-
 @dataclass(frozen=True)
 class Family:
     """A family's row: its preset, and the words for the models and files of it that the app reads."""
