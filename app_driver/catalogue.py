@@ -118,7 +118,7 @@ def chapters_units(translations: dict[str, str]) -> dict[str, list[tuple[str, st
     for path in sorted((ROOT / "assets").rglob("*.md")):
         name = str(path.relative_to(ROOT / "assets").with_suffix(""))
         for section, markdown in prose.sections(name).items():
-            if section == "quiz":  # a question and its options gloss nothing: the prose before them has
+            if section.startswith("quiz"):  # a question and its options gloss nothing: the prose before them has
                 continue
             for _prefix, unit in prose.units(markdown):
                 if unit in translations:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.explorer import controls, heads, outputs
-from ui.kit import choices, inputs, notices
+from ui.kit import choices, inputs, notices, worksheets
+from ui.kit.chapter import address
 from ui.kit.chart import chart
 from ui.kit.numpy_code import disclosure
 from ui.session import engine, models, opening, state
@@ -73,6 +74,7 @@ def render() -> None:
     st.header("7 · " + _("The next word"), anchor="7-the-next-word")
     outputs.next_word_section(tr)
     inputs.download_all()
+    worksheets.buttons(_("Attention, step by step"), None, address(None), "explorer")
 
 
 render()

@@ -3,16 +3,16 @@
 import numpy as np
 import streamlit as st
 
-from attention.lessons import motivation
+from attention.lessons import motivation, questions_chapters_1_to_5
 from ui.figures import reach as reach_figures
-from ui.kit import chapter, inputs
+from ui.kit import chapter, inputs, questions
 from ui.kit.chart import chart
-from ui.session import engine, state
+from ui.session import engine, models, state
 from ui.words import architecture, i18n
 from ui.words.i18n import N_, _, n_
 
-# In the notes' sentence, the first word, which decides its meaning, and a word far on that still needs it.
-FIRST, LATER = "Don't", "kill"
+# In the notes' sentence, the first word, which decides its meaning, a word far on that still needs it, and its last.
+FIRST, LATER, LAST = "Don't", "kill", "paper"
 # The English sentences the model reads here, to be glossed in the page's language (tests/test_exercises.py holds
 # the first to motivation.NOTES_SENTENCE)
 NOTES_GLOSS = N_(
@@ -22,6 +22,32 @@ NOTES_GLOSS = N_(
 EXPERIMENT_GLOSS = N_(
     "(“my friend ate an apple … and i ate an apple”, with “and then we walked along the river for a while” between.)"
 )
+
+
+def written_shares(values: tuple[float, ...]) -> list[str]:
+    """Shares of the state, written alike and apart: as percentages where each reads as one, else as the page
+    writes its far share (1.5 × 10⁻⁸)."""
+    if min(values) >= 0.001:
+        return questions_chapters_1_to_5.written_apart(i18n.share, values, 2)
+    return questions_chapters_1_to_5.written_apart(i18n.sci, values, 1)
+
+
+def memory_question(apart: int, keep: float) -> dict[str, object] | None:
+    """The places of the computed question: the share of "Don't" left at the sentence's last word, beside the
+    mistakes of questions_chapters_1_to_5.recurrent_options, all at the slider's λ (None for a model that cannot read that far)."""
+    try:
+        apart_last = engine.on_model(motivation.tokens_apart, motivation.NOTES_SENTENCE, FIRST, LAST)
+    except ValueError:  # the sentence cut before its last word
+        return None
+    options = questions_chapters_1_to_5.recurrent_options(apart_last, apart, keep)
+    names = ("share_paper", "share_no_entry", "share_one_more", "share_kill")
+    return dict(
+        zip(names, written_shares(options.values), strict=True),
+        keep=i18n.num(keep, 2),
+        apart=i18n.whole(apart),
+        apart_paper=i18n.whole(apart_last),
+        apart_paper_next=i18n.whole(apart_last + 1),
+    )
 
 
 prose = chapter.begin("02_why_attention.py")
@@ -141,8 +167,9 @@ m2.metric(
     n_("attention weight {n} token back", "attention weight {n} tokens back", far).format(n=i18n.whole(far)),
     i18n.num(float(exp.best[-1]), 3),
 )
+recurrent_asked = memory_question(apart, keep)
 chapter.try_this(
-    prose,
+    {key: text for key, text in prose.items() if key != "quiz_2" or recurrent_asked is not None},
     near=int(exp.distances[0]),
     far=far,
     w_near=i18n.num(float(exp.best[0]), 2),
@@ -151,5 +178,9 @@ chapter.try_this(
     head=head_i + 1,
     keep_far=i18n.sci(float(motivation.recurrent_share(far, 0.99)), 1),
     distance=architecture.distance_enters(model.config),
+    **(recurrent_asked or {}),
+    **questions.shape_values(
+        model.config, len(engine.tokenized(models.model_name(), motivation.NOTES_SENTENCE).tokens)
+    ),
 )
 chapter.end()

@@ -3,20 +3,58 @@
 import numpy as np
 import streamlit as st
 
-from attention.lessons import similarity
+from attention import Trace
+from attention.lessons import questions_chapters_1_to_5, similarity
 from ui import figures
 from ui.components import table
 from ui.figures import theme
-from ui.kit import chapter, inputs
+from ui.kit import chapter, inputs, questions
 from ui.kit.chart import chart
-from ui.session import state
+from ui.session import engine, models, state
 from ui.words import i18n
 from ui.words.i18n import N_, _
 
 # The toy embedding's features (similarity.FEATURES), in words.
 FEATURES = {"tech": N_("tech"), "fruitness": N_("fruitness"), "other": N_("other")}
 
+
+def in_code(text: str) -> str:
+    """A token in the prose, as a code span: what a sentence holds is never read as Markdown."""
+    return "`" + " ".join(text.split()).replace("`", "ˋ") + "`"
+
+
+def session_trace() -> Trace | None:
+    """The session's sentence through the chosen model (this page has no sentence box of its own), or None for a
+    text it cannot read."""
+    try:
+        return engine.trace(state.get("text"), None, models.model_name())
+    except ValueError:
+        return None
+
+
+def distance_question(tr: Trace) -> dict[str, object] | None:
+    """The places of the computed question: two word tokens' input embeddings, their lengths and dot product, and
+    ‖a − b‖ beside the mistakes of questions_chapters_1_to_5.distance_options, written alike and apart (None for a sentence with
+    fewer than two words)."""
+    pair = questions_chapters_1_to_5.two_words(tr.tokens)
+    if pair is None:
+        return None
+    a, b = (tr.embeddings[i].astype(np.float64) for i in pair)
+    names = figures.token_labels([t.display for t in tr.tokens], escaped=False)
+    options = questions_chapters_1_to_5.distance_options(a, b)
+    written = questions_chapters_1_to_5.written_apart(i18n.num, options.values, 2)
+    return dict(
+        zip(("distance", "distance_sum", "distance_squared", "length_gap"), written, strict=True),
+        first=in_code(names[pair[0]]),
+        second=in_code(names[pair[1]]),
+        len_a=i18n.num(float(np.linalg.norm(a)), 2),
+        len_b=i18n.num(float(np.linalg.norm(b)), 2),
+        dot=i18n.num(float(a @ b), 2),
+    )
+
+
 prose = chapter.begin("03_similarity.py")
+cfg = chapter.model_view().config  # the shared sentence's model, for the questions at the end
 st.latex(
     r"a \cdot b = \sum_i a_i b_i \qquad \cos\theta = \frac{a \cdot b}{\lVert a\rVert\,\lVert b\rVert} \qquad "
     r"\lVert a - b\rVert = \sqrt{\textstyle\sum_i (a_i - b_i)^2}"
@@ -88,8 +126,13 @@ with right:
         key="fig_toy_cosines",
         share=chapter.figure_share(3 / 5),
     )
+tr = session_trace()
+asked = distance_question(tr) if tr is not None else None
+left_out = {"quiz_2": asked is None, "quiz_shapes": tr is None}  # a text the model cannot read asks neither
 chapter.try_this(
-    prose,
+    {key: text for key, text in prose.items() if not left_out.get(key)},
+    **(asked or {}),
+    **questions.shape_values(cfg, tr.n_tokens if tr is not None else 0),
     cos_ab=i18n.num(similarity.cosine(np.array([3.0, 4.0]), np.array([4.0, 3.0])), 2),
     cos_right=i18n.num(similarity.cosine(np.array([3.0, 4.0]), np.array([-4.0, 3.0])), 0),
     dot_right=i18n.num(similarity.dot(np.array([3.0, 4.0]), np.array([-4.0, 3.0])), 0),

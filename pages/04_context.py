@@ -2,11 +2,11 @@
 
 import streamlit as st
 
-from attention.lessons import context, similarity
+from attention.lessons import context, questions_chapters_1_to_5, similarity
 from ui import figures
 from ui.components import table
 from ui.figures import theme
-from ui.kit import chapter
+from ui.kit import chapter, questions
 from ui.kit.chart import chart
 from ui.session import engine, models, state
 from ui.words import i18n
@@ -26,6 +26,27 @@ FEATURES = {"tech": N_("tech"), "fruitness": N_("fruitness"), "other": N_("other
 def weighting(how: str) -> str:
     """A way of weighting, named in the session's language."""
     return _(WEIGHTINGS[how])
+
+
+def fall_question(across) -> dict[str, object] | None:
+    """The places of the computed question: the step between two layers where the two words' similarity falls
+    most, beside the wrong steps of questions_chapters_1_to_5.fall_options (None where it never falls)."""
+    layers = questions_chapters_1_to_5.fall_options(across)
+    if layers is None:
+        return None
+    right = layers[0]
+    names = ("fall", "other_a", "other_b", "other_c")
+    return (
+        {name: layer for name, layer in zip(names, layers, strict=True)}
+        | {f"{name}_next": layer + 1 for name, layer in zip(names, layers, strict=True)}
+        | dict(
+            fall_high=i18n.num(float(across[right]), 2),
+            fall_low=i18n.num(float(across[right + 1]), 2),
+            fall_by=i18n.num(float(across[right] - across[right + 1]), 2),
+            lowest=i18n.num(float(across.min()), 2),
+            widest=int(across.argmin()),
+        )
+    )
 
 
 prose = chapter.begin("04_context.py")
@@ -202,8 +223,12 @@ table.table(
         word=word, first=ref_a, second=ref_b
     ),
 )
+fell = fall_question(shift.across)
 chapter.try_this(
-    prose,
+    {key: text for key, text in prose.items() if key != "quiz_2" or fell is not None},
+    **(fell or {}),
+    **real,
+    **questions.shape_values(cfg, len(engine.tokenized(models.model_name(), first).tokens)),
     **orange_row,
     softmax_an=i18n.num(softmax_rows.weights[softmax_rows.words.index("apple"), softmax_rows.words.index("an")], 3),
     question=chapter.fill(prose["question_decoder" if cfg.is_decoder else "question_encoder"], **real).strip(),

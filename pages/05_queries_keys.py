@@ -2,14 +2,40 @@
 
 import streamlit as st
 
-from attention.lessons import budget, heads, similarity, word_order
+from attention import LayerTrace, Token
+from attention.lessons import budget, heads, questions_chapters_1_to_5, similarity, word_order
 from ui import figures
 from ui.figures import theme
-from ui.kit import chapter
+from ui.kit import chapter, questions
 from ui.kit.chart import chart
 from ui.session import state
 from ui.words import architecture, i18n
 from ui.words.i18n import _
+
+
+def in_code(text: str) -> str:
+    """A token in the prose, as a code span: what a sentence holds is never read as Markdown."""
+    return "`" + " ".join(text.split()).replace("`", "ˋ") + "`"
+
+
+def score_question(layer: LayerTrace, head_i: int, tokens: list[Token], shown: list[int]) -> dict | None:
+    """The places of the computed question: of the word tokens the heatmaps draw, the two whose scores for each other
+    differ most, and the score of the later one's query for the other's key beside the mistakes of
+    questions_chapters_1_to_5.score_options, written alike and apart (None with fewer than two tokens drawn)."""
+    places = questions_chapters_1_to_5.word_places(tokens, shown)
+    pair = questions_chapters_1_to_5.score_pair(
+        layer.scores[head_i], layer.x, layer.d_head, places if len(places) > 1 else shown
+    )
+    if pair is None:
+        return None
+    names = figures.token_labels([t.display for t in tokens], escaped=False)
+    written = questions_chapters_1_to_5.written_apart(i18n.num, pair.options.values, 2)
+    return dict(
+        zip(("score", "score_mirror", "score_scaled", "score_embeddings"), written, strict=True),
+        query=in_code(names[pair.query]),
+        key=in_code(names[pair.key]),
+    )
+
 
 prose = chapter.begin("05_queries_keys.py")
 st.latex(
@@ -171,5 +197,14 @@ chart(
     "widths",
     key="fig_queries_keys_widths",
 )
-chapter.try_this(prose, d_model=cfg.d_model, d_head=cfg.d_head)
+asked = score_question(layer, head_i, list(tr.tokens), shown)
+chapter.try_this(
+    {key: text for key, text in prose.items() if key != "quiz_2" or asked is not None},
+    **(asked or {}),
+    layer=layer_i + 1,
+    head=head_i + 1,
+    d_model=cfg.d_model,
+    d_head=cfg.d_head,
+    **questions.shape_values(cfg, tr.n_tokens),
+)
 chapter.end()

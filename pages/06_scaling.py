@@ -2,15 +2,49 @@
 
 import streamlit as st
 
-from attention.lessons import scaling
+import attention
+from attention.lessons import questions_chapters_6_to_10, scaling
 from ui import figures
-from ui.kit import chapter, choices
+from ui.kit import chapter, choices, questions
 from ui.kit.chart import chart
-from ui.session import engine, state
+from ui.session import engine, models, state
 from ui.words import architecture, i18n
 from ui.words.i18n import _
 
 RAW, SCALED = "q·k", "q·k / √dₖ"  # the scores, without and with the scale
+QUOTED_WORDS = 8  # the session's sentence, named in a question: its first words
+
+
+def session_trace() -> attention.Trace | None:
+    """The session's sentence as the chosen model reads it (this page shows it only on a model with QK-norm), or None
+    for a text with nothing to read."""
+    try:
+        return engine.trace(state.get("text"), None, models.model_name())
+    except ValueError:
+        return None
+
+
+def quoted(text: str) -> str:
+    """A sentence named in a question: its first words, as a code span (what a sentence holds is never Markdown)."""
+    words = text.split()
+    shown = " ".join(words[:QUOTED_WORDS]) + ("…" if len(words) > QUOTED_WORDS else "")
+    return "`" + shown.replace("`", "ˋ") + "`"
+
+
+def spread_values(tr: attention.Trace) -> dict[str, object]:
+    """The places of the question on the real scores' spread in the first layer: the raw spread, and the spreads a
+    student may answer, written alike, with as many decimals as keep them apart."""
+    cfg = tr.config
+    raw = questions_chapters_6_to_10.score_spread(tr.layers[0])
+    options = questions_chapters_6_to_10.scaled_spread(raw, cfg.d_head, cfg.d_model)
+    digits = questions_chapters_6_to_10.digits_apart(options.values, 2)
+    names = ("spread_scaled", "spread_by_d", "spread_raw", "spread_by_model")
+    return dict(
+        sentence=quoted(tr.text),
+        raw=i18n.num(raw, digits),
+        **{name: i18n.num(v, digits) for name, v in zip(names, options.values, strict=True)},
+    )
+
 
 prose = chapter.begin("06_scaling.py")
 st.latex(
@@ -47,8 +81,9 @@ def _metrics(exp, scaled: bool, shown: str, n_keys: int) -> None:
     )
 
 
-def experiment() -> None:
-    """Its own fragment: moving d_k or the number of keys redraws the experiment, not the whole page."""
+def experiment(cfg: attention.ModelConfig) -> None:
+    """Its own fragment: moving d_k or the number of keys redraws the experiment, not the whole page. cfg: the chosen
+    model's, whose run on the session's sentence the questions read."""
     c1, c2, c3 = st.columns(3)
     d_k = c1.select_slider(
         _("d_k, the width of queries and keys"), state.D_K_WIDTHS, format_func=i18n.whole, **state.bound("sc_dk")
@@ -108,8 +143,15 @@ def experiment() -> None:
         engine.once(scaling.scaling_experiment, 512, n_keys),
         engine.once(scaling.scaling_experiment, 2, n_keys),
     )
+    tr = session_trace()
+    left_out = {  # questions this sentence cannot ask: nothing to read; as many tokens as d_k, whose shapes read alike
+        "quiz_2": tr is None,
+        "quiz_shapes": tr is None or tr.n_tokens == cfg.d_head,
+    }
     chapter.try_this(
-        prose,
+        {key: text for key, text in prose.items() if not left_out.get(key)},
+        **(spread_values(tr) if tr is not None else {}),
+        **questions.shape_values(cfg, tr.n_tokens if tr is not None else 0),
         n_keys=n_keys,
         top_raw_2=i18n.num(narrow.top_weight(False), 2),
         top_raw_512=i18n.num(wide.top_weight(False), 2),
@@ -122,15 +164,16 @@ def experiment() -> None:
     state.sync_url()  # a fragment's rerun does not reach the end of app.py
 
 
-experiment()
-
-st.header(_("A second answer: QK-norm"), anchor="a-second-answer-qk-norm")
 model = chapter.model_view()  # the sentence, layer and head in the sidebar only where a section below uses them
 cfg = model.config
+experiment(cfg)
+
+st.header(_("A second answer: QK-norm"), anchor="a-second-answer-qk-norm")
 if not cfg.qk_norm:
     st.markdown(chapter.fill(prose["qk_norm_elsewhere"], model=cfg.name, pick=choices.models_with("qk_norm")))
 else:
     view = chapter.sentence_view(model=model)
+    view.trace()  # an empty text: says what to do, and stops here
     st.latex(architecture.qkv_latex(cfg))
     grow = st.select_slider(
         architecture.grown_input_label(cfg),

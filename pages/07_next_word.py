@@ -5,10 +5,10 @@ import streamlit as st
 
 import attention
 import attention.tokens
-from attention.lessons import masking, prediction
+from attention.lessons import masking, prediction, questions_chapters_6_to_10
 from ui import figures
 from ui.components import table
-from ui.kit import chapter, choices, inputs, next_word
+from ui.kit import chapter, choices, inputs, next_word, questions
 from ui.kit.chart import chart
 from ui.session import engine
 from ui.words import i18n
@@ -122,6 +122,14 @@ def shown(p: attention.Prediction) -> str:
     return attention.tokens.readable(view.model.tokenizer, p.token, p.id)
 
 
+def hidden_values(n: int) -> dict[str, object]:
+    """The places of the question on the scores the mask hides in a table of n × n: the counts a student may answer,
+    the right one first, each written as a whole number."""
+    options = questions_chapters_6_to_10.hidden_scores(n)
+    names = ("hidden", "kept", "every", "other")
+    return dict(n=n, lessons=n - 1, **{name: i18n.whole(v) for name, v in zip(names, options.values, strict=True)})
+
+
 if cfg.is_decoder:
     st.markdown(prose["decoder"])
     guesses = engine.every_next_token(view.text, TOP)
@@ -180,6 +188,7 @@ if cfg.is_decoder:
             mask="causal",
         )
     example = dict(n_lessons=tr.n_tokens - 1, first=texts[0], second=texts[1] if tr.n_tokens > 1 else "")
+    masked = tr.n_tokens  # the tokens the causal weights are drawn over
 else:
     st.info(chapter.fill(prose["encoder"], model=cfg.name, decoders=choices.decoders_here()))
     table.table(
@@ -208,5 +217,18 @@ else:
         first=texts[words[0]] if words else "",
         second=texts[words[1]] if len(words) > 1 else "",
     )
-chapter.try_this(prose, "try" if cfg.is_decoder else "try_encoder", **example)
+    masked = len(words)  # the tokens the mask is drawn over: the passage's, without [CLS] and [SEP]
+
+
+# one token: nothing hidden, and shapes that read alike. C is the passage's tokens, as the mask is drawn: a decoder
+# reads no [CLS] nor [SEP]
+left_out = {"quiz_2": masked < 2, "quiz_shapes": masked < 2}
+chapter.try_this(
+    {key: text for key, text in prose.items() if not left_out.get(key)},
+    "try" if cfg.is_decoder else "try_encoder",
+    **example,
+    **(hidden_values(masked) if masked > 1 else {}),
+    V_shape=cfg.vocab_size,  # in a shape, digits as numpy prints them: (12, 30522)
+    **questions.shape_values(cfg, masked),
+)
 chapter.end()

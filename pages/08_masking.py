@@ -6,11 +6,11 @@ import streamlit as st
 from babel.numbers import get_decimal_symbol
 
 import attention
-from attention.lessons import masking, window
+from attention.lessons import masking, questions_chapters_6_to_10, window
 from ui import figures
 from ui.components import table
 from ui.figures import theme
-from ui.kit import chapter, choices
+from ui.kit import chapter, choices, questions
 from ui.kit.chart import chart
 from ui.session import engine, state
 from ui.words import architecture, i18n
@@ -42,6 +42,34 @@ def table_changed(key: str) -> None:
                 ).format(key=KEYS[int(row)], query=col)
     state.put("mk_scores", tuple(scores.ravel().tolist()))
     st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
+
+
+def in_code(text: str) -> str:
+    """A token in the prose, as a code span: what a sentence holds is never read as Markdown."""
+    return "`" + " ".join(text.split()).replace("`", "ˋ") + "`"
+
+
+def renormalised_values(tr: attention.Trace, head: int) -> dict[str, object] | None:
+    """The places of the question on what the mask does to one weight in layer 1, where both runs read the same
+    vectors: a query and key of the text, their weight with no mask, the query's weight on the keys the mask leaves
+    it, and the weights a student may answer, written alike (None for a text of two tokens or fewer)."""
+    places = [t.position for t in tr.tokens if not t.is_special]
+    pick = questions_chapters_6_to_10.masked_pick(tr.layers[0].weights[head], places)
+    if pick is None:
+        return None
+    names = figures.token_labels([t.display for t in tr.tokens], escaped=False)
+    stem = pick.digits + 1  # the numbers to work from, one decimal more than the options
+    return dict(
+        query=in_code(names[pick.query]),
+        key=in_code(names[pick.key]),
+        weight=i18n.num(pick.weight, stem),
+        visible=i18n.num(pick.kept, stem),
+        freed=i18n.num(1 - pick.kept, stem),
+        **{
+            name: i18n.num(v, pick.digits)
+            for name, v in zip(("renormalised", "unchanged", "shared", "given"), pick.options.values, strict=True)
+        },
+    )
 
 
 def reset_table() -> None:
@@ -305,8 +333,14 @@ def pair(values) -> str:
     return i18n.series(i18n.num(v, 3) for v in values)
 
 
+renormalised = renormalised_values(view.trace("none"), head_i)
+n_tokens = view.trace().n_tokens
+left_out = {"quiz_2": renormalised is None, "quiz_shapes": n_tokens < 2}  # a text too short to ask them
 chapter.try_this(
-    prose,
+    {key: text for key, text in prose.items() if not left_out.get(key)},
+    head=head_i + 1,
+    **(renormalised or {}),
+    **questions.shape_values(cfg, n_tokens),
     q2=pair(column_2),
     kept=pair(seen),
     even=pair([0.5, 0.5]),

@@ -2,10 +2,10 @@
 
 import streamlit as st
 
-from attention.lessons import budget, heads
+from attention.lessons import budget, heads, questions_chapters_6_to_10
 from ui import figures
 from ui.figures import diagrams
-from ui.kit import chapter, inputs
+from ui.kit import chapter, inputs, questions
 from ui.kit.chart import chart
 from ui.session import engine, state
 from ui.words import architecture, i18n
@@ -15,6 +15,22 @@ from ui.words.i18n import _, n_
 def in_code(text: str) -> str:
     """A token in the prose, as a code span: what a sentence holds is never read as Markdown."""
     return "`" + text.replace("`", "ˋ") + "`"
+
+
+def arrow_values(arrow: questions_chapters_6_to_10.Arrow, names: list[str]) -> dict[str, object]:
+    """The places of the question on one token's arrow: the token that sends it, the numbers to work from (one
+    decimal more than the options) and the lengths a student may answer, written alike."""
+    stem = arrow.digits + 1
+    return dict(
+        key=in_code(names[arrow.key]),
+        weight=i18n.num(arrow.weight, stem),
+        value=i18n.num(arrow.value, stem),
+        carried=i18n.num(arrow.carried, stem),
+        **{
+            name: i18n.num(v, arrow.digits)
+            for name, v in zip(("arrow", "arrow_unweighted", "arrow_narrow"), arrow.options.values, strict=True)
+        },
+    )
 
 
 prose = chapter.begin("09_values.py")
@@ -105,8 +121,13 @@ chart(
     head=head_i,
     text="",  # the weights alone: no sentence
 )
+arrow = questions_chapters_6_to_10.longest_arrow(
+    tr.layers[layer_i], head_i, token
+)  # with the model's weights, uniform or not
 chapter.try_this(
-    prose,
+    {key: text for key, text in prose.items() if key != "quiz_2" or arrow is not None},
+    **(arrow_values(arrow, figures.token_labels(texts, escaped=False)) if arrow is not None else {}),
+    **questions.shape_values(cfg, tr.n_tokens),
     d_head=cfg.d_head,
     d_model=cfg.d_model,
     rank=vm.rank,

@@ -8,7 +8,7 @@ import attention.tokens
 from attention.lessons import budget, heads
 from ui import figures
 from ui.components import table
-from ui.kit import chapter, next_word
+from ui.kit import chapter, next_word, questions
 from ui.kit.chart import chart
 from ui.session import engine, state
 from ui.words import architecture, i18n
@@ -389,5 +389,6 @@ chapter.try_this(
     loud=int(norms.max(axis=1).argmax()) + 1,
     quiet_top=i18n.num(norms.max(axis=1).min(), 1),
     loud_top=i18n.num(norms.max(), 1),
+    **questions.shape_values(cfg, tr.n_tokens),
 )
 chapter.end()

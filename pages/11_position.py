@@ -3,13 +3,49 @@
 import numpy as np
 import streamlit as st
 
-from attention.lessons import position
+from attention.lessons import position, questions_chapters_11_to_14
 from ui import figures
-from ui.kit import chapter
+from ui.kit import chapter, questions
 from ui.kit.chart import chart
 from ui.session import engine, models, state
 from ui.words import architecture, i18n
 from ui.words.i18n import _
+
+
+def in_code(text: str) -> str:
+    """A token in the prose, as a code span: what a sentence holds is never read as Markdown."""
+    return "`" + " ".join(text.split()).replace("`", "ˋ") + "`"
+
+
+def shuffle_question(exp: position.Shuffle, layer_i: int, head_i: int, shown: list[int], on: bool) -> dict | None:
+    """The places of the computed question on the shuffle: two tokens of the drawn window, where the shuffle puts
+    them, and the weights a student may answer, written alike (None where the shuffle moved no two tokens)."""
+    text = [i for i in shown if not exp.original.tokens[i].is_special]
+    words = [i for i in text if any(c.isalnum() for c in exp.original.tokens[i].display)]  # not a lone space or comma
+    text_places = words if len(words) > 1 else text
+    pair = questions_chapters_11_to_14.shuffle_pair(
+        exp.original.layers[layer_i].weights[head_i],
+        exp.unshuffled_weights(layer_i)[head_i],
+        exp.order,
+        text_places,
+        on,
+    )
+    if pair is None:
+        return None
+    names = figures.token_labels([t.display for t in exp.original.tokens], escaped=False)
+    weights = ("weight_moved", "weight_places", "weight_swapped", "weight_other")
+    return dict(
+        layer=layer_i + 1,
+        head=head_i + 1,
+        first=in_code(names[pair.i]),
+        second=in_code(names[pair.j]),
+        i=pair.i,
+        j=pair.j,
+        p=pair.p,
+        q=pair.q,
+        **{name: i18n.num(v, pair.digits) for name, v in zip(weights, pair.options.values, strict=True)},
+    )
+
 
 prose = chapter.begin("11_position.py")
 st.latex(r"PE_{(p,\,2i)} = \sin\!\big(p / 10000^{2i/d}\big), \qquad PE_{(p,\,2i+1)} = \cos\!\big(p / 10000^{2i/d}\big)")
@@ -188,5 +224,15 @@ st.caption(
         "|q·k| of head {head} before the shift is {top}."
     ).format(n=cfg.n_heads, head=changed_head + 1, top=i18n.num(head_top, 1))
 )
-chapter.try_this(prose, positions=positions)
+shuffled_question = shuffle_question(exp, layer_i, head_i, shown, with_positions)
+left_out = {  # questions this sentence cannot ask: no two tokens moved; one token, whose shapes would read alike
+    "quiz_2": shuffled_question is None,
+    "quiz_shapes": exp.original.n_tokens < 2,
+}
+chapter.try_this(
+    {key: text for key, text in prose.items() if not left_out.get(key)},
+    positions=positions,
+    **(shuffled_question or {}),
+    **questions.shape_values(cfg, exp.original.n_tokens),
+)
 chapter.end()

@@ -7,7 +7,7 @@ from ui import figures
 from ui.components import page_width
 from ui.figures import diagrams
 from ui.figures.base import shortened
-from ui.kit import chapter
+from ui.kit import chapter, questions
 from ui.kit.chart import chart
 from ui.session import engine, models, opening, state
 from ui.words import i18n
@@ -106,7 +106,8 @@ special = (
     else ""
 )
 chapter.try_this(
-    prose,
+    # a source exactly d_head tokens long would write the weights' shape as the output's: that question is left out
+    {key: text for key, text in prose.items() if key != "quiz_shapes" or len(ca.source) != view.config.d_head},
     n_target=len(ca.target),
     n_source=len(ca.source),
     source=in_code(source),
@@ -116,5 +117,7 @@ chapter.try_this(
     source_token=in_code(figures.token_labels([t.display for t in cross.source], escaped=False)[answering]),
     weight=i18n.num(float(cross.weights[asking, answering]), 2),
     special=special,
+    S=len(ca.source),  # the source's tokens, beside the target's C: the shapes question's second length
+    **questions.shape_values(view.config, len(ca.target)),
 )
 chapter.end()

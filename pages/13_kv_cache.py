@@ -3,9 +3,9 @@
 import streamlit as st
 
 from attention import kv_cache
-from attention.lessons import budget, window
+from attention.lessons import budget, questions_chapters_11_to_14, window
 from ui import figures
-from ui.kit import chapter, choices
+from ui.kit import chapter, choices, questions
 from ui.kit.chart import chart
 from ui.session import engine, state
 from ui.words import architecture, i18n
@@ -259,13 +259,22 @@ def costs_section() -> None:
 costs_section()
 gpt3_full = kv_cache.cache_costs(gpt3.context, gpt3.n_layers, gpt3.n_heads, gpt3.d_head, gpt3.d_model)
 full_bytes = gpt3_full.cache_bytes[-1]
+keys = questions_chapters_11_to_14.keys_computed(
+    tr.n_tokens
+)  # the keys one key/value head computes, with and without the cache
 chapter.try_this(
-    prose,
+    # a text of one token: its counts and its cache's shapes would read alike, so those questions are left out
+    {key: text for key, text in prose.items() if key not in ("quiz_2", "quiz_shapes") or tr.n_tokens > 1},
     context=i18n.whole(gpt3.context),
     gpt3_mib=i18n.whole(round(full_bytes / 2**20)),
     gpt3_size=binary(full_bytes),  # each size as the metrics write it: one value, one rounding
     gpt3_fp16_size=binary(full_bytes / BYTES["float32"] * BYTES["fp16"]),
     layers=gpt3.n_layers,
     width=i18n.whole(gpt3.d_model),
+    **dict(zip(("keys_without", "keys_with", "keys_square", "keys_before"), map(i18n.whole, keys.values), strict=True)),
+    C_next=tr.n_tokens + 1,
+    n_layers=cfg.n_layers,
+    cache_per_token=i18n.whole(2 * cfg.n_layers * cfg.n_kv_heads * cfg.d_head),
+    **questions.shape_values(cfg, tr.n_tokens),
 )
 chapter.end()

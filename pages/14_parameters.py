@@ -4,12 +4,12 @@ from dataclasses import replace
 
 import streamlit as st
 
-from attention.lessons import budget
+from attention.lessons import budget, questions_chapters_11_to_14
 from ui import figures
 from ui.components import table
-from ui.kit import chapter, inputs
+from ui.kit import chapter, inputs, questions
 from ui.kit.chart import chart
-from ui.session import models, state
+from ui.session import engine, models, state
 from ui.words import architecture, i18n
 from ui.words.i18n import N_, _, n_
 
@@ -84,6 +84,15 @@ def show_budget(b: budget.Budget, name: str, key: str, row_names=lambda key: _(C
         f"budget_{key}",
         key=f"fig_parameters_{key}",
     )
+
+
+def session_tokens(name: str) -> int:
+    """How many tokens the session's sentence is, as the loaded model reads it (0 for a text with nothing to read):
+    this page has no sentence of its own, and the shapes question's C is that one."""
+    try:
+        return len(engine.tokenized(name, state.get("text")).tokens)
+    except ValueError:
+        return 0
 
 
 prose = chapter.begin("14_parameters.py")
@@ -192,6 +201,13 @@ gpt3, gpt2 = budget.decoder_budget(budget.GPT3), budget.decoder_budget(budget.GP
 deeper = budget.decoder_budget(replace(budget.GPT3, n_layers=2 * budget.GPT3.n_layers))
 gpt2_rows = {r[0]: r[2] for r in gpt2.rows}
 embedding = gpt2_rows["token embedding (also the output head)"]
+loaded_rows = {r[0]: r[2] for r in loaded.rows}
+shares = questions_chapters_11_to_14.attention_share(
+    loaded.group("attention"), loaded_rows["output"], loaded.group("mlp"), loaded.total
+)
+share_digits = questions_chapters_11_to_14.digits_apart(
+    tuple(100 * v for v in shares.values), 1
+)  # as percentages, kept apart
 chapter.try_this(
     prose,
     gpt3_total=i18n.compact(gpt3.total, 0),
@@ -206,5 +222,19 @@ chapter.try_this(
     gpt2_layers=budget.GPT2_SMALL.n_layers,
     gpt2_d=budget.GPT2_SMALL.d_model,
     gpt2_vocab=i18n.whole(budget.GPT2_SMALL.vocab),
+    **{
+        name: i18n.share(v, share_digits)
+        for name, v in zip(
+            ("attention_share", "attention_of_layers", "attention_without_output", "attention_to_rest"),
+            shares.values,
+            strict=True,
+        )
+    },
+    attention_count=i18n.whole(loaded.group("attention")),
+    total_count=i18n.whole(loaded.total),
+    table_share=i18n.share(token_table / loaded.total, 1),
+    table_count=i18n.whole(token_table),
+    V_shape=model.config.vocab_size,  # in a shape, digits as numpy prints them: (30522, 384)
+    **questions.shape_values(model.config, session_tokens(models.model_name())),
 )
 chapter.end()

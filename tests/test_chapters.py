@@ -57,8 +57,9 @@ def test_every_chapter_runs_with_an_equation_a_figure_a_question_and_its_neighbo
     assert at.title[0].value == chapter_.title == f"{chapter_.number} · {chapter_.name}"
     assert at.get("latex") and plot.drawn(at)
     assert any("Try this." in m.value for m in at.markdown)
-    question = [r for r in at.radio if r.label.startswith("**Question.**")]
-    assert len(question) == 1 and question[0].value is None and len(question[0].options) >= 2
+    questions = [r for r in at.radio if r.label.startswith("**Question ")]
+    assert [q.label[: len("**Question 1 of 3.**")] for q in questions] == [f"**Question {n} of 3.**" for n in (1, 2, 3)]
+    assert all(q.value is None and len(q.options) >= 2 for q in questions)
     links = markdown(at)  # a page run alone has no app navigation: its neighbours are plain links
     i = CHAPTERS.index(chapter_)
     if i > 0:
@@ -77,27 +78,54 @@ def test_every_chapter_runs_on_a_decoder(chapter_, gpt2_in_cache):
     assert plot.drawn(at)
 
 
-def test_the_question_is_checked_and_explained():
+def question(at, n: int = 1):
+    return next(r for r in at.radio if r.label.startswith(f"**Question {n} of "))
+
+
+def pick(at, shown: str, n: int = 1) -> None:
+    """Choose the option the page shows as `shown` (the radio's values are the options' places in the prose)."""
+    radio = question(at, n)
+    radio.set_value(next(i for i in range(len(radio.options)) if radio.format_func(i) == shown)).run()
+
+
+def test_a_wrong_answer_may_be_tried_again_and_the_answer_is_one_click_away():
     at = run_page(page("similarity"))
-    question = next(r for r in at.radio if r.label.startswith("**Question.**"))
-    wrong = next(o for o in question.options if o.startswith("−1"))
-    question.set_value(wrong).run()
-    assert at.error and at.error[0].value.startswith("Not quite: it is “0”.")
-    question = next(r for r in at.radio if r.label.startswith("**Question.**"))
-    question.set_value("0").run()
-    assert at.success and "right angle" in at.success[0].value
+    pick(at, next(o for o in question(at).options if o.startswith("−1")))
+    assert at.error and at.error[0].value.startswith("Not this one.") and not at.success
+    assert "right angle" not in messages(at)  # the answer is not given away
+    at.toggle(key="w:show_3.1").set_value(True).run()
+    assert at.info and at.info[0].value.startswith("It is “0”.") and "right angle" in at.info[0].value
+    pick(at, "0")
+    assert at.success and "right angle" in at.success[0].value and not at.error
 
 
-def test_the_options_come_in_an_order_drawn_from_the_question_and_the_right_one_moves():
+def test_the_options_come_in_an_order_drawn_from_the_link_and_the_right_one_moves():
+    from ui.kit import questions
     from ui.words import prose
 
     places = []
     for c in CHAPTERS:
-        q = chapter.quiz(prose.sections(c.prose)["quiz"])
-        shown = chapter.shuffled(q)
-        assert sorted(shown) == sorted(q.options) and chapter.shuffled(q) == shown  # the same question, the same order
-        places.append(shown.index(q.options[q.answer]))
-    assert len(set(places)) >= 3, places  # not always first, not always second
+        for section in questions.SECTIONS:
+            q = questions.quiz(prose.sections(c.prose)[section])
+            for text in ("a fluffy blue creature roamed the verdant forest", "the cat sat on the mat"):
+                shown = questions.order(q, f"{text}\n{c.file}\n{section}")
+                assert sorted(shown) == list(range(len(q.options)))
+                assert questions.order(q, f"{text}\n{c.file}\n{section}") == shown  # the same link, the same order
+                places.append(shown.index(q.answer))
+    assert min(places.count(p) for p in (0, 1, 2)) >= len(places) // 6, places  # the right one in every place
+
+
+def test_answers_go_into_the_link_only_when_shared():
+    at = run_page(page("similarity"))
+    pick(at, "0")
+    assert in_link(at, "answers") is None
+    at.toggle(key="w:share_answers").set_value(True).run()
+    kept = in_link(at, "answers")
+    assert kept == "3.1:" + str(question(at).value)
+    reopened = run_page(page("similarity"), share_answers="1", answers=kept)
+    assert question(reopened).value == question(at).value and (reopened.error or reopened.success)
+    at.toggle(key="w:share_answers").set_value(False).run()
+    assert in_link(at, "answers") is None
 
 
 def test_a_chapter_link_reopens_its_controls_and_a_change_goes_into_the_link():
@@ -300,7 +328,7 @@ def test_6_every_spread_describes_the_histogram_beside_it():
     assert entropy["layout"]["xaxis"]["tickvals"] == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]  # no "2, 5"
     raw_h, scaled_h = (array(entropy["data"][i]["y"]) for i in (0, 1))
     assert scaled_h[-1] > 1.5 > raw_h[-1]  # at d_k = 1024
-    question = next(r.label for r in at.radio if r.label.startswith("**Question.**"))
+    question = next(r.label for r in at.radio if r.label.startswith("**Question 1 of 3.**"))
     # the spread is a standard deviation, not a range: √512 = 22.627…
     assert "standard deviation of about 22." in question and f"= {math.sqrt(512):.2f}" in question
     assert "±" not in question

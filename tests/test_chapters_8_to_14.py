@@ -286,8 +286,11 @@ def test_14_presets_give_the_published_counts_and_the_try_this_comes_out():
     gpt2 = gpt2_of_sizes(n_layers=12, n_heads=12, d_head=64, vocab=50257, context=1024)  # transformers' own, counted
     embedding, attention_ = gpt2.transformer.wte.weight.numel(), parameters_by_group(gpt2)["attention"]
     assert embedding > attention_
-    question = next(r for r in at.radio if r.label.startswith("**Question.**"))
-    question.set_value("the token embedding").run()
+    question = next(r for r in at.radio if r.label.startswith("**Question 1 of "))
+    question.set_value(
+        next(i for i in range(len(question.options)) if question.format_func(i) == "the token embedding")
+    )
+    at.run()
     assert at.success and f"{embedding:,} parameters against {attention_:,}" in at.success[0].value
     at.text_input(key="w:bp_heads").input("24").run()
     assert metric(at, "d_model") == "1,536" and at.selectbox(key="w:bp_preset").value == "custom"

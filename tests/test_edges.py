@@ -40,6 +40,7 @@ OPEN_ENDS = {
     "win": ("1", "999"),
     "nw_at": ("-1", "999"),
     "kv_step": ("0", "999"),
+    "answers": ("", "1.1:0,14.3:99"),  # an option past a question's last is let go
 }
 # Left as they are: the page's language and model are the run's, the masking table's 16 numbers are no range; the
 # text is the shortest a sentence can be at the lowest end (one word: a slider over its tokens can have one value),

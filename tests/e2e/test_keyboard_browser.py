@@ -86,17 +86,17 @@ def test_a_class_by_keyboard_alone(server, browser):
         wait_complete(page, url_has=url_mark(text=SENTENCE), shows="Try this.")
         keys.tab_to("Skip to the controls in the sidebar")  # the chapter's own skip links, from the page's top
         assert keys.press("Enter").name == "Language"
-        # the options in the order the page shows them (drawn from the question: chapter.shuffled); "0" is right
-        question = page.locator('[data-testid="stRadio"]', has_text="Question.")
+        # the options in the order the page shows them (drawn from the link: questions.order); "0" is right
+        question = page.locator('[data-testid="stRadio"]', has_text="Question 1 of 3.")
         options = [t.strip() for t in question.locator('[data-testid="stRadioOption"], label').all_inner_texts()]
-        options = list(dict.fromkeys(t for t in options if t and not t.startswith("Question.")))
+        options = list(dict.fromkeys(t for t in options if t and not t.startswith("Question 1 of 3.")))
         assert "0" in options and len(options) >= 3, options
         first, second = options[0], options[1]
         keys.tab_to(first, "radio", starts=True)  # the question's first option, none chosen
         keys.press("Space")
-        page.get_by_text("Right." if first == "0" else "Not quite").first.wait_for(timeout=30_000)
+        page.get_by_text("Right." if first == "0" else "Not this one").first.wait_for(timeout=30_000)
         assert keys.press("ArrowDown").name.startswith(second)  # the next option, chosen as the arrow reaches it
-        page.get_by_text("Right." if second == "0" else "Not quite").first.wait_for(timeout=30_000)
+        page.get_by_text("Right." if second == "0" else "Not this one").first.wait_for(timeout=30_000)
         assert keys.problems == [], "\n".join(keys.problems)
     finally:
         page.close()

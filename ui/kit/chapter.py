@@ -3,8 +3,6 @@ into its prose, its "Try this" with a question to answer, the links to the chapt
 
 from __future__ import annotations
 
-import hashlib
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
@@ -18,7 +16,7 @@ from ui import internals
 from ui.figures import theme
 from ui.figures.base import Canvas
 from ui.figures.matrices import tokens_named
-from ui.kit import choices, downloads, inputs, notices
+from ui.kit import choices, downloads, inputs, notices, questions, worksheets
 from ui.kit.chart import chart
 from ui.session import engine, models, opening, state
 from ui.words import chapters, i18n
@@ -91,6 +89,9 @@ def end() -> None:
             if after is not None:
                 link(after, f"{after.title} →")
     inputs.download_all()  # every figure of the page in one zip, and the format choice, in the sidebar
+    if file is not None:
+        shown = chapters.by_file(file)
+        worksheets.buttons(shown.title, file, address(shown), url_path(shown))
     state.sync_url()
 
 
@@ -135,53 +136,12 @@ def address(target: chapters.Chapter | None, anchor: str = "") -> str:
     return page + (f"?{query}" if query else "") + (f"#{anchor}" if anchor else "")
 
 
-@dataclass(frozen=True)
-class Quiz:
-    """A question with one right choice, and the line that explains it."""
-
-    question: str
-    options: tuple[str, ...]
-    answer: int  # index of the right option
-    why: str
-
-
-def quiz(markdown: str) -> Quiz:
-    """Read a question written as: its text, then `- [ ] option` lines with one `- [x] option`, then the
-    explanation."""
-    question, options, why, answer = [], [], [], None
-    for line in markdown.splitlines():
-        m = re.match(r"- \[( |x)\] (.+)", line.strip())
-        if m:
-            if m.group(1) == "x":
-                answer = len(options)
-            options.append(m.group(2).strip())
-        elif line.strip():
-            (why if options else question).append(line.strip())
-    if answer is None or len(options) < 2 or not question or not why:
-        raise ValueError(f"A quiz needs a question, two options or more with one marked [x], and a why: {markdown!r}")
-    return Quiz(" ".join(question), tuple(options), answer, " ".join(why))
-
-
-def shuffled(q: Quiz) -> list[str]:
-    """The options in an order drawn from the question's own words, numbers included: the same link shows the same
-    order, and the right option is not always in the place the prose wrote it."""
-    return sorted(q.options, key=lambda option: hashlib.sha1(f"{q.question}\n{option}".encode()).digest())
-
-
 def try_this(prose: dict[str, str], section: str = "try", **values: object) -> None:
-    """The chapter's "Try this" (its prose `section`), then its question (`quiz`): answered in the page,
-    checked, explained in a line."""
-    q = quiz(fill(prose["quiz"], **values))
+    """The chapter's "Try this" (its prose `section`), then its three questions (ui/kit/questions.py), their places
+    filled from `values`: the numbers the page computed, and for the shapes question questions.shape_values."""
     with st.container(border=True):
         st.markdown(_("**Try this.**") + " " + fill(prose[section], **values))
-        key = "w:quiz_" + hashlib.sha1(q.question.encode()).hexdigest()[:10]
-        options = shuffled(q)
-        picked = st.radio(_("**Question.** {question}").format(question=q.question), options, index=None, key=key)
-        if picked is not None:
-            if picked == q.options[q.answer]:
-                st.success(_("Right. {why}").format(why=q.why))
-            else:
-                st.error(_("Not quite: it is “{answer}”. {why}").format(answer=q.options[q.answer], why=q.why))
+        questions.ask_all(chapters.by_file(st.session_state[CURRENT]), prose, values)
 
 
 # Presenter mode (the sidebar's switch, `presenter` in the link), on every chapter as in the explorer: the figures

@@ -9,6 +9,7 @@ pages-folder mode) and when app.py's navigation runs it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -136,6 +137,13 @@ def _dump_scores(values: tuple[float, ...]) -> str:
     return ",".join(f"{v:g}" for v in values)
 
 
+def _answers(raw: str) -> str:
+    parts = [p for p in raw.split(",") if p]
+    if len(parts) > 60 or not all(re.fullmatch(r"\d{1,2}\.\d:\d{1,2}", p) for p in parts):
+        raise ValueError(raw)
+    return ",".join(parts)
+
+
 def _flag_param(default: bool) -> Param:
     return Param(default, _bool, _dump_flag)
 
@@ -162,6 +170,9 @@ PARAMS: dict[str, Param] = {
     "temperature": Param(1.0, _float_in(*TEMPERATURES), lambda v: f"{v:g}"),  # the next-word panel's
     "model": Param(attention.DEFAULT_MODEL, _one_of(attention.DEFAULT_MODEL, *attention.menu.DECODERS)),
     "export": Param(DEFAULT_EXPORT, _one_of(*EXPORT_FORMATS)),
+    # the chapters' questions: the answers given ("5.1:2", chapter.question:option), kept only while shared
+    "share_answers": _flag_param(False),
+    "answers": Param("", _answers),
     # the chapters' controls, each named after its chapter, so that a link reopens a chapter as it was
     "sim_a1": Param(3.0, _float_in(-5.0, 5.0, 0.5), lambda v: f"{v:g}"),
     "sim_a2": Param(4.0, _float_in(-5.0, 5.0, 0.5), lambda v: f"{v:g}"),
