@@ -261,7 +261,7 @@ def test_10_the_page_asks_it():
     text = SENTENCES[0]
     at = run_page("pages/10_heads.py", text=text)
     _first, second, third = questions(at)
-    assert len(second.options) == 4 and any(o.startswith("a pattern of weights each") for o in second.options)
+    assert len(second.options) == 4 and any(o.startswith("more patterns of weights") for o in second.options)
     cfg = loaded_model(MODELS[0]).config
     c = attention.trace(loaded_model(MODELS[0]), text).n_tokens
     assert sorted(third.options) == shapes(

@@ -57,8 +57,8 @@ TEX = (
 
 
 def inline(text: str) -> str:
-    """A line of the app's markdown as HTML for print: its text escaped, **bold** kept, each $equation$ in plain
-    letters with sub- and superscripts (print has no KaTeX)."""
+    """A line of the app's markdown as HTML for print: its text escaped, **bold** and `code` kept, each $equation$ in
+    plain letters with sub- and superscripts (print has no KaTeX)."""
     out = []
     for i, part in enumerate(re.split(r"\$([^$]+)\$", text)):
         part = html.escape(part, quote=False)
@@ -67,7 +67,8 @@ def inline(text: str) -> str:
                 part = re.sub(pattern, repl, part)
             part = f"<i>{part.replace(chr(92), '')}</i>"
         out.append(part)
-    return re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", "".join(out))
+    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", "".join(out))  # a token, as the page sets it
+    return re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", text)
 
 
 def qr_svg(link: str) -> str:
@@ -155,6 +156,7 @@ li.right { font-weight: 700; }
 .lines { margin-left: 6mm; height: 16mm;
   background: repeating-linear-gradient(transparent 0 7mm, #bbb 7mm 7.3mm); }
 .notation { color: #333; font-style: italic; margin: 2mm 0; }
+code { font-family: "DejaVu Sans Mono", "Sheet CJK", monospace; background: #f2f2f2; padding: 0 1mm; }
 """
 
 
