@@ -81,6 +81,33 @@ def _metrics(exp, scaled: bool, shown: str, n_keys: int) -> None:
     )
 
 
+def try_this(cfg: attention.ModelConfig, n_keys: int) -> None:
+    """The chapter's Try this and its questions: the experiment's numbers at dₖ = 2 and 512, the session's sentence's
+    spread of scores on the chosen model."""
+    wide, narrow = (
+        engine.once(scaling.scaling_experiment, 512, n_keys),
+        engine.once(scaling.scaling_experiment, 2, n_keys),
+    )
+    tr = session_trace()
+    left_out = {  # questions this sentence cannot ask: nothing to read; as many tokens as d_k, whose shapes read alike
+        "quiz_2": tr is None,
+        "quiz_shapes": tr is None or tr.n_tokens == cfg.d_head,
+    }
+    chapter.try_this(
+        {key: text for key, text in prose.items() if not left_out.get(key)},
+        **(spread_values(tr) if tr is not None else {}),
+        **questions.shape_values(cfg, tr.n_tokens if tr is not None else 0),
+        n_keys=n_keys,
+        top_raw_2=i18n.num(narrow.top_weight(False), 2),
+        top_raw_512=i18n.num(wide.top_weight(False), 2),
+        top_scaled_2=i18n.num(narrow.top_weight(True), 2),
+        top_scaled_512=i18n.num(wide.top_weight(True), 2),
+        spread_raw_512=i18n.num(wide.spread(False), 1),
+        root_512=i18n.num(wide.root_d_k, 2),
+        two_sd=i18n.num(2 * wide.spread(False), 0),
+    )
+
+
 def experiment(cfg: attention.ModelConfig) -> None:
     """Its own fragment: moving d_k or the number of keys redraws the experiment, not the whole page. cfg: the chosen
     model's, whose run on the session's sentence the questions read."""
@@ -139,28 +166,7 @@ def experiment(cfg: attention.ModelConfig) -> None:
         "entropy",
         key="fig_scaling_entropy",
     )
-    wide, narrow = (
-        engine.once(scaling.scaling_experiment, 512, n_keys),
-        engine.once(scaling.scaling_experiment, 2, n_keys),
-    )
-    tr = session_trace()
-    left_out = {  # questions this sentence cannot ask: nothing to read; as many tokens as d_k, whose shapes read alike
-        "quiz_2": tr is None,
-        "quiz_shapes": tr is None or tr.n_tokens == cfg.d_head,
-    }
-    chapter.try_this(
-        {key: text for key, text in prose.items() if not left_out.get(key)},
-        **(spread_values(tr) if tr is not None else {}),
-        **questions.shape_values(cfg, tr.n_tokens if tr is not None else 0),
-        n_keys=n_keys,
-        top_raw_2=i18n.num(narrow.top_weight(False), 2),
-        top_raw_512=i18n.num(wide.top_weight(False), 2),
-        top_scaled_2=i18n.num(narrow.top_weight(True), 2),
-        top_scaled_512=i18n.num(wide.top_weight(True), 2),
-        spread_raw_512=i18n.num(wide.spread(False), 1),
-        root_512=i18n.num(wide.root_d_k, 2),
-        two_sd=i18n.num(2 * wide.spread(False), 0),
-    )
+    try_this(cfg, n_keys)
     state.sync_url()  # a fragment's rerun does not reach the end of app.py
 
 
