@@ -85,7 +85,8 @@ def test_equations_reach_a_screen_reader_as_mathml(server, browser):
         page.goto(f"{server}/masking")
         settled(page)
         drawn = page.evaluate(
-            """() => Array.from(document.querySelectorAll('[data-testid="stMain"] .katex')).map(k => ({
+            """() => Array.from(document.querySelectorAll('[data-testid="stMain"] .katex')).filter(
+                k => !k.closest('[data-testid="stWidgetLabel"]')).map(k => ({
                 math: !!k.querySelector('.katex-mathml math'),
                 hidden: k.querySelector('.katex-html')?.getAttribute('aria-hidden') === 'true' }))"""
         )

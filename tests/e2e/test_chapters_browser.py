@@ -132,9 +132,9 @@ def test_the_question_says_whether_the_answer_is_right(server, page):
     page.goto(server)
     wait_complete(page, timeout=120)
     open_chapter(page, "Similarity")
-    question = page.locator('[data-testid="stRadio"]', has_text="Question.")
+    question = page.locator('[data-testid="stRadio"]', has_text="Question 1 of 3.")
     question.get_by_text("−1", exact=True).click()
-    page.get_by_text("Not quite").first.wait_for(timeout=30_000)
+    page.get_by_text("Not this one").first.wait_for(timeout=30_000)
     question.get_by_text("0", exact=True).click()
     page.get_by_text("Right.").first.wait_for(timeout=30_000)
 

@@ -43,7 +43,7 @@ def download_reachable(page, name: str) -> None:
     """The sidebar is open and its Download all figures button, scrolled to, is inside the window and enabled."""
     sidebar = page.get_by_test_id("stSidebar")
     assert sidebar.get_attribute("data-collapsed") == "false"
-    button = sidebar.get_by_test_id("stDownloadButton").get_by_role("button")
+    button = sidebar.get_by_test_id("stDownloadButton").get_by_role("button").first  # the figures' zip, then sheets
     button.scroll_into_view_if_needed()
     assert button.is_visible() and button.is_enabled()
     box = button.bounding_box()
