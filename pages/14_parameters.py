@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from attention.lessons import budget, questions_chapters_11_to_14
+from attention.lessons import budget, options, questions_chapters_11_to_14
 from ui import figures
 from ui.components import table
 from ui.kit import chapter, inputs, questions
@@ -205,9 +205,7 @@ loaded_rows = {r[0]: r[2] for r in loaded.rows}
 shares = questions_chapters_11_to_14.attention_share(
     loaded.group("attention"), loaded_rows["output"], loaded.group("mlp"), loaded.total
 )
-share_digits = questions_chapters_11_to_14.digits_apart(
-    tuple(100 * v for v in shares.values), 1
-)  # as percentages, kept apart
+share_digits = options.digits_apart(tuple(100 * v for v in shares.values), 1)  # as percentages, kept apart
 chapter.try_this(
     prose,
     gpt3_total=i18n.compact(gpt3.total, 0),

@@ -12,17 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
-@dataclass(frozen=True)
-class Options:
-    """A computed question's options: the right value, then the wrong ones, each from a plausible mistake."""
-
-    right: float
-    wrong: tuple[float, ...]
-
-    @property
-    def values(self) -> tuple[float, ...]:
-        return (self.right, *self.wrong)
+from .options import Options
 
 
 def written_apart(write: Callable[[float, int], str], values: Sequence[float], least: int, most: int = 6) -> list[str]:

@@ -13,26 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..traced import LayerTrace
-
-
-@dataclass(frozen=True)
-class Options:
-    """A computed question's options: the right value, then the wrong ones, each from a plausible mistake."""
-
-    right: float
-    wrong: tuple[float, ...]
-
-    @property
-    def values(self) -> tuple[float, ...]:
-        return (self.right, *self.wrong)
-
-
-def digits_apart(values: tuple[float, ...], least: int, most: int = 6) -> int:
-    """The fewest decimals, from `least` on, at which the values all round apart (`most` if none does)."""
-    for digits in range(least, most + 1):
-        if len({round(v, digits) for v in values}) == len(values):
-            return digits
-    return most
+from .options import Options, digits_apart
 
 
 def apart(values: tuple[float, ...], digits: int) -> bool:
