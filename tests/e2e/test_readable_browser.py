@@ -5,7 +5,9 @@ Korean, on the explorer and every chapter, with a sentence too long for one heat
   tokens (categories), as many distinct tick labels as the tokens drawn, none skipped, none smaller. A figure whose
   heatmaps name no token at all is a grid of patterns to pick a head from (the explorer's every head of the layer),
   counted apart: at least one such grid, and many named heatmaps, must be measured;
-- no display equation is wider than its column (KaTeX's .katex-display would scroll sideways or be cut).
+- no display equation is wider than its column (KaTeX's .katex-display would scroll sideways or be cut);
+- the explorer in presenter mode (its larger type, hidden prose and folded sidebar) has no serious or critical
+  violation of WCAG 2.0/2.1/2.2 A and AA by axe-core (artifacts/axe/presenter-<lang>.md).
 
 One page load per page and language (45 in all), every check on it; no fixed waits."""
 
@@ -16,6 +18,7 @@ from urllib.parse import quote
 
 import pytest
 
+from app_driver.axe import audit, blocking, write_report
 from app_driver.server import wait_complete
 from ui.kit.chapter import url_path
 from ui.words.chapters import CHAPTERS
@@ -107,6 +110,7 @@ def too_wide(equations: list[dict]) -> list[str]:
 def test_presenter_mode_names_every_token_at_12_px_and_cuts_no_equation_on_every_page(server, browser, lang):
     page = browser.new_page(viewport=PROJECTOR)
     found, heatmaps, grids, equations, t0 = {}, 0, 0, 0, time.perf_counter()
+    audited = {}
     try:
         for name, path in PAGES:
             page.goto(f"{server}/{path}?lang={lang}&presenter=1&text={quote(LONG)}")
@@ -116,8 +120,15 @@ def test_presenter_mode_names_every_token_at_12_px_and_cuts_no_equation_on_every
             heatmaps, grids, equations = heatmaps + measured, grids + patterns, equations + len(shown)
             if unnamed or too_wide(shown):
                 found[name] = unnamed + too_wide(shown)
+            if name == "explorer":
+                audited[name] = audit(page)
+                bad = blocking(audited[name])
+                if bad:
+                    found[f"{name}, axe"] = [f"{v['impact']} {v['rule']}: {v['help']}; {v['nodes'][:3]}" for v in bad]
     finally:
         page.close()
+        if audited:
+            write_report(f"presenter-{lang}", audited)
     print(f"{lang}: {len(PAGES)} pages in {time.perf_counter() - t0:.0f} s")
-    assert heatmaps >= 20 and grids >= 1 and equations >= len(PAGES)  # it measured what it says
+    assert heatmaps >= 20 and grids >= 1 and equations >= len(PAGES) and audited  # it measured what it says
     assert found == {}

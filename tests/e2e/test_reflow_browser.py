@@ -14,7 +14,7 @@ from __future__ import annotations
 from app_driver.server import frames, wait_complete
 from tests.e2e.driver import SCREENSHOTS
 from tests.e2e.keyboard import Keyboard
-from tests.e2e.layout import CUT
+from tests.e2e.layout import cut
 from ui.kit.chapter import url_path
 from ui.words.chapters import CHAPTERS
 
@@ -76,7 +76,7 @@ def problems_on(page, keys: Keyboard, name: str) -> list[str]:
     """What is cut on the page as it stands, and every control Tab did not reach or found unnamed, unringed or out
     of the window."""
     page.keyboard.press("Escape")
-    cut = page.evaluate(CUT)
+    found_cut = cut(page)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"zoom200-{name}.png"))
     # from where the focus is (the menu's link just followed) round to the skip links, the page's first stop
@@ -94,7 +94,7 @@ def problems_on(page, keys: Keyboard, name: str) -> list[str]:
     keys.check()
     stops += tab_through(keys, page, lambda _now: not page.evaluate(IN_SIDEBAR))
     left = page.evaluate(LEFT)
-    found = list(cut) + list(keys.problems)
+    found = found_cut + list(keys.problems)
     if left:
         found.append(f"{len(left)} controls Tab did not reach in {stops} stops: {left}")
     return found
