@@ -91,6 +91,10 @@ def test_cls_and_sep_count_in_before_after_only_when_shown_there_too(specials, h
     neighbours = sum(abs(i - j) == 1 for j, i in enumerate(change.argmax(axis=1)))
     captions = " ".join(c.value for c in at.caption)
     assert f"Here {neighbours} of the {len(keep)} tokens moved most toward a neighbour" in captions
+    targets = list(change.argmax(axis=1))
+    most = max(targets.count(t) for t in targets)
+    tied = [f"“{names[t]}”" for t in sorted(set(targets)) if targets.count(t) == most]  # every one, where they tie
+    assert (f"is {tied[0]}, by {most}." if len(tied) == 1 else f"are {', '.join(tied[:-1])}") in captions
     assert "mean-centred" in captions
 
 

@@ -7,6 +7,7 @@ import pytest
 
 import attention
 from attention.lessons.geometry import (
+    Move,
     after_heads,
     before_after,
     displacement_directions,
@@ -14,6 +15,7 @@ from attention.lessons.geometry import (
     fit_projection,
     layer_before_after,
     moved_toward,
+    summarise_moves,
 )
 from tests.sentences import FLUFFY
 
@@ -55,7 +57,7 @@ def test_moved_toward_finds_the_pair_that_got_closer():
 
 def test_the_mean_centred_cosine_ignores_a_shared_drift():
     """Every token pushed far along one shared direction: plain cosines all near 1, centred ones unchanged."""
-    from attention.lessons.geometry import centred_cosine_matrix, summarise_moves
+    from attention.lessons.geometry import centred_cosine_matrix
 
     rng = np.random.default_rng(3)
     x = rng.standard_normal((6, 32))
@@ -71,7 +73,11 @@ def test_the_mean_centred_cosine_ignores_a_shared_drift():
     moves = moved_toward(before_after(x, x))
     summary = summarise_moves(moves)
     assert summary.n == 6 and 0 <= summary.to_neighbour <= 6
-    assert summary.commonest_count == max([m.toward for m in moves].count(t) for t in range(6))
+    counts = [[m.toward for m in moves].count(t) for t in range(6)]
+    assert summary.commonest_count == max(counts)
+    assert summary.commonest == tuple(t for t in range(6) if counts[t] == max(counts))  # every one that ties
+    tied = summarise_moves([Move(0, 1, 0.0, 0.5), Move(2, 1, 0.0, 0.5), Move(1, 3, 0.0, 0.5), Move(4, 3, 0.0, 0.5)])
+    assert tied.commonest == (1, 3) and tied.commonest_count == 2 and tied.to_neighbour == 3
 
 
 def test_a_chain_ends_where_the_whole_sum_lands():

@@ -233,25 +233,25 @@ def moved_toward(ba: BeforeAfter, candidates: list[int] | None = None) -> list[M
 @dataclass(frozen=True)
 class MoveSummary:
     """What the moves of a step have in common, counted: how many went toward a neighbour (the token just before or
-    after), and the token the most moved toward, with how many."""
+    after), and the tokens the most moved toward (every one of them, where several tie), with how many each."""
 
     n: int
     to_neighbour: int
-    commonest: int  # position (in the shown tokens) of the token most often moved toward
+    commonest: tuple[int, ...]  # positions (in the shown tokens) of the tokens most often moved toward, in order
     commonest_count: int
 
 
 def summarise_moves(moves: Sequence[Move]) -> MoveSummary:
     """Counts over `moves` (their positions among the tokens shown)."""
     if not moves:
-        return MoveSummary(0, 0, -1, 0)
+        return MoveSummary(0, 0, (), 0)
     targets = [m.toward for m in moves]
-    commonest = max(set(targets), key=lambda t: (targets.count(t), -t))
+    most = max(targets.count(t) for t in targets)
     return MoveSummary(
         n=len(moves),
         to_neighbour=sum(abs(m.toward - m.token) == 1 for m in moves),
-        commonest=commonest,
-        commonest_count=targets.count(commonest),
+        commonest=tuple(sorted(t for t in set(targets) if targets.count(t) == most)),
+        commonest_count=most,
     )
 
 

@@ -271,15 +271,17 @@ def _moves_summary(tr: attention.Trace, moves, keep: Sequence[int], texts: Seque
     counted = (
         " "
         + n_(
-            "Here {count} of the {n} token moved most toward a neighbour (the token just before or after it), and "
-            "“{token}” is the one most moved toward, by {most}.",
-            "Here {count} of the {n} tokens moved most toward a neighbour (the token just before or after it), and "
-            "“{token}” is the one most moved toward, by {most}.",
+            "Here {count} of the {n} token moved most toward a neighbour (the token just before or after it).",
+            "Here {count} of the {n} tokens moved most toward a neighbour (the token just before or after it).",
             summary.n,
+        ).format(count=summary.to_neighbour, n=summary.n)
+        + " "
+        + n_(
+            "The one most moved toward is {tokens}, by {most}.",
+            "The ones most moved toward are {tokens}, by {most} each.",
+            len(summary.commonest),
         ).format(
-            count=summary.to_neighbour,
-            n=summary.n,
-            token=isolated(texts[summary.commonest]),
+            tokens=i18n.listing(_("“{token}”").format(token=isolated(texts[t])) for t in summary.commonest),
             most=summary.commonest_count,
         )
         if summary.n
