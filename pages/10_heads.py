@@ -297,7 +297,7 @@ if cfg.predicts_next_token:
                 n=len(view.trace().tokens),
             )
         )
-    shares, y_title = found.first_token_share, _("mean weight on the first token, over the queries")
+    shares, y_title = found.first_token_share, _("mean weight")  # the title says on which token
     shares_title = _("{model}: attention on the first token, by layer").format(model=cfg.name)
 else:
     sep_layers = np.nanmean(found.sep_share, axis=1)

@@ -54,8 +54,10 @@ except ValueError:  # a text with nothing to read: empty, or only spaces and unp
     )
     models.stop()
 if not self_only and source == state.CROSS_SOURCE and target == opening.opening(i18n.language())[0] != source:
-    # the page's language's opening sentence under its English original: the original Transformer's task
-    st.markdown(chapter.fill(prose["translation"], source=in_code(source), target=in_code(target)))
+    # the page's language's opening sentence under its English original: the original Transformer's task (in
+    # English, the two are one sentence in other words)
+    said = "paraphrase" if i18n.language() == i18n.SOURCE else "translation"
+    st.markdown(chapter.fill(prose[said], source=in_code(source), target=in_code(target)))
 target_labels = figures.token_labels([t.display for t in ca.target])
 source_labels = figures.token_labels([t.display for t in ca.source])
 st.caption(

@@ -99,7 +99,7 @@ prose = chapter.begin("14_parameters.py")
 st.latex(
     r"x \;\mapsto\; x + \operatorname{Attention}(x) \;\mapsto\; x + \operatorname{MLP}(x), \quad \text{"
     + _("repeated {n} times").format(n="$L$")
-    + r"}, \qquad d_\text{model} = n_\text{heads} \times d_\text{head}"
+    + r"}"
 )
 st.markdown(prose["budget"])
 st.selectbox(

@@ -18,7 +18,9 @@ opening.init()
 choices.language_choice()
 st.title(_("Glossary"))
 st.markdown(
-    _(
+    _("The words of the lesson, what each means here, and the chapters that say it.")
+    if i18n.language() == i18n.SOURCE
+    else _(
         "The words of the lesson, each with the English one that papers and code use, what it means here, and the "
         "chapters that say it."
     )

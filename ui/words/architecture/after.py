@@ -152,12 +152,14 @@ def after_heads_sentence(cfg: ModelConfig) -> str:
             "them."
         ),
         ("sandwich", True): _(
-            "Then this model adds the bias $b_O$ and normalizes the heads' sum with {a_norm} before adding it to "
-            "$e_j$ (its own panel below): its norms sit both before and after each sub-layer."
+            "That end is where the sum alone would take $e_j$, and this model never goes there: it adds the bias "
+            "$b_O$ and normalizes the heads' sum with {a_norm} before adding it to $e_j$ (its own panel below), its "
+            "norms sitting both before and after each sub-layer."
         ),
         ("sandwich", False): _(
-            "Then this model normalizes the heads' sum with {a_norm} before adding it to $e_j$ (its own panel "
-            "below): its norms sit both before and after each sub-layer."
+            "That end is where the sum alone would take $e_j$, and this model never goes there: it normalizes the "
+            "heads' sum with {a_norm} before adding it to $e_j$ (its own panel below), its norms sitting both before "
+            "and after each sub-layer."
         ),
     }
     return words[where, cfg.has_bias("o")].format(norm=norm, a_norm=a_norm(cfg))
