@@ -155,6 +155,14 @@ if PAIR is not context.pair(i18n.language()):  # the page's language has a pair 
             "languages (chosen in the sidebar) reads a pair in the page's language."
         ).format(model=cfg.name)
     )
+if not cfg.start_token:  # context.FIRST_PLACE: the reference words are not read as a text's first place
+    st.caption(
+        _(
+            "{model} adds no token of its own before a text, so a text's first token takes the attention a decoder "
+            "parks on its first place, and its vector ends far from every other: each reference word is run after a "
+            "line break, which takes that place, and no text's first token counts in the mean."
+        ).format(model=cfg.name)
+    )
 shift = engine.on_model(context.context_shift, word, PAIR.sentences, PAIR.references)
 # Each line in its reference's colour, each sentence in its own dash: the colours say which word the shared word
 # is compared with, never contradicting the words.

@@ -192,12 +192,13 @@ def test_03_the_page_asks_it():
 
 def across_layers(model: attention.Model, pair: context.Pair) -> np.ndarray:
     """The word's two vectors compared layer by layer, each with the mean of every token of the four texts (the two
-    sentences and the two reference words, special tokens left out) taken away first."""
-    texts = [*pair.sentences, *pair.references]
+    sentences and the two reference words, special tokens left out) taken away first; where the model adds no start
+    token, the reference words come after a line break and no text's first token counts in the mean."""
+    bare = not model.config.start_token
+    texts = [*pair.sentences, *(("\n" if bare else "") + r for r in pair.references)]
     traces = [attention.trace(model, t) for t in texts]
-    mean = np.concatenate(
-        [tr.hidden[:, [p for p in range(tr.n_tokens) if not tr.tokens[p].is_special]] for tr in traces], axis=1
-    ).mean(axis=1)
+    kept = [[p for p in range(tr.n_tokens) if not tr.tokens[p].is_special and not (bare and p == 0)] for tr in traces]
+    mean = np.concatenate([tr.hidden[:, k] for tr, k in zip(traces, kept, strict=True)], axis=1).mean(axis=1)
 
     def word_vectors(tr) -> np.ndarray:  # the token holding the word's last character
         end = tr.text.index(pair.word) + len(pair.word) - 1

@@ -90,11 +90,20 @@ def _position(tr, word: str) -> int:
     raise ValueError(f"“{word}” is not a word of “{tr.text}”.")
 
 
-def shared_mean(traces) -> np.ndarray:
+# Before a reference word, where the model adds no start token: a decoder parks its attention on a text's first
+# place, whose vector grows far from every other's; a line break takes that place, so that the word is read as a
+# word, not as the first place (without it SmolLM2's "orange" and "phone" are one vector from layer 3 on).
+FIRST_PLACE = "\n"
+
+
+def shared_mean(traces, first: bool = True) -> np.ndarray:
     """(n_layers + 1, d_model): at every layer, the mean vector of every token of these texts (special tokens
-    left out). Every token's vector drifts toward one shared direction from layer to layer, a decoder's most of
-    all, which pushes every plain cosine toward 1; subtracting this mean leaves what sets the tokens apart."""
-    vectors = [tr.hidden[:, [t.position for t in tr.tokens if not t.is_special]] for tr in traces]
+    left out, and each text's first token unless `first`). Every token's vector drifts toward one shared direction
+    from layer to layer, a decoder's most of all, which pushes every plain cosine toward 1; subtracting this mean
+    leaves what sets the tokens apart."""
+    vectors = [
+        tr.hidden[:, [t.position for t in tr.tokens if not t.is_special and (first or t.position > 0)]] for tr in traces
+    ]
     return np.concatenate(vectors, axis=1).mean(axis=1)
 
 
@@ -102,10 +111,12 @@ def context_shift(model: Model, word: str, sentences: Sequence[str], references:
     """Mean-centred cosine similarity, at every layer, between `word`'s embedding inside each sentence and each
     reference word's embedding when that word is run through the model on its own; and between the word's
     embeddings in the first two sentences. Every vector has the mean of all these texts' tokens, at its layer,
-    subtracted first (`shared_mean`)."""
+    subtracted first (`shared_mean`). Where the model adds no start token, each reference word comes after a line
+    break (FIRST_PLACE) and no text's first token counts in the mean."""
+    bare = not model.config.start_token  # a text's first place is one of its own tokens
     traces = [trace(model, s) for s in sentences]
-    ref_traces = [trace(model, r) for r in references]
-    mean = shared_mean([*traces, *ref_traces])
+    ref_traces = [trace(model, (FIRST_PLACE if bare else "") + r) for r in references]
+    mean = shared_mean([*traces, *ref_traces], first=not bare)
     words = [tr.hidden[:, _position(tr, word)] - mean for tr in traces]  # each (n_layers + 1, d_model)
     refs = [tr.hidden[:, _position(tr, r)] - mean for tr, r in zip(ref_traces, references, strict=True)]
     sim = np.array([[ops.cosine(w, ref) for ref in refs] for w in words])  # (n_sentences, n_refs, n_layers + 1)
