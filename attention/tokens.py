@@ -57,6 +57,7 @@ def check_text(text: object) -> str:
     return text
 
 
+WHITE_BYTES = {0x20: "␣", 0x0A: "↵", 0x09: "⇥"}  # a space, a newline, a tab among a piece's bytes: marked as elsewhere
 BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")  # SentencePiece's byte fallback: one UTF-8 byte of a character
 
 
@@ -84,8 +85,8 @@ def readable(tokenizer, piece: str, token_id: int) -> str:
     if type(tokenizer.decoder).__name__ != "ByteLevel":
         return piece
     text = tokenizer.decode([token_id], skip_special_tokens=False)
-    if "\ufffd" in text:  # a piece of a character's UTF-8 bytes: show the bytes themselves
-        return "".join(f"‹{BYTE_OF.get(c, 0):02X}›" if c in BYTE_OF else c for c in piece)
+    if "\ufffd" in text:  # a piece of a character's UTF-8 bytes: show the bytes themselves, a space still marked
+        return "".join((WHITE_BYTES.get(BYTE_OF[c]) or f"‹{BYTE_OF[c]:02X}›") if c in BYTE_OF else c for c in piece)
     return text.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥") or piece
 
 

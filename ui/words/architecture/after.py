@@ -137,11 +137,11 @@ def after_heads_sentence(cfg: ModelConfig) -> str:
     where = pick(cfg, "norm_position", {"post": "post", "pre": "pre", "sandwich": "sandwich"})
     words = {
         ("post", True): _(
-            "Then this model adds the bias $b_O$ and normalizes the sum with {a_norm} to give the updated embedding "
+            "Then this model adds the bias $b_O$ and normalises the sum with {a_norm} to give the updated embedding "
             "(its own panel below)."
         ),
         ("post", False): _(
-            "Then this model normalizes the sum with {a_norm} to give the updated embedding (its own panel below)."
+            "Then this model normalises the sum with {a_norm} to give the updated embedding (its own panel below)."
         ),
         ("pre", True): _(
             "Then this model adds the bias $b_O$ and stops there: its {norm} comes before the heads, so the updated "
@@ -153,11 +153,11 @@ def after_heads_sentence(cfg: ModelConfig) -> str:
         ),
         ("sandwich", True): _(
             "That end is where the sum alone would take $e_j$, and this model never goes there: it adds the bias "
-            "$b_O$ and normalizes the heads' sum with {a_norm} before adding it to $e_j$ (its own panel below), its "
+            "$b_O$ and normalises the heads' sum with {a_norm} before adding it to $e_j$ (its own panel below), its "
             "norms sitting both before and after each sub-layer."
         ),
         ("sandwich", False): _(
-            "That end is where the sum alone would take $e_j$, and this model never goes there: it normalizes the "
+            "That end is where the sum alone would take $e_j$, and this model never goes there: it normalises the "
             "heads' sum with {a_norm} before adding it to $e_j$ (its own panel below), its norms sitting both before "
             "and after each sub-layer."
         ),
@@ -215,13 +215,13 @@ def block_sentence(cfg: ModelConfig) -> str:
         {
             "post": _(
                 "attention, whose result is **added** to the token's vector (the residual connection), then {a_norm} "
-                "that brings the sum back to a standard scale; then {mlp}, added and normalized the same way. The "
+                "that brings the sum back to a standard scale; then {mlp}, added and normalised the same way. The "
                 "norm comes **after** each part."
             ),
             "pre": _(
                 "{a_norm}, then attention, whose result is **added** to the token's vector (the residual connection); "
                 "another {norm}, then {mlp}, added the same way. The norm comes **before** each part, so the vector "
-                "that runs through the blocks is never normalized itself."
+                "that runs through the blocks is never normalised itself."
             ),
             "sandwich": _(
                 "{a_norm}, then attention, whose result goes through a second {norm} before it is **added** to the "

@@ -89,7 +89,7 @@ def positions_sentence(cfg: ModelConfig) -> str:
         learned = _(
             "Each token's vector is added to a learned vector for its position and to $T_0$, the vector of the "
             "first segment (BERT can read two texts, segments 0 and 1; a single sentence is all segment 0), then "
-            "normalized: that is the embedding $e_i$ the first layer receives."
+            "normalised: that is the embedding $e_i$ the first layer receives."
         )
     else:
         learned = _(
@@ -100,7 +100,7 @@ def positions_sentence(cfg: ModelConfig) -> str:
 
 
 def _embedding_norm(cfg: ModelConfig) -> bool:
-    """A post-norm encoder (BERT) normalizes the summed embeddings before the first layer."""
+    """A post-norm encoder (BERT) normalises the summed embeddings before the first layer."""
     return pick(cfg, "norm_position", {"post": True, "pre": False, "sandwich": False})
 
 
