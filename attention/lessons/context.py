@@ -27,7 +27,7 @@ class Pair:
 # vectors part after the first layers.
 PAIRS = {
     "en": Pair("apple", ("an orange and an apple", "a phone made by apple"), ("orange", "phone")),
-    "fr": Pair("avocat", ("J'ai mangé un avocat", "J'ai consulté un avocat"), ("banane", "juge")),
+    "fr": Pair("avocat", ("J’ai mangé un avocat", "J’ai consulté un avocat"), ("banane", "juge")),
     "ko": Pair("배", ("과일 가게에서 배", "바다에서 배"), ("사과", "보트")),
 }
 

@@ -83,9 +83,9 @@ def renormalised_options(row: np.ndarray, query: int, key: int) -> Options:
 
 def masked_pick(unmasked: np.ndarray, places: list[int]) -> Renormalised | None:
     """A query among `places` (the text's tokens) that sees two keys or more under the causal mask and has a key after
-    it, and its key of largest weight among the text's tokens it keeps (a [CLS] or <bos> it leans on is not the
-    lesson): the query whose options lie furthest apart, written with 2 decimals (else 3 or 4). None where no query
-    qualifies (a text of two tokens or fewer).
+    it, and its key of largest weight among the text's tokens before it that it keeps (a [CLS] or <bos> it leans on
+    is not the lesson, and its weight on itself would read "a gives a"): the query whose options lie furthest apart,
+    written with 2 decimals (else 3 or 4). None where no query qualifies (a text of two tokens or fewer).
 
     unmasked: (n_tokens, n_tokens), one head's weights in layer 1 with no mask, rows are queries."""
     n = len(unmasked)
@@ -93,7 +93,9 @@ def masked_pick(unmasked: np.ndarray, places: list[int]) -> Renormalised | None:
     for i in places:
         if not 1 <= i <= n - 2:
             continue
-        keys = [j for j in places if j <= i]
+        keys = [j for j in places if j < i]
+        if not keys:
+            continue
         j = keys[int(np.argmax(unmasked[i, keys]))]
         options = renormalised_options(unmasked[i], i, j)
         values = np.array(options.values)

@@ -71,7 +71,7 @@ def part_words(model: Any, key: str) -> tuple[str, str]:
         read = f"{norm}(x)" if cfg.norm_position in ("pre", "sandwich") else "x"
         what = (_("attention({x})") if key == "add_attention" else "MLP({x})").format(x=read)
         if has_norm_after_heads(cfg) and cfg.norm_position == "post":
-            return f"Add & {norm}", _("x + {what}, then {detail}").format(what=what, detail=detail)
+            return _("Add & {norm}").format(norm=norm), _("x + {what}, then {detail}").format(what=what, detail=detail)
         if cfg.norm_position == "sandwich":
             what = f"{norm}({what})"
         return _("Residual: x + {what}").format(what=what), _("adds, learns nothing")
