@@ -7,7 +7,7 @@ from ui.components import page_width
 from ui.figures import diagrams
 from ui.kit import chapter, questions
 from ui.kit.chart import chart
-from ui.session import engine, models, state
+from ui.session import engine
 from ui.words import architecture, chapters, i18n
 from ui.words.i18n import N_, _, n_
 
@@ -16,15 +16,6 @@ model = chapter.model_view()
 cfg = model.config
 arch = engine.on_model(budget.architecture)
 st.latex(architecture.pipeline_latex(cfg))
-
-
-def session_tokens(name: str) -> int:
-    """How many tokens the session's sentence is, as the loaded model reads it (0 for a text with nothing to read):
-    this page has no sentence of its own, and the shapes question's C is that one."""
-    try:
-        return len(engine.tokenized(name, state.get("text")).tokens)
-    except ValueError:
-        return 0
 
 
 def chapter_at(file: str) -> chapters.Chapter:
@@ -105,7 +96,7 @@ for p in arch.parts:
             chapter.link_explorer(label)
         else:
             chapter.link(target, label)
-n_tokens = session_tokens(models.model_name())
+n_tokens = chapter.session_tokens()
 chapter.try_this(
     {key: text for key, text in prose.items() if key != "quiz_shapes" or n_tokens},  # no shapes of an empty text
     layers=cfg.n_layers,

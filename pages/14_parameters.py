@@ -9,7 +9,7 @@ from ui import figures
 from ui.components import table
 from ui.kit import chapter, inputs, questions
 from ui.kit.chart import chart
-from ui.session import engine, models, state
+from ui.session import models, state
 from ui.words import architecture, i18n
 from ui.words.i18n import N_, _, n_
 
@@ -84,15 +84,6 @@ def show_budget(b: budget.Budget, name: str, key: str, row_names=lambda key: _(C
         f"budget_{key}",
         key=f"fig_parameters_{key}",
     )
-
-
-def session_tokens(name: str) -> int:
-    """How many tokens the session's sentence is, as the loaded model reads it (0 for a text with nothing to read):
-    this page has no sentence of its own, and the shapes question's C is that one."""
-    try:
-        return len(engine.tokenized(name, state.get("text")).tokens)
-    except ValueError:
-        return 0
 
 
 prose = chapter.begin("14_parameters.py")
@@ -233,6 +224,6 @@ chapter.try_this(
     table_share=i18n.share(token_table / loaded.total, 1),
     table_count=i18n.whole(token_table),
     V_shape=model.config.vocab_size,  # in a shape, digits as numpy prints them: (30522, 384)
-    **questions.shape_values(model.config, session_tokens(models.model_name())),
+    **questions.shape_values(model.config, chapter.session_tokens()),
 )
 chapter.end()

@@ -290,3 +290,12 @@ def sentence_view(prefer_decoder: bool = False, model: Model | None = None) -> S
     notices.unread_notice(model, state.get("text"))
     layer, head = inputs.layer_head(model.config.n_layers, model.config.n_heads)
     return SentenceView(model=model, layer=layer, head=head, text=state.get("text"))
+
+
+def session_tokens() -> int:
+    """How many tokens the session's sentence is, as the loaded model reads it (0 for a text with nothing to read):
+    the shapes question's C on a chapter that has no sentence of its own."""
+    try:
+        return len(engine.tokenized(models.model_name(), state.get("text")).tokens)
+    except ValueError:
+        return 0
