@@ -13,9 +13,9 @@ import pytest
 import attention
 from app_driver.apptest import run_page
 from attention.lessons import budget, position, questions_chapters_11_to_14
+from tests.loaded import MODELS, loaded_model
 from ui.session.state import CROSS_SOURCE
 
-MODELS = ("all-MiniLM-L6-v2", "smollm2", "gemma3")
 SENTENCES = (
     "the animal didn't cross the street because it was too tired",
     "a fluffy blue creature roamed the verdant forest",
@@ -24,15 +24,11 @@ SEED = 1  # the page's shuffle slider, as a new session opens it
 # every parameter the engine reads of each model, as their authors count them: MiniLM's 22,713,216 less its pooler
 # (384 × 384 + 384, which the engine does not read), SmolLM2-135M's 134,515,008, Gemma 3 270M's 268,098,176
 PUBLISHED = {"all-MiniLM-L6-v2": 22_713_216 - 147_840, "smollm2": 134_515_008, "gemma3": 268_098_176}
-LOADED: dict[str, attention.Model] = {}
 
 
 @pytest.fixture(scope="module", params=MODELS)
 def model(request) -> attention.Model:
-    """Each model once for the module (Gemma 3 takes a few seconds)."""
-    if request.param not in LOADED:
-        LOADED[request.param] = attention.load_model(request.param)
-    return LOADED[request.param]
+    return loaded_model(request.param)
 
 
 def decimals(values, least: int) -> int:
@@ -88,7 +84,7 @@ def test_11_the_page_asks_it():
     _first, second, third = questions(at)
     m = re.search(r"from place (\d+) to place (\d+) and .* from place (\d+) to place (\d+) ", second.label)
     i, p, j, q = map(int, m.groups())
-    model = LOADED.get(MODELS[0]) or attention.load_model()
+    model = loaded_model(MODELS[0])
     tr = attention.trace(model, text, mask="none", positions=False)
     w = tr.layers[0].weights[0]
     order = shuffled_order(tr.tokens, SEED)
@@ -107,7 +103,7 @@ def test_12_the_page_asks_the_output_shape():
     at = run_page("pages/12_cross_attention.py", text=SENTENCES[1])
     assert not at.exception
     _first, _second, third = questions(at)
-    model = LOADED.get(MODELS[0]) or attention.load_model()
+    model = loaded_model(MODELS[0])
     c, s = attention.trace(model, SENTENCES[1]).n_tokens, attention.trace(model, CROSS_SOURCE).n_tokens
     d, e = model.config.d_head, model.config.d_model
     assert c != s and sorted(third.options) == sorted([f"({c}, {d})", f"({c}, {s})", f"({c}, {e})"])
@@ -145,7 +141,7 @@ def test_13_the_page_asks_it():
     at = run_page("pages/13_kv_cache.py", text=text, model="smollm2")
     assert not at.exception
     _first, second, third = questions(at)
-    model = LOADED.get("smollm2") or attention.load_model("smollm2")
+    model = loaded_model("smollm2")
     n = attention.trace(model, text, mask="causal").n_tokens
     without, with_cache = keys_by_steps(n)
     assert sorted(second.options) == sorted(f"{v:,}" for v in (without, with_cache, n * n, without - n))
@@ -191,7 +187,7 @@ def test_14_the_share_question_counts_the_arrays():
     the question reads the model, not the sentence, so its options change from one model to the next."""
     asked = []
     for name in MODELS:
-        model = LOADED.get(name) or attention.load_model(name)
+        model = loaded_model(name)
         b = budget.model_budget(model)
         rows = {r[0]: r[2] for r in b.rows}
         options = questions_chapters_11_to_14.attention_share(
@@ -210,7 +206,7 @@ def test_14_the_page_asks_it():
     at = run_page("pages/14_parameters.py", text=SENTENCES[0])
     assert not at.exception
     _first, second, third = questions(at)
-    model = LOADED.get(MODELS[0]) or attention.load_model()
+    model = loaded_model(MODELS[0])
     expected = shares_of(model, MODELS[0])
     d = decimals([100 * v for v in expected], 1)
     assert sorted(second.options) == sorted(f"{100 * v:.{d}f}%" for v in expected)

@@ -11,8 +11,8 @@ import pytest
 import attention
 from app_driver.apptest import run_page
 from attention.lessons import context, motivation, questions_chapters_1_to_5
+from tests.loaded import MODELS, loaded_model
 
-MODELS = ("all-MiniLM-L6-v2", "smollm2", "gemma3")
 SENTENCES = (
     "a fluffy blue creature roamed the verdant forest",
     "the animal didn't cross the street because it was too tired",
@@ -27,19 +27,11 @@ LONG_RANGE = (
         "you.",
     ),
 )
-LOADED: dict[str, attention.Model] = {}
-
-
-def load(name: str) -> attention.Model:
-    """Each model once for the module (Gemma 3 takes a few seconds)."""
-    if name not in LOADED:
-        LOADED[name] = attention.load_model(name)
-    return LOADED[name]
 
 
 @pytest.fixture(scope="module", params=MODELS)
 def loaded(request) -> attention.Model:
-    return load(request.param)
+    return loaded_model(request.param)
 
 
 def written(values, least: int = 2) -> list[str]:
@@ -82,8 +74,8 @@ def test_01_the_page_asks_an_idea_and_the_blocks_shape():
     assert not at.exception
     _first, second, third = questions(at)
     assert len(second.options) == 4 and not any(c.isdigit() for o in second.options for c in o)  # an idea, no number
-    cfg = load("smollm2").config
-    c, e, layers = attention.trace(load("smollm2"), text).n_tokens, cfg.d_model, cfg.n_layers
+    cfg = loaded_model("smollm2").config
+    c, e, layers = attention.trace(loaded_model("smollm2"), text).n_tokens, cfg.d_model, cfg.n_layers
     assert f"as {c} tokens" in third.label
     assert sorted(third.options) == sorted([f"({c}, {e})", f"({c}, {c})", f"({e}, {e})", f"({layers}, {c}, {e})"])
 
@@ -134,7 +126,7 @@ def test_02_the_page_asks_it():
     at = run_page("pages/02_why_attention.py")
     assert not at.exception
     _first, second, third = questions(at)
-    model = load(MODELS[0])
+    model = loaded_model(MODELS[0])
     text, first, later, last = LONG_RANGE[0]
     d, shown = apart(model, text, first, last), apart(model, text, first, later)
     expected = [stepped_share(d, 0.9), 0.9**d, stepped_share(d + 1, 0.9), stepped_share(shown, 0.9)]
@@ -171,7 +163,7 @@ def test_03_the_page_asks_it():
     at = run_page("pages/03_similarity.py", text=text, model="gemma3")
     assert not at.exception
     _first, second, third = questions(at)
-    model = load("gemma3")
+    model = loaded_model("gemma3")
     tr = attention.trace(model, text)
     i, j = words(tr.tokens)[0], words(tr.tokens)[-1]
     a, b = tr.embeddings[i].astype(np.float64), tr.embeddings[j].astype(np.float64)
@@ -230,7 +222,7 @@ def test_04_the_page_asks_it():
     at = run_page("pages/04_context.py")
     assert not at.exception
     _first, second, third = questions(at)
-    model = load(MODELS[0])
+    model = loaded_model(MODELS[0])
     across = across_layers(model, context.PAIRS["en"])
     falls = across[:-1] - across[1:]
     right = int(np.argmax(falls))
@@ -283,7 +275,7 @@ def test_05_the_page_asks_it():
     at = run_page("pages/05_queries_keys.py", text=text, model="smollm2")
     assert not at.exception
     _first, second, third = questions(at)
-    model = load("smollm2")
+    model = loaded_model("smollm2")
     tr, (i, j), expected = score_cells(model, text)
     assert f"`{tr.tokens[i].display}`'s query for `{tr.tokens[j].display}`'s key" in second.label
     assert sorted(second.options) == sorted(written(expected))

@@ -14,20 +14,12 @@ import pytest
 import attention
 from app_driver.apptest import run_page
 from attention.lessons import questions_chapters_6_to_10
+from tests.loaded import MODELS, loaded_model
 
-MODELS = ("all-MiniLM-L6-v2", "smollm2", "gemma3")
 SENTENCES = (
     "the animal didn't cross the street because it was too tired",
     "a fluffy blue creature roamed the verdant forest",
 )
-LOADED: dict[str, attention.Model] = {}
-
-
-def loaded_model(name: str) -> attention.Model:
-    """Each model once for the module (Gemma 3 takes a few seconds)."""
-    if name not in LOADED:
-        LOADED[name] = attention.load_model(name)
-    return LOADED[name]
 
 
 @pytest.fixture(scope="module", params=MODELS)
