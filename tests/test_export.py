@@ -310,8 +310,8 @@ def test_a_chromium_that_never_starts_is_started_again_and_a_second_one_fails_wi
             await asyncio.sleep(3600)
         return await real_open(self)
 
-    # one figure: the first Chromium given 20 s, which the second, a real one, needs far less than
-    monkeypatch.setattr(downloads, "STARTING_SECONDS", 0.0)
+    # the first Chromium given 15 s to start, which the second, a real one, needs far less than
+    monkeypatch.setattr(downloads, "STARTING_SECONDS", 15.0)
     monkeypatch.setattr(downloads, "FIGURE_SECONDS", 20.0)
     monkeypatch.setattr(kaleido.Kaleido, "open", hangs_first)
     (png,) = downloads.render([(fig, opts)])
@@ -321,8 +321,34 @@ def test_a_chromium_that_never_starts_is_started_again_and_a_second_one_fails_wi
         await asyncio.sleep(3600)
 
     monkeypatch.setattr(kaleido.Kaleido, "open", hangs)
-    monkeypatch.setattr(downloads, "FIGURE_SECONDS", 1.0)
+    monkeypatch.setattr(downloads, "STARTING_SECONDS", 1.0)
     with pytest.raises(TimeoutError):
         downloads.render([(fig, opts)])
     assert downloads._ONE_AT_A_TIME.acquire(blocking=False)  # the lock is free again for the next download
     downloads._ONE_AT_A_TIME.release()
+
+
+def test_a_figure_that_hangs_costs_its_own_bound_not_the_whole_calls(monkeypatch):
+    """A hang while one figure is drawn is cut after that figure's bound, and the call tried again: not after the
+    start's and every figure's bounds added up (five minutes and a half for the explorer's nine figures)."""
+    import time
+
+    import kaleido
+    import plotly.graph_objects as go
+
+    figs = [(go.Figure(go.Bar(x=["a", "b"], y=[1, k])), theme.image_options("png", "auto", None)) for k in range(3)]
+    drawn, real_calc = [], kaleido.Kaleido.calc_fig
+
+    async def second_hangs_once(self, fig, *args, **kwargs):
+        drawn.append(len(drawn))
+        if len(drawn) == 2:
+            await asyncio.sleep(3600)
+        return await real_calc(self, fig, *args, **kwargs)
+
+    monkeypatch.setattr(downloads, "STARTING_SECONDS", 60.0)
+    monkeypatch.setattr(downloads, "FIGURE_SECONDS", 3.0)
+    monkeypatch.setattr(kaleido.Kaleido, "calc_fig", second_hangs_once)
+    t0 = time.perf_counter()
+    images = downloads.render(figs)
+    assert [png[:4] for png in images] == [b"\x89PNG"] * 3 and drawn == [0, 1, 2, 3, 4]
+    assert time.perf_counter() - t0 < 60  # the hang cost its 3 s, not the start's 60 s and more

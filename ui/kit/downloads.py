@@ -218,23 +218,30 @@ def render(figures: Sequence[tuple[Any, dict]]) -> list[bytes]:
 
     kaleido bounds each figure's drawing, not the start of its Chromium: a start that hangs would hold this server's
     downloads forever, the lock below with them (a zip once never came, on a machine running the tests on three
-    workers). So the whole call is bounded (STARTING_SECONDS, then FIGURE_SECONDS a figure) and tried once more
-    with a new Chromium before it fails.
+    workers). So each step is bounded, the start and the end (STARTING_SECONDS) and each figure (FIGURE_SECONDS), and
+    the call tried once more with a new Chromium before it fails. (One bound for the whole call, the start's and
+    every figure's added up, let a hang at any step hold a zip of nine figures for five and a half minutes.)
 
     Runs its own event loop, in the calling thread (Streamlit calls a download's callable in a worker thread, where
     none runs), or in a thread of its own where one already runs (a notebook's, a browser driver's)."""
     import kaleido  # a second to import: only when a file is asked for
 
     async def draw() -> list[bytes]:
-        async with kaleido.Kaleido(n=1, mathjax=False) as k:  # no MathJax: our figures write no TeX
-            return [await k.calc_fig(fig, opts=opts) for fig, opts in figures]
+        loop = asyncio.get_running_loop()
+        async with asyncio.timeout(STARTING_SECONDS) as step:
+            async with kaleido.Kaleido(n=1, mathjax=False) as k:  # no MathJax: our figures write no TeX
+                images = []
+                for fig, opts in figures:
+                    step.reschedule(loop.time() + FIGURE_SECONDS)
+                    images.append(await k.calc_fig(fig, opts=opts))
+                step.reschedule(loop.time() + STARTING_SECONDS)  # its Chromium closed
+                return images
 
     async def bounded() -> list[bytes]:
-        bound = STARTING_SECONDS + FIGURE_SECONDS * len(figures)
         try:
-            return await asyncio.wait_for(draw(), bound)
+            return await draw()
         except TimeoutError:
-            return await asyncio.wait_for(draw(), bound)
+            return await draw()
 
     with _ONE_AT_A_TIME:
         try:
