@@ -7,7 +7,9 @@ from app_driver.server import chromium, streamlit_server
 
 @pytest.fixture(scope="session")
 def server():
-    with streamlit_server() as (url, _proc, _t0):
+    """`streamlit run app.py` as a class starts it: the port and address alone on its command line, the rest from the
+    repository's .streamlit/config.toml (headless, no usage statistics, no file watcher)."""
+    with streamlit_server(as_a_class=True) as (url, _proc, _t0):
         yield url
 
 

@@ -1,7 +1,9 @@
-"""The app in Chromium as a class runs it: `streamlit run app.py` with the repository's own settings.
+"""The app in Chromium as a class runs it: `streamlit run app.py` with the repository's own settings (the browser
+tests' shared server, tests/e2e/conftest.py).
 
-Every link the app writes opens again, an emptied sentence box empties the link, and no page asks
-anything of a server other than the app's own."""
+Every link the app writes opens again, an emptied sentence box empties the link, the menu lists every page and the
+tab's icon comes with the page. That no page asks anything of a server other than the app's own is checked on every
+page in every language, where test_languages_browser.py opens them all."""
 
 from __future__ import annotations
 
@@ -20,12 +22,6 @@ SLOW = 300.0
 LONG_WORDS = " ".join(["ب" * 300] * 100)  # each word one [UNK] token: the model reads all 30,099 characters
 
 
-@pytest.fixture(scope="module")
-def app_url():
-    with streamlit_server(as_a_class=True) as (url, _proc, _t0):
-        yield url
-
-
 def submit(page, text: str) -> None:
     box = page.get_by_role("textbox", name="Sentence")
     box.fill(text)
@@ -39,8 +35,8 @@ def text_in(url: str) -> str:
 @pytest.mark.parametrize(
     ("text", "n_tokens"), [(ARABIC, 256), (LONG_WORDS, 102)], ids=["arabic-30000", "unsplittable-words"]
 )
-def test_the_link_written_for_a_huge_text_reopens(app_url, browser, page, model, text, n_tokens):
-    page.goto(app_url)
+def test_the_link_written_for_a_huge_text_reopens(server, browser, page, model, text, n_tokens):
+    page.goto(server)
     wait_complete(page, "13 tokens")
     submit(page, text)
     state = wait_complete(page, f"{n_tokens} tokens", url_has="text=%D8", timeout=SLOW)  # Arabic letters, encoded
@@ -60,8 +56,8 @@ def test_the_link_written_for_a_huge_text_reopens(app_url, browser, page, model,
         other.close()
 
 
-def test_clearing_the_sentence_clears_the_link_and_a_reload_keeps_it_clear(app_url, page):
-    page.goto(app_url + "/?text=hello+there")
+def test_clearing_the_sentence_clears_the_link_and_a_reload_keeps_it_clear(server, page):
+    page.goto(server + "/?text=hello+there")
     wait_complete(page, "4 tokens")
     submit(page, "")
     page.get_by_text("Type a sentence: the text is empty").wait_for(timeout=30_000)
@@ -72,26 +68,14 @@ def test_clearing_the_sentence_clears_the_link_and_a_reload_keeps_it_clear(app_u
     assert text_in(page.url) == ""
 
 
-def test_no_page_makes_a_request_outside_the_apps_own_server(app_url, page):
-    """Class networks block third-party hosts, and each such request gives a visitor's address away."""
-    seen = []
-    page.on("request", lambda r: seen.append(r.url))
-    page.on("websocket", lambda ws: seen.append(ws.url))
-    page.goto(app_url)
+def test_the_menu_lists_every_page_and_the_tab_s_icon_is_the_app_s_own(server, page):
+    """The icon comes with the page, as a data URL: fetched from elsewhere, it would be a request outside the app's own
+    server (class networks block them; test_languages_browser.py checks every page for any)."""
+    page.goto(server)
     wait_complete(page, "13 tokens")
     chapters = menu_links(page)[1:]  # after the explorer
     assert len(chapters) == len(CHAPTERS) + 1  # every chapter, none folded away, and the glossary
-    for title, href in chapters:
-        page.goto(href)  # a whole page load, favicon and fonts included
-        glossary = href.endswith("/glossary")  # no figure, no Try this: its terms
-        page.get_by_role("heading", name="Glossary" if glossary else title).first.wait_for(timeout=60_000)
-        page.get_by_text("Chapters:" if glossary else "Try this.").first.wait_for(timeout=60_000)
-        assert wait_complete(page, timeout=SLOW, charts=not glossary)["exceptions"] == 0, title
-    page.wait_for_timeout(1_000)  # anything the last page asks for late
-    outside = sorted(
-        {u for u in seen if urlparse(u).scheme not in ("data", "blob") and urlparse(u).hostname != "127.0.0.1"}
-    )
-    assert outside == []
+    assert [urlparse(href).hostname for _title, href in chapters] == ["127.0.0.1"] * len(chapters)
     icon = page.evaluate("() => document.querySelector(\"link[rel='shortcut icon']\")?.href || ''")
     kind, _, data = icon.partition(",")  # the tab's icon comes with the page: the app's own, as a data URL
     assert kind == "data:image/png;base64", icon[:40]
