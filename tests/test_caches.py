@@ -198,22 +198,3 @@ def test_a_new_sentence_is_tokenized_once(monkeypatch):
     at = run_page(text=text)
     assert not at.exception
     assert seen.count(text) == 1, seen
-
-
-def test_what_a_model_load_sets_aside_is_out_of_the_collectors_sight_till_a_model_is_let_go_of():
-    import gc
-    import weakref
-
-    class Node:
-        pass
-
-    cycle = Node()
-    cycle.me = cycle  # freed by the cycle collector alone
-    alive = weakref.ref(cycle)
-    caches.set_aside()  # as after a model's load
-    assert gc.get_freeze_count() > 0
-    del cycle
-    gc.collect()
-    assert alive() is not None  # set aside: a collection does not walk it
-    caches.release(force=True)  # as when a model is let go of
-    assert alive() is None and gc.get_freeze_count() == 0

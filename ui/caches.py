@@ -9,9 +9,7 @@ every session of the server. `held` says what each one holds, for the tests and 
 Memory a run frees does not always go back to the system: glibc keeps freed blocks in its arenas, and a figure
 dropped from a cache is freed only by Python's cycle collector (plotly's objects point back to their figure), which
 the server no longer runs after every run. `release`, after each run, collects and hands the memory back once the
-process has grown by RELEASE_AFTER since it last did. What is alive once a model is loaded (the libraries, the model,
-its tokenizer: most of the server's objects, none of them garbage) is set aside from the collector (`set_aside`), so
-that a collection walks only what the runs made since.
+process has grown by RELEASE_AFTER since it last did.
 """
 
 from __future__ import annotations
@@ -235,23 +233,9 @@ _released = {"at": 0}  # the resident bytes after memory was last handed back
 _releasing = threading.Lock()
 
 
-def set_aside() -> None:
-    """Collect, then move every object alive out of the cycle collector's sight (gc.freeze), as a server does once
-    a model is loaded: a full collection (`release`'s, and Python's own as objects pile up) then walks only what the
-    runs made since, not the hundred thousand objects and more the libraries and the model are (measured: 70 ms a
-    collection once the explorer has run, 130 ms with torch imported beside it; under 1 ms right after gc.freeze).
-    Objects set aside are still freed
-    by reference counting; `release(force=True)`, when a model is let go of, takes them back first, so that the
-    model's own cycles are collected with it."""
-    with _releasing:
-        gc.collect()
-        gc.freeze()
-
-
 def release(force: bool = False) -> bool:
     """Hand freed memory back to the system, once the process has grown by RELEASE_AFTER since it last did (or
-    when forced, as when a model is let go of: then with what `set_aside` set aside): collect garbage cycles, then
-    malloc_trim. A run that drew a short sentence grows the process by
+    when forced): collect garbage cycles, then malloc_trim. A run that drew a short sentence grows the process by
     a few hundred kB, so this costs it nothing; it runs after a long paste. True if it did."""
     now = resident()
     if now is None or (not force and now < _released["at"] + RELEASE_AFTER):
@@ -259,8 +243,6 @@ def release(force: bool = False) -> bool:
     if not _releasing.acquire(blocking=False):  # another session's run is at it
         return False
     try:
-        if force:
-            gc.unfreeze()
         gc.collect()
         libc = _libc()
         if libc is not None:

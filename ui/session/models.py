@@ -17,7 +17,6 @@ import streamlit as st
 
 import attention
 import attention.sources
-from ui import caches
 from ui.session import state
 from ui.words.i18n import _
 
@@ -71,17 +70,9 @@ def choices() -> dict[str, attention.ModelChoice]:
     return {c.name: c for c in offered}
 
 
-def _load(name: str) -> attention.Model:
-    """The model read from its files, and everything then alive set aside from the garbage collector
-    (caches.set_aside): what a server keeps as long as it runs."""
-    loaded = attention.load_model(name)
-    caches.set_aside()
-    return loaded
-
-
 @st.cache_resource(show_spinner=False, max_entries=1)
 def _bundled(name: str) -> attention.Model:
-    return _load(name)
+    return attention.load_model(name)
 
 
 @st.cache_resource(show_spinner=False)
@@ -109,7 +100,7 @@ def _chosen(name: str) -> attention.Model:
                 del slot[old]
                 for let_go in LET_GO:
                     let_go(old)
-            slot[name] = _load(name)
+            slot[name] = attention.load_model(name)
         return slot[name]
 
 
