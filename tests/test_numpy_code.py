@@ -106,12 +106,19 @@ def test_shapes_are_the_sentence_s_own(model):
     assert np.array_equal(layer.weights.shape, (cfg.n_heads, tr.n_tokens, tr.n_tokens))
 
 
-def test_the_explorer_shows_the_code_under_its_steps():
+def test_the_explorer_shows_the_code_under_its_steps_once_opened():
     at = run_page("pages/00_explorer.py", text="the cat sat on the mat")
     assert not at.exception
     labels = [e.label for e in at.expander]
-    code = [c.value for c in at.code]
     numpy_labels = [label for label in labels if label.startswith("See the numpy")]
     assert len(numpy_labels) == 5, labels
+    assert not at.code  # closed: no listing made or sent
+    opened = [numpy_code.key(keys) for keys in (("embeddings",), ("scores",))]
+    for key in opened:
+        at.session_state[key] = True
+    at.run()
+    assert not at.exception
+    code = [c.value for c in at.code]
+    assert len(code) == 1 + 4, code  # the embeddings' one step, and scores, scaling, mask and softmax
     assert any("def softmax(" in c and "(12, 8, 8)" in c for c in code), code  # [CLS] the cat sat on the mat [SEP]
     assert any("def embed(" in c and "(8, 384)" in c for c in code)

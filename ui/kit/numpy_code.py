@@ -154,16 +154,34 @@ def listing(pieces: list[Piece], size: dict[str, int]) -> str:
 
 
 def disclosure(label: str, tr: attention.Trace, layer: attention.LayerTrace, *keys: str) -> None:
-    """A closed "See the numpy" under a step of the explorer: the lines of `keys`' steps."""
+    """A closed "See the numpy" under a step of the explorer: the lines of `keys`' steps, made and sent only while it
+    is open. Closed, a page sent nine listings nobody had opened, and the browser highlighted them all before a new
+    server's first page was complete; opened, the expander reruns its own fragment alone, not the page."""
+    _disclosure(label, tr, layer, keys)
+
+
+@st.fragment
+def _disclosure(label: str, tr: attention.Trace, layer: attention.LayerTrace, keys: tuple[str, ...]) -> None:
+    """disclosure, in a fragment of its own: the expander remembers whether it is open (by its first step's name)."""
+    box = st.expander(
+        _("See the numpy: {step}").format(step=label), icon=":material/code:", key=key(keys), on_change="rerun"
+    )
+    if not box.open:
+        return
     cfg = tr.config
     chosen = steps(cfg, tr.mask_kind, layer.window)
     size = sizes(cfg, tr.n_tokens)
-    with st.expander(_("See the numpy: {step}").format(step=label), icon=":material/code:"):
+    with box:
         st.caption(
             _(
                 "The lines of the app's engine that computed this step, read from its source as the page runs; "
                 "beside each, the shape it has for this sentence ({n} tokens)."
             ).format(n=tr.n_tokens)
         )
-        for key in keys:
-            st.code(listing(chosen[key], size), language="python", wrap_lines=True)  # the shapes in sight
+        for step in keys:
+            st.code(listing(chosen[step], size), language="python", wrap_lines=True)  # the shapes in sight
+
+
+def key(keys: tuple[str, ...]) -> str:
+    """The session-state key of the expander that shows these steps: True while it is open."""
+    return f"numpy_{keys[0]}"
