@@ -10,17 +10,12 @@ import os
 import time
 from pathlib import Path
 
-import pandas  # noqa: F401  (see below)
 import streamlit as st
 
 from ui import internals
 from ui.components import preload, reconnect
 
 ROOT = Path(__file__).resolve().parent
-# pandas is imported whole before any page runs (above): plotly, building a figure, takes a module it finds in
-# sys.modules as it is, and a session that first imported pandas (the masking chapter's table) while another drew a
-# figure crashed that one ("partially initialized module 'pandas' has no attribute 'Series'"). Every session's run
-# passes this import first, so none draws a figure while pandas is half imported.
 # The browser tab's icon comes with the page, as a data URL: Streamlit fetches a :material/…: page icon from a
 # font CDN, and an emoji needs an emoji font the browser may not have. The app makes no request outside its
 # own server (class networks block them, and visitors' addresses leak). In the sidebar a :material/…: icon
@@ -33,6 +28,13 @@ started = time.time()
 # else (a new server's first page waited a tenth of a second longer for it behind these imports)
 preload.plotly()
 reconnect.watch()  # a page whose server was lost, drawn again by the one it reached
+
+# pandas is imported whole before any page runs: plotly, building a figure, takes a module it finds in sys.modules as
+# it is, and a session that first imported pandas (the masking chapter's table) while another drew a figure crashed
+# that one ("partially initialized module 'pandas' has no attribute 'Series'"). Every session's run passes this import
+# before it draws a figure, so none draws one while pandas is half imported; after the two elements above, so that a
+# new server's first page asks for Plotly without waiting for it (half a second here).
+import pandas  # noqa: E402, F401
 
 from ui import caches  # noqa: E402
 from ui.session import state  # noqa: E402
