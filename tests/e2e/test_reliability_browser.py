@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 from urllib.parse import parse_qs, urlparse
 
+import plotly.offline
 import pytest
 
 from app_driver.server import ROOT, streamlit_server, wait_complete
@@ -70,9 +71,16 @@ def test_clearing_the_sentence_clears_the_link_and_a_reload_keeps_it_clear(serve
 
 def test_the_menu_lists_every_page_and_the_tab_s_icon_is_the_app_s_own(server, page):
     """The icon comes with the page, as a data URL: fetched from elsewhere, it would be a request outside the app's own
-    server (class networks block them; test_languages_browser.py checks every page for any)."""
+    server (class networks block them; test_languages_browser.py checks every page for any). Plotly is the app's
+    cartesian bundle (ui/components/preload.py), the plotly.js release that draws the exported figures, and
+    Streamlit's whole chart code is not loaded."""
+    asked = []
+    page.on("request", lambda request: asked.append(urlparse(request.url).path))
     page.goto(server)
     wait_complete(page, "13 tokens")
+    assert "/app/static/plotly-cartesian.min.js" in asked
+    assert not [path for path in asked if "PlotlyChart" in path]
+    assert page.evaluate("() => window.Plotly.version") == plotly.offline.get_plotlyjs_version()
     chapters = menu_links(page)[1:]  # after the explorer
     assert len(chapters) == len(CHAPTERS) + 1  # every chapter, none folded away, and the glossary
     assert [urlparse(href).hostname for _title, href in chapters] == ["127.0.0.1"] * len(chapters)
@@ -80,6 +88,19 @@ def test_the_menu_lists_every_page_and_the_tab_s_icon_is_the_app_s_own(server, p
     kind, _, data = icon.partition(",")  # the tab's icon comes with the page: the app's own, as a data URL
     assert kind == "data:image/png;base64", icon[:40]
     assert base64.b64decode(data) == (ROOT / "assets" / "icon.png").read_bytes()
+
+
+def test_where_the_app_s_plotly_does_not_load_the_page_draws_with_streamlit_s(server, page):
+    """The bundle refused (a server that does not serve the app's static folder answers 404): the loader falls back on
+    Streamlit's chart code, and every figure is drawn."""
+    asked = []
+    page.on("request", lambda request: asked.append(urlparse(request.url).path))
+    page.route("**/app/static/plotly-cartesian.min.js", lambda route: route.fulfill(status=404, body="not here"))
+    page.goto(server)
+    state = wait_complete(page, "13 tokens")
+    assert state["exceptions"] == 0 and state["plots"] == 9
+    assert page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot')).every(g => !!g._fullLayout)")
+    assert [path for path in asked if "PlotlyChart" in path]
 
 
 def test_a_chapter_link_as_a_fresh_servers_first_request_runs_through_app_py(browser):

@@ -3,8 +3,8 @@
 Streamlit's own chart element is a new element whenever its figure changes (its id is a hash of the figure):
 mounted afresh and drawn twice, the second time by its theme effect, whatever the theme. A page of nine charts
 that all change with a new sentence cost eighteen draws on the browser's one main thread. This element keeps
-its place, draws a changed figure once, and leaves a figure that did not change alone. Its Plotly is
-Streamlit's: the chart code Streamlit ships defines window.Plotly, and the first figure loads it.
+its place, draws a changed figure once, and leaves a figure that did not change alone. Its Plotly is the app's
+cartesian bundle, asked for by the page's first element (ui/components/preload.py), else Streamlit's chart code.
 
 A title the server wrapped for a 1280×720 screen's column (figures/base.py) is cut again in the browser where the
 chart is narrower, a phone's (plot_fit.js): the server's figure is the same for every screen, built once per view
@@ -27,7 +27,8 @@ import plotly.io
 import streamlit as st
 
 from ui import internals
-from ui.components.preload import LOADER, PLOTLY_JS
+from ui.components import preload
+from ui.components.preload import LOADER
 from ui.words import i18n
 from ui.words.i18n import N_, _
 
@@ -55,7 +56,7 @@ def plot(
     it for a screen reader; laid_out: the px width the figure was laid out for (its legend's rows there), where the
     browser fits it to another."""
     # every value text: Streamlit looks for data frames in any other (and imports pandas to do it)
-    data = {"spec": spec(fig), "config": json.dumps(config), "plotly": PLOTLY_JS, "text": text}
+    data = {"spec": spec(fig), "config": json.dumps(config), "plotly": preload.sources(), "text": text}
     data |= {"label": label, "describedBy": text["id"] if text else "", "headName": _("head {n}"), "laidOut": laid_out}
     data |= {"fullscreen": _("Fullscreen"), "failed": _("This figure could not be drawn: {error}")}
     _component(key=key, data=data, height="content")
