@@ -2,27 +2,32 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 import attention
 from attention.lessons import geometry
 from tests.sentences import FLUFFY
 from ui import figures
+from ui.components import plot
+from ui.figures import labels
 from ui.figures.labels import MARKER_CLEAR
 from ui.figures.vectors import BEFORE_AFTER_PLOT
 from ui.words import i18n
 
 
 def leaders(fig) -> list[tuple[np.ndarray, np.ndarray, str]]:
-    """Each name on a leader line: the point it names and the label's centre, in pixels of the plot (y up)."""
-    layout = fig.layout
-    (x0, x1), (y0, _y1) = layout.xaxis.range, layout.yaxis.range
+    """Each name on a leader line: the point it names and the label's centre, in pixels of the plot (y up). The
+    labels placed as the page's browser places them (ui/components/labels.js, the same as labels.placed)."""
+    layout = labels.placed(json.loads(plot.spec(fig)))["layout"]
+    (x0, x1), (y0, _y1) = layout["xaxis"]["range"], layout["yaxis"]["range"]
     scale = BEFORE_AFTER_PLOT[0] / (x1 - x0)
     out = []
-    for a in layout.annotations:
-        if a.text and a.showarrow and a.ax is not None and a.arrowhead == 0:
-            point = np.array([(a.x - x0) * scale, (a.y - y0) * scale])
-            out.append((point, point + np.array([a.ax, -a.ay]), a.text))
+    for a in layout["annotations"]:
+        if a.get("text") and a.get("showarrow") and a.get("ax") is not None and a.get("arrowhead") == 0:
+            point = np.array([(a["x"] - x0) * scale, (a["y"] - y0) * scale])
+            out.append((point, point + np.array([a["ax"], -a["ay"]]), a["text"]))
     return out, scale, (x0, y0)
 
 

@@ -88,6 +88,7 @@ export default function (component) {
   gd.__spec = data.spec;
   gd.__config = config;
   const fig = JSON.parse(data.spec);
+  placeLabels(fig.layout); // labels.js: a picture of vectors names its points here
   const height = fig.layout.height || 450;
   gd.style.minHeight = `${height}px`;
   gd.dataset.drawing = "true";

@@ -29,11 +29,13 @@ import streamlit as st
 from ui import internals
 from ui.components import preload
 from ui.components.preload import LOADER
+from ui.figures import labels
 from ui.words import i18n
 from ui.words.i18n import N_, _
 
-# the figure, fitted to its width (plot_fit.js), and its disclosure in words and numbers (chart_text.js) under it
-_FILES = ("plot_fit.js", "chart_text.js", "plot.js")
+# the figure, its labels placed (labels.js) and fitted to its width (plot_fit.js), and its disclosure in words and
+# numbers (chart_text.js) under it
+_FILES = ("labels.js", "plot_fit.js", "chart_text.js", "plot.js")
 _JS = LOADER + "".join(Path(__file__).with_name(f).read_text(encoding="utf-8") for f in _FILES)
 _CSS = Path(__file__).with_name("chart_text.css").read_text(encoding="utf-8")
 _component = st.components.v2.component("attention_plot", js=_JS, css=_CSS, isolate_styles=False)
@@ -148,12 +150,13 @@ def _plain_ranges(layout: dict) -> bool:
 
 
 def drawn(at: Any) -> list[tuple[dict, dict]]:
-    """Every figure a page run headless (Streamlit's AppTest) drew, in order: (plotly figure, plotly config)."""
+    """Every figure a page run headless (Streamlit's AppTest) drew, in order: (plotly figure, plotly config), its
+    labels placed (on the server, as ui/components/labels.js places them in the browser)."""
     out = []
     for kind, proto in internals.elements_in_order(at):
         if kind == "plotly_chart":
             out.append((json.loads(proto.spec), json.loads(proto.config)))
-        elif kind == "bidi_component" and proto.component_name.endswith(NAME):
+        elif kind == "bidi_component" and proto.component_name.endswith(NAME):  # its labels placed as the browser does
             data = json.loads(proto.json)
-            out.append((json.loads(data["spec"]), json.loads(data["config"])))
+            out.append((labels.placed(json.loads(data["spec"])), json.loads(data["config"])))
     return out

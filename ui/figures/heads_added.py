@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from ui.figures import theme
 from ui.figures.base import arrow, figure, title_room
-from ui.figures.labels import Frame, Label, Segment, place_labels
+from ui.figures.labels import Frame, Label, Segment, later
 from ui.figures.text import wrap
 from ui.figures.vectors import (
     AFTER_PLOT,
@@ -96,8 +96,9 @@ def displacement_figure(
         title,
         top + height + bottom,
         checked=False,
-        meta=dict(alt=[said]),  # what a screen reader hears first (ui/figures/described.py)
-        annotations=[arrow(*a) for a in arrows] + place_labels(labels, frame, obstacles, scales=(1.0, PHONE_SCALE)),
+        # what a screen reader hears first (ui/figures/described.py), and the labels the browser places
+        meta=dict(alt=[said], labels=later(labels, frame, obstacles, (1.0, PHONE_SCALE), at=len(arrows))),
+        annotations=[arrow(*a) for a in arrows],
         margin=dict(l=PLOT_LEFT, r=PLOT_RIGHT, b=bottom),
         showlegend=False,
         **frame.axes(explained, words=words),
@@ -160,9 +161,8 @@ def heads_summed_figure(
         title,
         top + height + bottom,
         checked=False,
-        annotations=[arrow(*a) for a in arrows]
-        + place_labels(labels, frame, obstacles, scales=(1.0, PHONE_SCALE))
-        + [_note("<br>".join(note), AXIS_BOTTOM)],
+        meta=dict(labels=later(labels, frame, obstacles, (1.0, PHONE_SCALE), at=len(arrows))),
+        annotations=[*(arrow(*a) for a in arrows), _note("<br>".join(note), AXIS_BOTTOM)],
         margin=dict(l=PLOT_LEFT, r=PLOT_RIGHT, b=bottom),
         showlegend=False,
         **frame.axes(explained, words=words),
@@ -230,7 +230,8 @@ def after_heads_figure(
         title,
         top + height + bottom,
         checked=False,
-        annotations=[arrow(*a) for a in arrows] + place_labels(labels, frame, obstacles, scales=(1.0, PHONE_SCALE)),
+        meta=dict(labels=later(labels, frame, obstacles, (1.0, PHONE_SCALE), at=len(arrows))),
+        annotations=[arrow(*a) for a in arrows],
         margin=dict(l=PLOT_LEFT, r=PLOT_RIGHT, b=bottom),
         showlegend=False,
         **frame.axes(explained, words=words),

@@ -1,5 +1,9 @@
 """Labels placed beside their points in a picture of vectors, in pixels: where each overlaps no label placed
-before it, no arrow, and stays in the plot, with a leader line where it has to stand further out."""
+before it, no arrow, and stays in the plot, with a leader line where it has to stand further out.
+
+A page's figure asks for its labels (`later`) and the browser places them as it draws the figure
+(ui/components/labels.js, this placer step for step); `placed` places them here, for a file and for Streamlit's
+chart."""
 
 from __future__ import annotations
 
@@ -386,3 +390,76 @@ def _first_free(
             if not crossing[i]:
                 return offset, leader
     return None
+
+
+# --- placed where the figure is drawn ---------------------------------------------------------------------------
+
+
+def later(
+    labels: Sequence[Label], frame: Frame, obstacles: Sequence[Segment], scales: Sequence[float], at: int
+) -> dict:
+    """What place_labels needs, as JSON numbers, for layout.meta["labels"]: the browser places the labels where it
+    draws the figure (ui/components/labels.js, this module's placer step for step), at the annotations' index `at`.
+    A new sentence's pictures were a sixth of the server's CPU for it, placing their labels; the browser does it in
+    a few milliseconds. `placed` makes the same annotations here, for a file and for Streamlit's chart."""
+    box = [label_box(label.text, label.size) for label in labels[:MAX_LABELS]]
+    return dict(
+        frame=[
+            float(frame.centre[0]),
+            float(frame.centre[1]),
+            float(frame.scale),
+            float(frame.width),
+            float(frame.height),
+        ],
+        scales=[float(k) for k in scales],
+        at=at,
+        muted=theme.MUTED,
+        # each label as the browser reads it (its box measured here, its colour as text), then its colour as given
+        labels=[
+            [
+                label.text,
+                *map(float, label.at),
+                *map(float, label.toward),
+                *map(float, size),
+                label.size,
+                darkened(label.color),
+                float(label.gap),
+                label.color,
+            ]
+            for label, size in zip(labels, box, strict=False)
+        ],
+        obstacles=[
+            [*map(float, seg.start), *map(float, seg.end), float(seg.half_width)]
+            + (list(map(float, seg.span)) if seg.span is not None else [None, None])
+            for seg in obstacles
+        ],
+    )
+
+
+def placed(spec: dict) -> dict:
+    """A figure's JSON ({"data", "layout"}) with the labels its layout.meta asks for placed among its annotations,
+    as place_labels places them; the figure as it is where it asks for none."""
+    layout = spec["layout"]
+    meta = layout.get("meta")
+    request = meta.get("labels") if isinstance(meta, dict) else None
+    if request is None:
+        return spec
+    cx, cy, scale, width, height = request["frame"]
+    frame = Frame(centre=np.array([cx, cy]), scale=scale, width=width, height=height)
+    labels = [
+        Label(text=text, at=(x, y), toward=(tx, ty), size=size, color=color, gap=gap)
+        for text, x, y, tx, ty, _w, _h, size, _ink, gap, color in request["labels"]
+    ]
+    obstacles = [
+        Segment((x0, y0), (x1, y1), half_width, None if behind is None else (behind, ahead))
+        for x0, y0, x1, y1, half_width, behind, ahead in request["obstacles"]
+    ]
+    notes = list(layout.get("annotations", ()))
+    notes[request["at"] : request["at"]] = place_labels(labels, frame, obstacles, request["scales"])
+    layout = {**layout, "annotations": notes}
+    rest = {key: value for key, value in meta.items() if key != "labels"}
+    if rest:
+        layout["meta"] = rest
+    else:
+        del layout["meta"]
+    return {**spec, "layout": layout}

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from ui.figures import theme
 from ui.figures.base import GRID, arrow, figure, plain, title_room
-from ui.figures.labels import Frame, Label, Segment, place_labels
+from ui.figures.labels import Frame, Label, Segment, later
 from ui.words.locales import Words
 
 
@@ -178,8 +178,8 @@ def arrow_chain(
         traces,
         title,
         top + height + bottom,
-        annotations=[arrow(*a) for a in arrows]
-        + place_labels(labels, frame, obstacles, scales=(1.0, 0.7, WIDE_PHONE_SCALE)),
+        meta=dict(labels=later(labels, frame, obstacles, (1.0, 0.7, WIDE_PHONE_SCALE), at=len(arrows))),
+        annotations=[arrow(*a) for a in arrows],
         legend=dict(orientation="h", x=0, xanchor="left", y=-(AXIS_BOTTOM + 6) / height, yanchor="top"),
         margin=dict(l=PLOT_LEFT, r=PLOT_RIGHT, b=bottom, autoexpand=False),  # the plot keeps its size
         **frame.axes(explained, words=words),
@@ -240,8 +240,8 @@ def before_after_figure(
         title,
         top + height + bottom,
         checked=False,
-        annotations=[arrow(before[i], after[i], "#9aa3ad", 1.5) for i in range(len(labels))]
-        + place_labels(names, frame, obstacles, scales=(1.0, 0.7, WIDE_PHONE_SCALE)),
+        meta=dict(labels=later(names, frame, obstacles, (1.0, 0.7, WIDE_PHONE_SCALE), at=len(labels))),
+        annotations=[arrow(before[i], after[i], "#9aa3ad", 1.5) for i in range(len(labels))],
         legend=dict(orientation="h", x=0, xanchor="left", y=-(AXIS_BOTTOM + 6) / height, yanchor="top"),
         margin=dict(l=PLOT_LEFT, r=PLOT_RIGHT, b=bottom, autoexpand=False),  # the plot keeps its size
         **frame.axes(explained, axis_names, words=words),

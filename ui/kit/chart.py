@@ -90,7 +90,8 @@ def chart(
         label = f"{label} — {subtitle}"
     compact = bool(state.get("presenter"))
     if pick:  # Streamlit's chart, whose selection events reach the app, and its disclosure under it
-        st.plotly_chart(fig, config=config, key=key, theme=None, on_select="rerun", selection_mode="points")
+        shown = downloads.with_labels(fig)  # its labels placed here: only the app's own element places them
+        st.plotly_chart(shown, config=config, key=key, theme=None, on_select="rerun", selection_mode="points")
         chart_text.chart_text(fig, key or name, switch, compact=compact, names=label)
     else:  # the app's own, with its disclosure in the same element
         plot.plot(fig, config, key or name, label, chart_text.disclosure(fig, key or name, switch, compact), width)

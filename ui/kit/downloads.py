@@ -11,6 +11,7 @@ import concurrent.futures
 import functools
 import hashlib
 import io
+import json
 import re
 import threading
 import unicodedata
@@ -25,7 +26,8 @@ import streamlit as st
 import attention
 import attention.sources
 from ui import internals
-from ui.figures import theme
+from ui.components import plot
+from ui.figures import labels, theme
 from ui.words.i18n import N_, _
 
 SLUG_CHARS = 40
@@ -233,7 +235,7 @@ def render(figures: Sequence[tuple[Any, dict]]) -> list[bytes]:
                 images = []
                 for fig, opts in figures:
                     step.reschedule(loop.time() + FIGURE_SECONDS)
-                    images.append(await k.calc_fig(fig, opts=opts))
+                    images.append(await k.calc_fig(with_labels(fig), opts=opts))
                 step.reschedule(loop.time() + STARTING_SECONDS)  # its Chromium closed
                 return images
 
@@ -250,6 +252,16 @@ def render(figures: Sequence[tuple[Any, dict]]) -> list[bytes]:
             return asyncio.run(bounded())
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             return pool.submit(lambda: asyncio.run(bounded())).result()
+
+
+def with_labels(fig: Any) -> Any:
+    """The figure (a plotly Figure or its JSON) with the labels it leaves to the browser placed here
+    (ui/figures/labels.py), as JSON; the figure as it is where it has none: a file is drawn by no page's browser."""
+    layout = fig.get("layout", {}) if isinstance(fig, dict) else internals.figure_dicts(fig)[1]
+    meta = layout.get("meta")
+    if not (isinstance(meta, dict) and "labels" in meta):
+        return fig
+    return labels.placed(fig if isinstance(fig, dict) else json.loads(plot.spec(fig)))
 
 
 def height_of(fig: Any) -> int | None:
