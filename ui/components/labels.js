@@ -46,9 +46,11 @@ function line(a, b) {
   return out;
 }
 
-// Every obstacle sampled every 2 pixels at k times the frame's scale: [point, half width] pairs.
+// Every obstacle sampled every 2 pixels at k times the frame's scale: {x, y, r} (r: each point's half width).
 function sampled(obstacles, px, k) {
-  const out = [];
+  const x = [];
+  const y = [];
+  const r = [];
   for (const [x0, y0, x1, y1, halfWidth, behind, ahead] of obstacles) {
     let a = px([x0, y0]).map((v) => v * k);
     let b = px([x1, y1]).map((v) => v * k);
@@ -60,28 +62,82 @@ function sampled(obstacles, px, k) {
       a = [tip[0] - u[0] * behind, tip[1] - u[1] * behind];
       b = [tip[0] + u[0] * ahead, tip[1] + u[1] * ahead];
     }
-    for (const p of line(a, b)) out.push([p, halfWidth]);
+    for (const p of line(a, b)) {
+      x.push(p[0]);
+      y.push(p[1]);
+      r.push(halfWidth);
+    }
   }
-  return out;
+  return byX({ x, y, r });
 }
 
-const overlaps = (c, half, at, reach) =>
-  Math.abs(c[0] - at[0]) < half[0] + reach[0] && Math.abs(c[1] - at[1]) < half[1] + reach[1];
+// Points in the order of their x, for `around`'s bisection, with the widest half width among them.
+function byX({ x, y, r }) {
+  const order = x.map((_, i) => i).sort((i, j) => x[i] - x[j] || i - j);
+  const points = { x: new Float64Array(order.length), y: new Float64Array(order.length), r: new Float64Array(order.length) };
+  order.forEach((i, k) => {
+    points.x[k] = x[i];
+    points.y[k] = y[i];
+    points.r[k] = r[i];
+  });
+  points.widest = r.reduce((a, b) => Math.max(a, b), 0);
+  return points;
+}
+
+// The first index whose x is at least `value` (side "left") or more than it (side "right").
+function bisect(xs, value, right) {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (right ? xs[mid] <= value : xs[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+const NONE = { x: new Float64Array(0), y: new Float64Array(0), r: new Float64Array(0), widest: 0 };
 
 // What is drawn at one scale so far: obstacles' sampled points, the labels' boxes, the points' markers.
 class Sheet {
   constructor(k, points, boxes, markers) {
     this.k = k;
-    this.points = points; // [[x, y], reach]
+    this.points = points; // {x, y, r}, sorted by x
     this.boxes = boxes; // [[centre, half]]
-    this.markers = markers;
+    this.markers = markers; // [[x, y]]
   }
 
-  free(c, half, frame) {
-    const bounds = [(this.k * frame.width) / 2, frame.height / 2];
-    if (!(Math.abs(c[0]) + half[0] <= bounds[0] && Math.abs(c[1]) + half[1] <= bounds[1])) return false;
-    for (const [centre, h] of this.boxes) if (overlaps(c, half, centre, h)) return false;
-    for (const [p, r] of this.points) if (overlaps(c, half, p, [r, r])) return false;
+  // More obstacle points (a leader line), merged in the order of their x.
+  add(points, reach) {
+    const old = this.points;
+    const extra = byX({ x: points.map((p) => p[0]), y: points.map((p) => p[1]), r: points.map(() => reach) });
+    const n = old.x.length + extra.x.length;
+    const merged = { x: new Float64Array(n), y: new Float64Array(n), r: new Float64Array(n) };
+    merged.widest = Math.max(old.widest, extra.widest);
+    for (let i = 0, j = 0, k = 0; k < n; k++) {
+      if (j >= extra.x.length || (i < old.x.length && old.x[i] <= extra.x[j])) {
+        merged.x[k] = old.x[i];
+        merged.y[k] = old.y[i];
+        merged.r[k] = old.r[i++];
+      } else {
+        merged.x[k] = extra.x[j];
+        merged.y[k] = extra.y[j];
+        merged.r[k] = extra.r[j++];
+      }
+    }
+    this.points = merged;
+  }
+
+  // Whether a label's box, centred at (cx, cy), stays in the plot, off every label and every obstacle.
+  free(cx, cy, hx, hy, frame) {
+    if (!(Math.abs(cx) + hx <= (this.k * frame.width) / 2 && Math.abs(cy) + hy <= frame.height / 2)) return false;
+    for (const [c, h] of this.boxes) {
+      if (Math.abs(cx - c[0]) < hx + h[0] && Math.abs(cy - c[1]) < hy + h[1]) return false;
+    }
+    const { x, y, r } = this.points;
+    for (let i = 0; i < x.length; i++) {
+      if (Math.abs(cx - x[i]) < hx + r[i] && Math.abs(cy - y[i]) < hy + r[i]) return false;
+    }
     return true;
   }
 
@@ -91,33 +147,44 @@ class Sheet {
     const end = [start[0] + offset[0], start[1] + offset[1]];
     const low = [Math.min(start[0], end[0]), Math.min(start[1], end[1])];
     const high = [Math.max(start[0], end[0]), Math.max(start[1], end[1])];
-    const on = line(start, end);
+    let on = null;
     for (const [c, h] of this.boxes) {
       const near = c[0] + h[0] > low[0] && c[1] + h[1] > low[1] && c[0] - h[0] < high[0] && c[1] - h[1] < high[1];
-      if (near && on.some((p) => Math.abs(p[0] - c[0]) < h[0] && Math.abs(p[1] - c[1]) < h[1])) return true;
+      if (!near) continue;
+      on = on || line(start, end);
+      if (on.some((p) => Math.abs(p[0] - c[0]) < h[0] && Math.abs(p[1] - c[1]) < h[1])) return true;
     }
-    const others = this.markers.filter((m) => Math.hypot(m[0] - start[0], m[1] - start[1]) > MARKER_CLEAR);
-    const near = others.filter(
+    const near = this.markers.filter(
       (m) =>
+        Math.hypot(m[0] - start[0], m[1] - start[1]) > MARKER_CLEAR &&
         m[0] > low[0] - MARKER_CLEAR &&
         m[1] > low[1] - MARKER_CLEAR &&
         m[0] < high[0] + MARKER_CLEAR &&
         m[1] < high[1] + MARKER_CLEAR,
     );
     if (!near.length) return false;
-    const away = on.filter((p) => Math.hypot(p[0] - start[0], p[1] - start[1]) > MARKER_CLEAR);
+    const away = (on || line(start, end)).filter((p) => Math.hypot(p[0] - start[0], p[1] - start[1]) > MARKER_CLEAR);
     return away.some((p) => near.some((m) => Math.hypot(p[0] - m[0], p[1] - m[1]) < MARKER_CLEAR));
   }
 
   labelsOnly() {
-    return new Sheet(this.k, [], this.boxes, []);
+    return new Sheet(this.k, NONE, this.boxes, []);
   }
 
-  // This sheet cut to what lies within `radius` pixels of a point: all a label near it can touch.
+  // This sheet cut to what lies within `radius` pixels of a point: all a label near it can touch (the points
+  // within reach in x found by bisection, then checked one by one).
   around(at, radius) {
-    const points = this.points.filter(
-      ([p, r]) => Math.abs(p[0] - at[0]) < radius + r && Math.abs(p[1] - at[1]) < radius + r,
-    );
+    const { x, y, r } = this.points;
+    const widest = radius + this.points.widest;
+    const [ix, iy, ir] = [[], [], []];
+    for (let i = bisect(x, at[0] - widest, false), end = bisect(x, at[0] + widest, true); i < end; i++) {
+      if (Math.abs(x[i] - at[0]) < radius + r[i] && Math.abs(y[i] - at[1]) < radius + r[i]) {
+        ix.push(x[i]);
+        iy.push(y[i]);
+        ir.push(r[i]);
+      }
+    }
+    const points = { x: ix, y: iy, r: ir, widest: 0 };
     const boxes = this.boxes.filter(
       ([c, h]) => Math.abs(c[0] - at[0]) < radius + h[0] && Math.abs(c[1] - at[1]) < radius + h[1],
     );
@@ -134,13 +201,16 @@ const plus = (a, k, o) => [a[0] * k + o[0], a[1] * k + o[1]];
 function firstFree({ offsets, leaders }, anchor, half, frame, sheets) {
   const free = [];
   sheets.forEach((s, j) => {
-    free.push(offsets.map((o, i) => (j === 0 || free[j - 1][i]) && s.free(plus(anchor, s.k, o), half, frame)));
+    const ax = anchor[0] * s.k;
+    const ay = anchor[1] * s.k;
+    free.push(offsets.map((o, i) => (j === 0 || free[j - 1][i]) && s.free(ax + o[0], ay + o[1], half[0], half[1], frame)));
   });
   const labels = sheets.map((s) => s.labelsOnly());
   const apart = [offsets.map(() => true)];
   for (let j = labels.length - 1; j >= 1; j--) {
     const s = labels[j];
-    apart.unshift(offsets.map((o, i) => apart[0][i] && s.free(plus(anchor, s.k, o), half, frame)));
+    const [ax, ay] = [anchor[0] * s.k, anchor[1] * s.k];
+    apart.unshift(offsets.map((o, i) => apart[0][i] && s.free(ax + o[0], ay + o[1], half[0], half[1], frame)));
   }
   const tiers = [];
   for (let n = sheets.length; n >= 1; n--) tiers.push([n, true]);
@@ -188,7 +258,7 @@ function placed(request) {
     }
     if (chosen === null) {
       // last, where no place is clear of every arrow: one that covers arrows, but no label
-      const bare = local.slice(0, 1).map((s) => new Sheet(s.k, [], s.boxes, s.markers));
+      const bare = local.slice(0, 1).map((s) => new Sheet(s.k, NONE, s.boxes, s.markers));
       const near = candidates([tx, ty], [w, h], gap, DISTANCES);
       const both = { offsets: near.offsets.concat(far.offsets), leaders: near.leaders.concat(far.leaders) };
       chosen = firstFree(both, anchor, half, frame, bare);
@@ -198,7 +268,7 @@ function placed(request) {
     for (const s of sheets) {
       const c = plus(anchor, s.k, offset);
       s.boxes.push([c, half]);
-      if (leader) for (const p of line([anchor[0] * s.k, anchor[1] * s.k], c)) s.points.push([p, 1.0]);
+      if (leader) s.add(line([anchor[0] * s.k, anchor[1] * s.k], c), 1.0); // later labels keep off it
     }
     const note = { x, y, xref: "x", yref: "y", text, xanchor: "center", yanchor: "middle", font: { size, color } };
     if (leader) {
