@@ -1,4 +1,4 @@
-"""Load benchmark: `python benchmarks/load.py [--sessions 5,10,20,30] [--timeout 300]`.
+"""Load benchmark: `python benchmarks/load.py [--sessions 5,10,20,30] [--timeout 300] [--baseline COMMIT]`.
 
 Against one fresh `streamlit run app.py`, for each N: N browser sessions at once (one Chromium, N
 contexts) open the explorer and wait for its first complete page; then each types its own new sentence
@@ -9,6 +9,10 @@ sentence, read from /proc, and how many one core serves each second. For the bur
 the server finished the last of the N runs, timed at the server (app.py writes each run's start and end
 to ATTENTION_RUN_LOG), so that N browsers sharing the machine's cores cannot hide it. Then the server's
 resident memory per round: before, peak during and after the sessions close. Figures, not a test.
+
+--baseline COMMIT: that commit's app too (its own checkout, benchmarks/baseline.py), each round on a fresh server of
+each tree in turns (the first of the two changing each round), then both trees' server CPU per first page and per
+sentence and the burst's time at the server, side by side with their ratio.
 
 The browsers run on the same cores as the server, so their times are pessimistic; the server's CPU per
 page is the figure that carries over to a bigger machine.
@@ -32,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app_driver.server import CHROMIUM, CHROMIUM_ARGS, streamlit_server
+from app_driver.server import CHROMIUM, CHROMIUM_ARGS, ROOT, streamlit_server
 from app_driver.sessions import (
     VIEWPORT,
     PageException,
@@ -43,6 +47,7 @@ from app_driver.sessions import (
     sentence,
     submit,
 )
+from benchmarks.baseline import checkout
 from benchmarks.browser import print_table
 
 MAX_SESSIONS = 40
@@ -273,11 +278,14 @@ async def warm_up(browser, url: str, timeout: float) -> str:
     return f"{time.perf_counter() - t0:.1f} s"
 
 
-async def run(sessions: list[int], timeout: float, settle: float) -> tuple[str, list[Round]]:
+async def run(sessions: list[int], timeout: float, settle: float, folder: Path = ROOT) -> tuple[str, list[Round]]:
+    """Every round on one fresh server of `folder`'s app."""
     from playwright.async_api import async_playwright
 
     run_log = Path(tempfile.mkdtemp()) / "runs.jsonl"
-    with streamlit_server(env={"ATTENTION_RUN_LOG": str(run_log)}) as (url, proc, _t0), RssSampler(proc.pid) as rss:
+    env = {"ATTENTION_RUN_LOG": str(run_log)}
+    server = streamlit_server(env=env, app=folder / "app.py", cwd=folder)
+    with server as (url, proc, _t0), RssSampler(proc.pid) as rss:
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
@@ -320,6 +328,9 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds allowed per round (and for the warm-up)")
     parser.add_argument(
         "--settle", type=float, default=5.0, help="seconds after the sessions close before reading the memory"
+    )
+    parser.add_argument(
+        "--baseline", metavar="COMMIT", help="that commit's app too, each round in turns with this tree's"
     )
     args = parser.parse_args()
     try:
@@ -414,16 +425,53 @@ def _print_memory_and_errors(rounds, settle: float) -> None:
             print(f"  {m}")
 
 
-def main() -> int:
-    args = _arguments()
-    warm, rounds = asyncio.run(run(args.sessions, args.timeout, args.settle))
+def _print_rounds(warm: str, rounds: list[Round], settle: float) -> None:
     print(
         f"N sessions at once in one headless Chromium, each: first page, then its own new sentence (8–12 words); "
         f"2 cores shared by server and browser; warm-up (model load, first page, one update) {warm}\n"
     )
     _print_pages(rounds)
     _print_burst(rounds)
-    _print_memory_and_errors(rounds, args.settle)
+    _print_memory_and_errors(rounds, settle)
+
+
+def _per(cpu: float, pages: list) -> float | None:
+    return cpu / len(pages) if pages and cpu > 0 else None
+
+
+def _print_against(baseline: str, theirs: list[Round], ours: list[Round]) -> None:
+    """Both trees' server figures per round, and this tree's ÷ the baseline's."""
+    rows = []
+    for a, b in zip(theirs, ours, strict=True):
+        for name, x, y in (
+            ("server CPU s / first page", _per(a.cpu_first, a.first_pages), _per(b.cpu_first, b.first_pages)),
+            ("server CPU s / sentence", _per(a.cpu_updates, a.updates), _per(b.cpu_updates, b.updates)),
+            ("burst: server done after (s)", a.server_done, b.server_done),
+        ):
+            ratio = f"{y / x:.2f}" if x and y else "–"
+            rows.append((str(a.n), name, f"{x:.3f}" if x else "–", f"{y:.3f}" if y else "–", ratio))
+    print(f"\nthis tree beside {baseline}, each round on a fresh server of each, in turns")
+    print_table(("N", "measure", baseline, "this tree", "ratio"), rows)
+
+
+def main() -> int:
+    args = _arguments()
+    if not args.baseline:
+        warm, rounds = asyncio.run(run(args.sessions, args.timeout, args.settle))
+        _print_rounds(warm, rounds, args.settle)
+    else:
+        with checkout(args.baseline) as folder:
+            trees = {"this tree": ROOT, args.baseline: folder}
+            runs: dict[str, tuple[list[str], list[Round]]] = {tree: ([], []) for tree in trees}
+            for i, n in enumerate(args.sessions):
+                for tree in list(trees) if i % 2 == 0 else list(trees)[::-1]:
+                    warm, rounds = asyncio.run(run([n], args.timeout, args.settle, trees[tree]))
+                    runs[tree][0].append(warm)
+                    runs[tree][1].extend(rounds)
+        for tree, (warms, rounds) in runs.items():
+            print(f"\n## {tree}\n")
+            _print_rounds(", ".join(warms), rounds, args.settle)
+        _print_against(args.baseline, runs[args.baseline][1], runs["this tree"][1])
     print(
         "\nserver CPU per page: the server process's user + system time over the phase, divided by the pages completed "
         "in it; pages / s / core = 1 / that. Closed sessions stay in the server for server.disconnectedSessionTTL (120 s)."
