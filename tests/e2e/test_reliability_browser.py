@@ -78,7 +78,7 @@ def test_the_menu_lists_every_page_and_the_tab_s_icon_is_the_app_s_own(server, p
     page.on("request", lambda request: asked.append(urlparse(request.url).path))
     page.goto(server)
     wait_complete(page, "13 tokens")
-    assert "/app/static/plotly-cartesian.min.js" in asked
+    assert "/app/static/plotly-cartesian.min.js.gz" in asked
     assert not [path for path in asked if "PlotlyChart" in path]
     assert page.evaluate("() => window.Plotly.version") == plotly.offline.get_plotlyjs_version()
     chapters = menu_links(page)[1:]  # after the explorer
@@ -95,7 +95,7 @@ def test_where_the_app_s_plotly_does_not_load_the_page_draws_with_streamlit_s(se
     Streamlit's chart code, and every figure is drawn."""
     asked = []
     page.on("request", lambda request: asked.append(urlparse(request.url).path))
-    page.route("**/app/static/plotly-cartesian.min.js", lambda route: route.fulfill(status=404, body="not here"))
+    page.route("**/app/static/plotly-cartesian.min.js.gz", lambda route: route.fulfill(status=404, body="not here"))
     page.goto(server)
     state = wait_complete(page, "13 tokens")
     assert state["exceptions"] == 0 and state["plots"] == 9
