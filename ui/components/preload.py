@@ -34,11 +34,15 @@ _preload = st.components.v2.component(
 )
 
 
+# both answers of sources(), written once: every chart of every run sends one
+_SOURCES = {True: json.dumps([OWN, STREAMLITS]), False: json.dumps([STREAMLITS])}
+_BUNDLED = BUNDLE.is_file()
+
+
 def sources() -> str:
     """Where the browser loads Plotly from, in order, as JSON text (an element's every value is text: Streamlit
     looks for data frames in any other): the app's bundle where the server serves it, then Streamlit's."""
-    served = st.get_option("server.enableStaticServing") and BUNDLE.is_file()
-    return json.dumps([OWN, STREAMLITS] if served else [STREAMLITS])
+    return _SOURCES[bool(st.get_option("server.enableStaticServing")) and _BUNDLED]
 
 
 def plotly() -> None:

@@ -402,7 +402,7 @@ def later(
     draws the figure (ui/components/labels.js, this module's placer step for step), at the annotations' index `at`.
     A new sentence's pictures were a sixth of the server's CPU for it, placing their labels; the browser does it in
     a few milliseconds. `placed` makes the same annotations here, for a file and for Streamlit's chart."""
-    box = [label_box(label.text, label.size) for label in labels[:MAX_LABELS]]
+    shown = labels[:MAX_LABELS]  # the placer names no more
     return dict(
         frame=[
             float(frame.centre[0]),
@@ -420,13 +420,13 @@ def later(
                 label.text,
                 *map(float, label.at),
                 *map(float, label.toward),
-                *map(float, size),
+                *map(float, label_box(label.text, label.size)),
                 label.size,
                 darkened(label.color),
                 float(label.gap),
                 label.color,
             ]
-            for label, size in zip(labels, box, strict=False)
+            for label in shown
         ],
         obstacles=[
             [*map(float, seg.start), *map(float, seg.end), float(seg.half_width)]
