@@ -351,11 +351,14 @@ class QuantizedTable:
     are unpacked when looked up, and which a tied output head multiplies block by block.
 
     Gemma 3's 262,144 × 640 table is 168 million numbers: 671 MB as float32, 178 MB in its blocks. The output
-    head's scores x · W_E[r] are summed block by block, Σ_b d_rb (q_rb · x_b), over slices of rows.
+    head's scores x · W_E[r] are taken a slice of rows at a time: the slice unpacked (q_rb d_rb, 5 MB as float32,
+    which stays in the processor's cache) and multiplied by x in one matrix product. The blocks' scales d_rb are
+    read out once (10 MB as float16). Summed block by block instead (Σ_b d_rb (q_rb · x_b)), the same scores took
+    three times as long: a batched product of 20 blocks of 32 numbers is no work for a matrix library.
     """
 
     __array_ufunc__ = None
-    ROWS_AT_ONCE: ClassVar[int] = 16_384
+    ROWS_AT_ONCE: ClassVar[int] = 2_048
 
     def __init__(self, blocks: np.ndarray, shape: tuple[int, int]):
         rows, n_blocks, _ = blocks.shape  # (rows, blocks per row, 34 bytes)
@@ -365,6 +368,7 @@ class QuantizedTable:
         self.dtype = np.dtype(np.float32)
         self.nbytes = blocks.nbytes
         self.n_blocks = n_blocks
+        self._scales: np.ndarray | None = None  # (rows, blocks) float16, read out at the first scores()
 
     def __len__(self) -> int:
         return self.shape[0]
@@ -379,14 +383,14 @@ class QuantizedTable:
     def scores(self, x: np.ndarray) -> np.ndarray:
         """x @ tableᵀ: (n, width) -> (n, rows), every row's dot product with each x, block by block."""
         x = np.asarray(x, dtype=np.float32)
-        xb = x.reshape(x.shape[0], self.n_blocks, 32)  # (n, blocks, 32)
+        if self._scales is None:
+            self._scales = np.ascontiguousarray(self.blocks[..., :2]).view("<f2")[..., 0]  # (rows, blocks)
+        q = self.blocks[..., 2:].view(np.int8)  # (rows, blocks, 32), in place
         out = np.empty((x.shape[0], self.shape[0]), dtype=np.float32)
         for start in range(0, self.shape[0], self.ROWS_AT_ONCE):
-            chunk = self.blocks[start : start + self.ROWS_AT_ONCE]  # (r, blocks, 34)
-            d = chunk[..., :2].copy().view("<f2")[..., 0].astype(np.float32)  # (r, blocks)
-            q = chunk[..., 2:].view(np.int8).astype(np.float32)  # (r, blocks, 32)
-            partial = np.einsum("rbk,nbk->nrb", q, xb, optimize=True)  # (n, r, blocks): q_rb · x_b
-            out[:, start : start + len(chunk)] = (partial * d).sum(axis=-1)
+            d = self._scales[start : start + self.ROWS_AT_ONCE].astype(np.float32)  # (r, blocks)
+            w = q[start : start + len(d)] * d[..., None]  # (r, blocks, 32): the rows unpacked, float32
+            out[:, start : start + len(d)] = x @ w.reshape(len(d), -1).T
         return out
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:

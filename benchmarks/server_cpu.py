@@ -1,5 +1,5 @@
 """The server's CPU per page: `python benchmarks/server_cpu.py [--sentences 5] [--paragraphs 3] [--sessions 5]
-[--lang fr] [--baseline COMMIT]`.
+[--lang fr] [--model gemma3] [--baseline COMMIT]`.
 
 Against one fresh `streamlit run app.py`, in Chromium at 1280×720: a warm-up session (the model loaded, the default
 sentence traced); then N fresh sessions (new browser contexts) each opening the explorer; then, in one session, new
@@ -11,6 +11,9 @@ the machine. Wall times would measure the machine's other work as well; these do
 Each sentence and paragraph is new to the server (no cache holds its trace). A page counts as done when its charts
 are drawn, nothing is stale or running, the URL names the new sentence, and the page has then stayed idle for a
 moment, so that any rerun it asks for (the first page reports its size) is counted with it. Figures, not a test.
+
+--model smollm2 or gemma3: the explorer on that decoder (the model a French or Korean page opens on is Gemma 3), its
+next word predicted for every sentence; the same words, which that model cuts into tokens of its own.
 
 --baseline COMMIT: the same pages on this tree and on that commit (checked out with `git worktree` in a temporary
 folder, removed at the end), two servers from the same Python, measured in turns (each sentence, paragraph and new
@@ -40,9 +43,14 @@ from load import cpu_seconds
 from app_driver.server import ROOT, chromium, streamlit_server, url_mark, wait_complete
 from app_driver.sessions import WORDS
 from attention import DEFAULT_MODEL
+from attention.sources import GEMMA3, SMOLLM2
 from ui.session.state import FLUFFY
 
 TARGETS = {"new sentence, 13 tokens": 0.2, "first page of a new session": 0.3}  # server CPU seconds
+# browser.APP_COMPLETE, for any model: a decoder's explorer draws one figure more (its next word), nine or more
+COMPLETE = APP_COMPLETE.replace("g.length === 9", "g.length >= 9").replace(
+    "t.trim().endsWith('(9)')", "/\\(\\d+\\)$/.test(t.trim())"
+)
 SETTLE = 0.6  # s the page must stay idle after it is complete before the server's CPU is read
 
 
@@ -72,7 +80,7 @@ def first_page(browser, url: str, pid: int, heading: str) -> float:
         page = context.new_page()
         before = cpu_seconds(pid)
         page.goto(url)
-        page.wait_for_function(APP_COMPLETE, polling=50, timeout=120_000)
+        page.wait_for_function(COMPLETE, polling=50, timeout=120_000)
         settled(page, shows=heading)
         return cpu_seconds(pid) - before
     finally:
@@ -86,7 +94,9 @@ def new_text(page, text: str, pid: int) -> float:
     box.fill(text)
     before = cpu_seconds(pid)
     box.press("Control+Enter")
-    settled(page, url_has=url_mark(text=text), first_chart_shows="".join(text.split()[:3]))
+    # the token chips' texts run together: MiniLM's three first words, a decoder's first (its chips mark spaces)
+    chips = "".join(text.split()[:3]) if "model=" not in page.url else text.split()[0]
+    settled(page, url_has=url_mark(text=text), first_chart_shows=chips)
     return cpu_seconds(pid) - before
 
 
@@ -102,7 +112,7 @@ def warmed(browser, url: str, pid: int, heading: str) -> None:
     warm = browser.new_context(viewport=VIEWPORT)
     page = warm.new_page()
     page.goto(url)
-    page.wait_for_function(APP_COMPLETE, polling=50, timeout=180_000)
+    page.wait_for_function(COMPLETE, polling=50, timeout=180_000)
     settled(page, shows=heading)
     new_text(page, held_out(10_000, 11), pid)  # the first update of a server pays for imports of its own
     warm.close()
@@ -112,11 +122,12 @@ def session(browser, url: str, heading: str):
     """A session's page on the explorer, complete."""
     page = browser.new_context(viewport=VIEWPORT).new_page()
     page.goto(url)
-    page.wait_for_function(APP_COMPLETE, polling=50, timeout=120_000)
+    page.wait_for_function(COMPLETE, polling=50, timeout=120_000)
     settled(page, shows=heading)
     return page
 
 
+MODELS = {"minilm": DEFAULT_MODEL, "smollm2": SMOLLM2, "gemma3": GEMMA3}
 MEASURES = ("new sentence, 13 tokens", "new sentence, 128 tokens", "first page of a new session")
 
 
@@ -126,6 +137,7 @@ def main() -> int:
     parser.add_argument("--paragraphs", type=int, default=3, help="new paragraphs of 126 words (128 tokens)")
     parser.add_argument("--sessions", type=int, default=5, help="new sessions' first pages")
     parser.add_argument("--lang", default="en", help="the page's language; the model and sentences stay English's")
+    parser.add_argument("--model", choices=MODELS, default="minilm", help="the model the explorer shows")
     parser.add_argument("--baseline", metavar="COMMIT", help="measure that commit too, in turns with this tree")
     args = parser.parse_args()
     from ui.words import i18n
@@ -145,8 +157,8 @@ def main() -> int:
             # another language on the English page's model and sentence, so that only the words differ
             urls[tree] = (
                 root
-                if args.lang == "en"
-                else f"{root}/?{urlencode(dict(lang=args.lang, model=DEFAULT_MODEL, text=FLUFFY))}"
+                if args.lang == "en" and args.model == "minilm"
+                else f"{root}/?{urlencode(dict(lang=args.lang, model=MODELS[args.model], text=FLUFFY))}"
             )
             pids[tree] = proc.pid
             warmed(browser, urls[tree], pids[tree], heading)
@@ -163,7 +175,7 @@ def main() -> int:
 
     print(f"server CPU seconds (utime + stime of the server process, /proc/<pid>/stat), {os.cpu_count()} cores")
     print(
-        f"pages in {args.lang}; Chromium headless at {VIEWPORT['width']}×{VIEWPORT['height']}; idle server: "
+        f"pages in {args.lang}, on {args.model}; Chromium headless at {VIEWPORT['width']}×{VIEWPORT['height']}; idle server: "
         + ", ".join(f"{tree} {rate:.4f}" for tree, rate in idle.items())
         + " CPU s per s\n"
     )
