@@ -11,10 +11,48 @@ import os
 for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
+import functools  # noqa: E402
+import threading  # noqa: E402
+
 import pytest  # noqa: E402
+import streamlit.components.v2.manifest_scanner  # noqa: E402
+import streamlit.testing.v1.local_script_runner  # noqa: E402
+from streamlit.runtime.scriptrunner import ScriptRunnerEvent  # noqa: E402
 
 import attention  # noqa: E402
 from attention.reference import load_sentence_transformer  # noqa: E402
+
+# --- AppTest as a server runs the app ---------------------------------------------------------------------------
+# Two things Streamlit's AppTest does that a server does not, each a few per cent of this suite's CPU, undone here
+# for every AppTest of the tests (the app and the benchmarks are left as they are):
+# - each new AppTest reads the metadata of every installed package for Streamlit components (0.2 s of CPU in the test
+#   environment's 200-odd packages); a server reads it once, when it starts. The packages do not change during a run.
+_scan = streamlit.components.v2.manifest_scanner.scan_component_manifests
+_scanned = functools.cache(_scan)
+streamlit.components.v2.manifest_scanner.scan_component_manifests = lambda *a, **k: list(_scanned(*a, **k))
+
+
+# - it waits for a run to end by waking every millisecond to look (and takes the interpreter's lock from the run each
+#   time); this waits for the run's end to be signalled, with the same timeout and the same error.
+def _until_stopped(runner, timeout: float = 3) -> None:
+    stopped = threading.Event()
+
+    def seen(_sender, event, **_kwargs):
+        if event == ScriptRunnerEvent.SHUTDOWN:
+            stopped.set()
+
+    runner.on_event.connect(seen, weak=False)
+    try:
+        if runner.script_stopped() or stopped.wait(timeout):
+            return
+    finally:
+        runner.on_event.disconnect(seen)
+    runner.request_stop()
+    runner.join()
+    raise RuntimeError(f"AppTest script run timed out after {timeout}(s)")
+
+
+streamlit.testing.v1.local_script_runner.require_widgets_deltas = _until_stopped
 
 
 @pytest.fixture(scope="session")
