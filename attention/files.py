@@ -381,7 +381,7 @@ class QuantizedTable:
         return unpack(d, None, q).reshape(*lead, self.shape[1])
 
     def scores(self, x: np.ndarray) -> np.ndarray:
-        """x @ tableᵀ: (n, width) -> (n, rows), every row's dot product with each x, block by block."""
+        """x @ tableᵀ: (n, width) -> (n, rows), every row's dot product with each x, a slice of rows at a time."""
         x = np.asarray(x, dtype=np.float32)
         if self._scales is None:
             self._scales = np.ascontiguousarray(self.blocks[..., :2]).view("<f2")[..., 0]  # (rows, blocks)
