@@ -219,15 +219,22 @@ def bare_cold_start(browser, n_heatmaps: int = 3) -> float:
     return seconds
 
 
-# The explorer's first page is complete: nothing stale or running, its nine charts drawn (the four steps among
-# them) and the sidebar's last button, "Download all figures (9)", there: the run has sent everything.
-APP_COMPLETE = f"""() => !document.querySelector('[data-stale="true"], [data-drawing]')
+def _explorer_complete(charts: str, button: str) -> str:
+    """The explorer's first page is complete: nothing stale or running, its charts drawn (`charts`, a test of their
+    number g.length; the four steps among them) and the sidebar's last button, "Download all figures (N)" in any
+    language (`button`, a test of its text t), there: the run has sent everything."""
+    return f"""() => !document.querySelector('[data-stale="true"], [data-drawing]')
     && !document.querySelector('[data-testid="stStatusWidget"]')
     && !!{STEPS}
     && (() => {{ const g = document.querySelectorAll('.js-plotly-plot');
-        return g.length === 9 && Array.from(g).every(x => !!x._fullLayout); }})()
+        return {charts} && Array.from(g).every(x => !!x._fullLayout); }})()
     && Array.from(document.querySelectorAll('[data-testid="stDownloadButton"] button'), b => b.textContent)
-        .some(t => t.trim().endsWith('(9)'))"""  # "Download all figures (9)", in any language
+        .some(t => {button})"""
+
+
+APP_COMPLETE = _explorer_complete("g.length === 9", "t.trim().endsWith('(9)')")  # MiniLM's nine charts
+# on any model: a decoder's explorer draws one figure more (its next word)
+ANY_MODEL_COMPLETE = _explorer_complete("g.length >= 9", "/\\(\\d+\\)$/.test(t.trim())")
 
 
 def wait_app_page(page) -> float:

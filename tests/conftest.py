@@ -27,8 +27,7 @@ from attention.reference import load_sentence_transformer  # noqa: E402
 # for every AppTest of the tests (the app and the benchmarks are left as they are):
 # - each new AppTest reads the metadata of every installed package for Streamlit components (0.2 s of CPU in the test
 #   environment's 200-odd packages); a server reads it once, when it starts. The packages do not change during a run.
-_scan = streamlit.components.v2.manifest_scanner.scan_component_manifests
-_scanned = functools.cache(_scan)
+_scanned = functools.cache(streamlit.components.v2.manifest_scanner.scan_component_manifests)
 streamlit.components.v2.manifest_scanner.scan_component_manifests = lambda *a, **k: list(_scanned(*a, **k))
 
 
