@@ -41,7 +41,7 @@ def palettes() -> dict[str, list[tuple]]:
     chips = token_chips(
         ["[CLS]", "verd", "##ant", "[SEP]"], [True, False, False, True], [False, False, True, False], words=i18n.words()
     )
-    outlines = [t.line.color for t in chips.data if t.fill == "toself"]
+    outlines = [t["line"]["color"] for t in chips["data"] if t.get("fill") == "toself"]  # a Spec: plain dicts
     ticks = np.linspace(0.25, 1.0, 16)
     return {
         "Okabe–Ito (lines, arrows, bars)": list(itertools.combinations(theme.OKABE_ITO, 2)),

@@ -115,7 +115,7 @@ def test_the_figure_cache_stays_within_its_budget_and_gives_the_right_figures(sm
         size = dict(cache.entries())[("all_heads", ("view", n), (), "a subtitle", 0, 820, i18n.words())]
         # measured from its JSON alone (chart._figure_bytes), a figure counts for no less than it holds: its JSON,
         # and plotly's data and layout walked through
-        assert size >= len(plot.spec(fig)) + caches.nbytes(fig._data) + caches.nbytes(fig._layout)
+        assert size >= len(plot.spec(fig)) + caches.nbytes(fig)
         within(cache)
     assert len(cache.entries()) < 5
 

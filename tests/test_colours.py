@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from colorspacious import cspace_convert, deltaE
 
@@ -65,8 +66,13 @@ def test_head_roles_stay_apart(vision):
 @pytest.mark.parametrize("vision", VISIONS)
 def test_token_kinds_stay_apart(vision):
     """A word, a piece of one and a special token: the chips' outlines, as the tokens figure draws them."""
-    chips = token_chips(
-        ["[CLS]", "verd", "##ant", "[SEP]"], [True, False, False, True], [False, False, True, False], words=i18n.words()
+    chips = go.Figure(  # as plotly reads the figure
+        token_chips(
+            ["[CLS]", "verd", "##ant", "[SEP]"],
+            [True, False, False, True],
+            [False, False, True, False],
+            words=i18n.words(),
+        )
     )
     outlines = [t.line.color for t in chips.data if t.fill == "toself"]
     assert len(outlines) == 3

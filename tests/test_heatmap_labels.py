@@ -1,9 +1,11 @@
 """Heatmaps of real sentences label every token: plotly's own ticks skipped every other one on a short axis."""
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 
 from ui import figures
+from ui.components import plot
 from ui.figures import head_meta, head_view, heads_grid, qkv
 from ui.figures.base import NUMBERS_UP_TO, SMALLEST_TICK_PX, TICK_ROOM, Canvas
 from ui.words import i18n
@@ -50,7 +52,9 @@ def test_a_long_sentence_labels_every_kth_token_at_the_smallest_size() -> None:
 def test_the_steps_corner_names_what_the_rows_and_columns_are(layout: str, corner: str) -> None:
     n = 5
     steps = [np.zeros((1, n, n))] * 4
-    fig = head_view.steps_figure(steps, words(n), 0, [0], "Layer 1 · head 1", layout=layout, words=i18n.words())
+    fig = go.Figure(  # as plotly reads it
+        head_view.steps_figure(steps, words(n), 0, [0], "Layer 1 · head 1", layout=layout, words=i18n.words())
+    )
     assert corner in [a.text for a in fig.layout.annotations]
 
 
@@ -60,7 +64,7 @@ def test_the_queries_keys_and_values_of_a_long_text_stay_one_screen_tall(width: 
     n, d = 256, 32
     canvas = Canvas(width=width, height=600)
     q = np.random.default_rng(0).normal(size=(1, n, d))
-    fig = qkv.qkv_figure(q, q, q, words(n), 0, [0], "Layer 1 · head 1", canvas, words=i18n.words())
+    fig = go.Figure(qkv.qkv_figure(q, q, q, words(n), 0, [0], "Layer 1 · head 1", canvas, words=i18n.words()))
     assert fig.layout.height <= canvas.height
     assert 1 < len(fig.layout.yaxis.tickvals) < n
 
@@ -80,7 +84,7 @@ def test_a_figure_of_every_head_saved_for_another_head_is_the_one_drawn_for_it()
         ),
         lambda h: heads_grid.heads_grid(steps[3], words(n), h, "All 4 heads", words=i18n.words()),
     ):
-        switched, drawn = head_meta.showing(build(0), 2), build(2).to_plotly_json()
+        switched, drawn = head_meta.showing(build(0), 2), build(2)  # a Spec: the figure's JSON as a dict
         assert switched["layout"]["meta"]["shown"] == 3 == drawn["layout"]["meta"]["shown"]
         assert switched["layout"]["title"]["text"] == drawn["layout"]["title"]["text"]
         assert switched["layout"].get("shapes") == drawn["layout"].get("shapes")
@@ -90,7 +94,7 @@ def test_a_figure_of_every_head_saved_for_another_head_is_the_one_drawn_for_it()
                     assert a[prop] == b[prop]
                 elif prop in b:
                     np.testing.assert_allclose(_values(a[prop]), _values(b[prop]), err_msg=prop)
-        assert head_meta.showing(build(1), 1) == build(1).to_plotly_json()  # the head it shows: unchanged
+        assert plot.to_json(head_meta.showing(build(1), 1)) == plot.to_json(build(1))  # the head it shows: unchanged
 
 
 def _values(x):

@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import plotly.graph_objects as go
 import plotly.io
-import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
@@ -25,15 +24,6 @@ def test_a_figures_dicts_are_its_own():
     layout["title"]["text"] = "after"  # written in place, as the chart element does
     data[0]["zmin"] = 0
     assert fig.to_dict()["layout"]["title"]["text"] == "after" and fig.to_dict()["data"][0]["zmin"] == 0
-
-
-def test_an_unchecked_figure_takes_its_settings_as_given():
-    data = [dict(type="heatmap", z=[[1, 2]], zmin="low")]  # not a number: plotly's checks refuse it
-    with pytest.raises(ValueError):
-        go.Figure(data=data)
-    fig = internals.unchecked_figure(data, dict(title=dict(text="t"), height=200))
-    drawn, layout = internals.figure_dicts(fig)
-    assert drawn[0]["zmin"] == "low" and layout["height"] == 200
 
 
 def test_a_typed_array_is_written_as_plotly_io_writes_it():

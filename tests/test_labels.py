@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import plotly.graph_objects as go
 
 import attention
 from attention.lessons import geometry
@@ -61,7 +62,7 @@ def test_a_vectors_coordinates_are_numbered_apart_however_many_they_are():
     rng = np.random.default_rng(0)
     for d, most in ((32, 8), (64, 8), (256, None)):
         q, k, v = (rng.normal(size=(1, 5, d)) for _ in range(3))
-        fig = qkv_figure(q, k, v, ["a", "b", "c", "d", "e"], 0, [0], "t", words=i18n.words())
+        fig = go.Figure(qkv_figure(q, k, v, ["a", "b", "c", "d", "e"], 0, [0], "t", words=i18n.words()))
         axis = fig.layout.xaxis
         width = (axis.domain[1] - axis.domain[0]) * Canvas().width  # the column the figure is laid out for
         step_px = width / d * axis.dtick

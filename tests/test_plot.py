@@ -10,14 +10,19 @@ import plotly.io
 import pytest
 
 from app_driver.apptest import run_page
+from ui import internals
 from ui.components import plot
+from ui.figures import theme
+from ui.figures.base import Spec
 from ui.words.chapters import CHAPTERS
 
 PAGES = ["pages/00_explorer.py"] + [f"pages/{c.file}" for c in CHAPTERS]
 
 
-def plotly_json(fig: go.Figure) -> str:
-    return plotly.io.to_json(fig, validate=False)
+def plotly_json(fig: go.Figure | Spec) -> str:
+    """plotly.io's JSON of the figure; of a Spec, of the figure plotly makes of it (its arrays written as typed
+    arrays, which plotly.io writes as lists from a dict)."""
+    return plotly.io.to_json(go.Figure(fig) if isinstance(fig, Spec) else fig, validate=False)
 
 
 @pytest.fixture
@@ -28,7 +33,10 @@ def compared(monkeypatch) -> list[go.Figure]:
 
     def checked(fig):
         text = made(fig)
-        assert text == plotly_json(fig), fig.layout.title.text
+        if isinstance(fig, Spec):  # the same values; its keys in its builder's order, not plotly's alphabet's
+            assert json.loads(text) == json.loads(plotly_json(fig)), fig["layout"].get("title")
+        else:
+            assert text == plotly_json(fig), fig.layout.title.text
         seen.append(fig)
         return text
 
@@ -75,3 +83,21 @@ def test_typed_arrays_numpy_scalars_and_escapes_as_plotly_writes_them():
 )
 def test_what_json_would_write_otherwise_goes_through_plotly(fig):
     assert plot.to_json(fig) == plotly_json(fig)
+
+
+def test_a_spec_is_taken_as_given_and_written_as_plotly_writes_its_dict():
+    """A figure redrawn for every sentence is a Spec: plotly's checks are not run (tests/test_app.py runs them on
+    every such figure of the explorer), its settings are its builder's own dicts, our template is written out."""
+    traces = [dict(type="heatmap", z=np.arange(6, dtype=np.float32).reshape(2, 3), zmin="low")]  # plotly refuses it
+    with pytest.raises(ValueError):
+        go.Figure(data=[dict(traces[0])])  # a copy: plotly takes the type out of the dicts it is given
+    layout = dict(template=go.layout.Template(layout=dict(height=300)), title=dict(text="t"))
+    fig = Spec.of(traces, layout)
+    data, own = internals.figure_dicts(fig)
+    assert data[0] is traces[0] and own["title"] is layout["title"]
+    assert own["template"] == {"layout": {"height": 300}}
+    assert Spec.of([], dict(template=theme.TEMPLATE))["layout"]["template"] == theme.TEMPLATE.to_plotly_json()
+    assert json.loads(plot.spec(fig))["data"][0]["zmin"] == "low"
+    traces[0]["zmin"] = 0.5
+    valid = Spec.of(traces, layout)
+    assert json.loads(plot.to_json(valid)) == json.loads(plotly_json(valid))

@@ -2,6 +2,8 @@
 
 import unicodedata
 
+import plotly.graph_objects as go
+
 from app_driver.apptest import run_page
 from ui import figures
 from ui.figures.base import LEFT_TO_RIGHT_ISOLATE, POP_ISOLATE, isolated
@@ -24,8 +26,10 @@ def test_a_repeated_right_to_left_piece_keeps_its_position_after_it() -> None:
 
 
 def test_the_token_chips_isolate_right_to_left_text() -> None:
-    fig = figures.token_chips(
-        ["[CLS]", "م", "##ر", "[SEP]"], [True, False, False, True], [False, False, True, False], words=i18n.words()
+    fig = go.Figure(  # as plotly reads it
+        figures.token_chips(
+            ["[CLS]", "م", "##ر", "[SEP]"], [True, False, False, True], [False, False, True, False], words=i18n.words()
+        )
     )
     texts = [t for trace in fig.data if trace.mode == "text" for t in (trace.text or ())]
     assert LEFT_TO_RIGHT_ISOLATE + "##ر" + POP_ISOLATE in texts and "[CLS]" in texts

@@ -17,18 +17,13 @@ if TYPE_CHECKING:  # plotly is imported where a figure is made: app.py sends its
 # --- Plotly ------------------------------------------------------------------------------------------------------
 
 
-def figure_dicts(fig: go.Figure) -> tuple[list[dict], dict]:
+def figure_dicts(fig: go.Figure | dict) -> tuple[list[dict], dict]:
     """The figure's data and layout as plotly keeps them (its own dicts, not copies): read and written without a
-    property object and its checks for each setting (fig.layout.title…), and without to_dict's deep copy."""
+    property object and its checks for each setting (fig.layout.title…), and without to_dict's deep copy. A
+    figure given as its JSON's dict (ui/figures/base.py's Spec) is its own dicts already."""
+    if isinstance(fig, dict):
+        return fig["data"], fig["layout"]
     return fig._data, fig._layout
-
-
-def unchecked_figure(data: list[dict], layout: dict) -> go.Figure:
-    """A figure of these traces and layout taken as they are, without plotly's check of every property (the public
-    go.Figure(…, skip_invalid) still walks them all)."""
-    import plotly.graph_objects as go
-
-    return go.Figure(data=data, layout=layout, _validate=False)
 
 
 def typed_array(a: Any) -> Any:

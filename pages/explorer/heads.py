@@ -131,7 +131,7 @@ def tokens_section(tr: attention.Trace, cfg: attention.ModelConfig, prose: dict[
         words=i18n.words(),
     )
     screen = head_switch.canvas(view.type).height
-    with st.container(height=screen) if chips.layout.height > screen else st.container():  # a long text scrolls
+    with st.container(height=screen) if chips["layout"]["height"] > screen else st.container():  # a long text scrolls
         chart(chips, "tokens", key="fig_tokens", text=tr.text)  # the sentence under its title and in its file
     # in the order the text has them, each once
     unknown = list(dict.fromkeys(tr.text[t.start : t.end] for t in tr.tokens if t.text == UNKNOWN and t.end > t.start))
@@ -216,7 +216,7 @@ class HeadView:
                 if cfg.positions == "rotary"
                 else f"{cfg.name}: {groups}."
             )
-        labelled = len(fig.layout.yaxis.tickvals)
+        labelled = len(fig["layout"]["yaxis"]["tickvals"])  # a Spec (ui/figures/pixels.py)
         if labelled < len(keep):
             st.caption(
                 _(

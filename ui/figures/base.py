@@ -90,17 +90,39 @@ def token_ticks(labels: Sequence[str], cell_px: float, size: int) -> dict:
     return dict(tickmode="array", tickvals=shown, ticktext=shown, tickfont=dict(size=size))
 
 
-def figure(traces: Sequence[dict], title: str | dict, height: int, checked: bool = True, **layout) -> go.Figure:
+def figure(traces: Sequence[dict], title: str | dict, height: int, checked: bool = True, **layout) -> go.Figure | Spec:
     """The figure in one step, with our template. Plotly checks a figure given whole several times faster
     than one updated property by property, and every chart is rebuilt on every change of the view.
 
     title: its text, or plotly's title settings with the text among them.
-    checked: False for the explorer's figures, redrawn for every sentence: plotly's checks were most of their
-    cost, and tests/test_app.py checks each of them instead. Only for settings plotly.py sends as they are given
-    (no named colour scale, which it would write out in its own colours)."""
+    checked: False for the explorer's figures, redrawn for every sentence: a Spec, without plotly's objects and
+    their checks, and tests/test_app.py checks each of them instead. Only for settings plotly.py sends as they are
+    given (no named colour scale, which it would write out in its own colours)."""
     title = dict(text=title) if isinstance(title, str) else title
     layout = dict(template=theme.TEMPLATE, title=title, height=height, **layout)
-    return go.Figure(data=list(traces), layout=layout) if checked else internals.unchecked_figure(list(traces), layout)
+    return go.Figure(data=list(traces), layout=layout) if checked else Spec.of(traces, layout)
+
+
+class Spec(dict):
+    """A figure as its JSON holds it, {"data": [traces], "layout": {...}}, taken as its builder gives it: plain
+    dicts, lists and numpy arrays, no plotly object. Plotly's Figure, even unchecked, made an object for every
+    setting (every axis of a figure of 48 panels) and copied its layout, an eighth of a new sentence's CPU; and its
+    objects point back to their figure, which only a collection of cycles frees. A Spec goes where a Figure goes
+    (the chart element, its JSON, its description, its file: plotly and kaleido take a figure's dict); a dict of
+    its own type only so that the figure's JSON and words, made once per figure, can be kept beside it by a weak
+    reference (ui/components/plot.py, ui/components/chart_text.py)."""
+
+    __slots__ = ("__weakref__",)
+
+    @classmethod
+    def of(cls, traces: Sequence[dict], layout: dict) -> Spec:
+        """The figure of these traces (each a dict with its type) and this layout, our template given as the
+        object plotly names it by (written out as its dict, as plotly's Figure holds it)."""
+        template = layout.get("template")
+        if isinstance(template, go.layout.Template):
+            own = theme.template_json() if template is theme.TEMPLATE else template.to_plotly_json()
+            layout = {**layout, "template": own}
+        return cls(data=list(traces), layout=layout)
 
 
 SUBTITLE_CHARS = 30  # the sentence in a subtitle is cut at a word: one line, even in a half-width figure

@@ -267,7 +267,7 @@ def head_norm_bars(
         type="bar",
         x=[f"{h + 1}" for h in range(n)],
         y=norms,
-        marker_color=colors,
+        marker=dict(color=colors),
         hovertemplate=words._("head {n}").format(n="%{x}") + "<br>|Δe| = %{y:.3f}<extra></extra>",
         name=words._("|Δe| of a head"),
     )
@@ -335,7 +335,7 @@ def next_token_bars(tokens: Sequence[str], probabilities: Sequence[float], title
         orientation="h",
         y=rows,
         x=list(probabilities),
-        marker_color=theme.OKABE_ITO[0],
+        marker=dict(color=theme.OKABE_ITO[0]),
         text=[locales.percent(code, p, 1) for p in probabilities],
         textposition="outside",
         cliponaxis=False,

@@ -7,11 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import plotly.graph_objects as go
 
-from ui import internals
 from ui.figures import theme
-from ui.figures.base import SUBTITLE_PX, Canvas
+from ui.figures.base import SUBTITLE_PX, Canvas, Spec
 from ui.figures.text import LINE, label_px, text_px
 from ui.words.locales import N_, Words
 
@@ -61,15 +59,15 @@ def tick_band(labels: Sequence[str], cell: float, size: int) -> tuple[int, int]:
     return -60, int(0.87 * widest + 0.5 * size) + 8
 
 
-def _unchecked(traces: list[dict], layout: dict) -> go.Figure:
-    """The figure as given, without plotly's property checks, which take ten times as long as the figure for the
-    four steps' 48 heatmaps. tests/test_app.py checks every such figure of the page instead."""
-    return internals.unchecked_figure([_set(t) for t in traces], _set(layout))
+def _unchecked(traces: list[dict], layout: dict) -> Spec:
+    """The figure as given, without plotly's objects and their checks, which took ten times as long as the figure
+    for the four steps' 48 heatmaps. tests/test_app.py checks every such figure of the page instead."""
+    return Spec.of([_set(t) for t in traces], _set(layout))
 
 
 def pixel_figure(
     traces: list, title: str, height: int, ty, annotations: list, meta: dict, axes: dict, **layout
-) -> go.Figure:
+) -> Spec:
     """A figure laid out in pixels by its builder: the title at the top left, no margins of its own.
     layout: further settings (shapes, a colour axis…)."""
     return _unchecked(

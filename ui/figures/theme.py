@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import plotly.graph_objects as go
@@ -92,6 +93,12 @@ def _template() -> go.layout.Template:
 
 pio.templates[TEMPLATE_NAME] = _template()
 TEMPLATE = pio.templates[TEMPLATE_NAME]
+
+
+@functools.cache
+def template_json() -> dict:
+    """The template as a figure's JSON writes it, made once and shared by every figure that holds it (read only)."""
+    return TEMPLATE.to_plotly_json()
 
 
 @dataclass(frozen=True)

@@ -245,10 +245,15 @@ def half_chart(
     width, as figure_columns lays it out): what it shows (layer, head, mask) goes on a second title line, where it
     fits, instead of after a title it would push past the figure's edge."""
     share = figure_share(share)  # presenter mode: the figure alone across the page (figure_columns)
-    names = [n for n in downloads.what_it_shows(layer, head, mask) if n not in (fig.layout.title.text or "")]
+    layout = internals.figure_dicts(fig)[1]  # plotly's own dict, or a Spec's (ui/figures/base.py)
+    title = layout.get("title")
+    title = layout["title"] = dict(text=title) if isinstance(title, str) else (title or {})
+    names = [n for n in downloads.what_it_shows(layer, head, mask) if n not in (title.get("text") or "")]
     if names:
-        top = fig.layout.margin.t if fig.layout.margin.t is not None else theme.TEMPLATE.layout.margin.t
-        fig.update_layout(title_text=f"{fig.layout.title.text}<br>{' · '.join(names)}", margin_t=top + TITLE_LINE_PX)
+        margin = layout.setdefault("margin", {})
+        top = margin["t"] if margin.get("t") is not None else theme.TEMPLATE.layout.margin.t
+        title["text"] = f"{title.get('text') or ''}<br>{' · '.join(names)}"
+        margin["t"] = top + TITLE_LINE_PX
     chart(fig, name, key, layer=layer, head=head, mask=mask, text=text, share=share)
 
 
