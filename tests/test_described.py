@@ -48,6 +48,20 @@ def test_masked_cells_are_counted_and_read_as_minus_infinity():
     assert alt.tables[0].rows[0][2] is None  # the browser writes it −∞
 
 
+def test_a_long_heatmap_says_its_first_rows_and_counts_the_rest():
+    """Past MAX_SENTENCES rows the rest are counted, not said: a row whose every cell is masked says nothing and is
+    not counted; the table still holds every row."""
+    n = described.MAX_SENTENCES + 6
+    s = np.arange(n * 3, dtype=np.float64).reshape(n, 3)
+    s[1] = np.nan  # masked whole
+    tokens = [f"t{i}" for i in range(n)]
+    alt = described.describe(as_drawn(go.Figure(go.Heatmap(z=s, x=["a", "b", "c"], y=tokens))), words=i18n.words())
+    rows = [x for x in alt.sentences if x.startswith("Row ")]
+    assert len(rows) == described.MAX_SENTENCES and rows[1] == "Row “t2”: largest value at “c”, 8."
+    assert f"{n - 1 - described.MAX_SENTENCES} more rows are in the table." in alt.sentences
+    assert len(alt.tables[0].rows) == n and alt.tables[0].rows[1][1:] == (None, None, None)
+
+
 def test_the_values_shown_are_the_hover_values_where_the_colours_are_something_else():
     """The weights' colour may be each weight's share of its row's largest: the words give the weight itself."""
     w = np.array([[0.6, 0.4], [0.1, 0.9]])

@@ -9,6 +9,7 @@ builder that knows more (which head moves a token most) adds its own sentences i
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import re
 from dataclasses import dataclass
@@ -45,7 +46,13 @@ def plain_text(text: object) -> str:
     """A plotly label as a screen reader should hear it: no tags, entities read, lines joined."""
     if text is None:
         return ""
-    text = re.sub(r"<br\s*/?>", " ", str(text))
+    return _plain(str(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain(text: str) -> str:
+    """plain_text, once per label: a figure's tokens are read again for each of its heatmaps' rows and columns."""
+    text = re.sub(r"<br\s*/?>", " ", text)
     text = re.sub(r"<[^>]+>", "", text)
     return re.sub(r"\s+", " ", html.unescape(text).replace("\u2066", "").replace("\u2069", "")).strip()
 
@@ -132,6 +139,15 @@ def cells(a: np.ndarray, digits: int) -> list[float | None]:
     a = np.asarray(a, dtype=np.float64)
     rounded = np.round(a, digits).tolist()
     return rounded if np.isfinite(a).all() else [v if np.isfinite(v) else None for v in rounded]
+
+
+def cells_by_row(a: np.ndarray, digits: int) -> list[list[float | None]]:
+    """A matrix's cells (as `cells` writes them), row by row, rounded all at once."""
+    a = np.asarray(a, dtype=np.float64)
+    rounded = np.round(a, digits).tolist()
+    if np.isfinite(a).all():
+        return rounded
+    return [[v if np.isfinite(v) else None for v in row] for row in rounded]
 
 
 def digits_for(a: np.ndarray) -> int:
@@ -238,6 +254,8 @@ def _heatmap(
             along = "rows"
         elif np.allclose(sums.sum(axis=0), 1, atol=2e-3):
             along = "columns"
+    # one sentence per row (or column) that has a value, the first `most` of them written: a long text's heads have
+    # hundreds each, and the rest are in the table
     if along == "columns":  # each column is a query: where its weight goes
         best = filled.argmax(axis=0)
         lines = [
@@ -246,11 +264,13 @@ def _heatmap(
                 key=quoted(rows[best[j]], words=words),
                 value=number(m[best[j], j], words=words),
             )
-            for j in range(n_cols)
+            for j in range(min(n_cols, most))
         ]
+        said_of = n_cols
     else:
         best = filled.argmax(axis=1)
         template = WEIGHT_OF if along == "rows" else BY_ROW
+        valid = np.flatnonzero(np.isfinite(filled[np.arange(n_rows), best]))
         lines = [
             tr(template, words=words).format(
                 query=quoted(rows[i], words=words),
@@ -259,12 +279,12 @@ def _heatmap(
                 column=quoted(cols[best[i]], words=words),
                 value=number(m[i, best[i]], words=words),
             )
-            for i in range(n_rows)
-            if np.isfinite(filled[i, best[i]])
+            for i in valid[:most]
         ]
-    said += lines[:most]
-    if len(lines) > most:
-        more = len(lines) - most
+        said_of = valid.size
+    said += lines
+    if said_of > most:
+        more = said_of - most
         said.append(words.n_("{n} more row is in the table.", "{n} more rows are in the table.", more).format(n=more))
     digits = digits_for(m)
     shown_rows = max(1, min(n_rows, cells_at_most // max(n_cols, 1)))
@@ -276,7 +296,7 @@ def _heatmap(
     table = Table(
         caption,
         (corner.strip(), *cols),
-        tuple((rows[i], *cells(m[i], digits)) for i in range(shown_rows)),
+        tuple((rows[i], *row) for i, row in enumerate(cells_by_row(m[:shown_rows], digits))),
         digits,
     )
     return said, table
