@@ -3,8 +3,10 @@ it holds, and still returns what a fresh computation gives; a model let go of ta
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
+import weakref
 from types import SimpleNamespace
 
 import numpy as np
@@ -183,6 +185,24 @@ def test_a_model_let_go_of_takes_its_traces_and_results_with_it(monkeypatch, sma
 def test_memory_is_handed_back_when_forced():
     assert caches.release(force=True) is (caches.resident() is not None)
     assert not caches.release()  # nothing grew since
+
+
+def test_after_a_run_the_process_s_objects_are_left_out_of_collections_and_new_garbage_is_still_collected():
+    caches.release()  # the end of a page's run
+    frozen = gc.get_freeze_count()
+    assert frozen > 10_000  # the modules imported: plotly's classes, Streamlit, numpy
+    caches.release()
+    assert gc.get_freeze_count() == frozen  # frozen once
+
+    class Node:
+        pass
+
+    a, b = Node(), Node()
+    a.other, b.other = b, a  # a cycle, which only a collection frees
+    gone = weakref.ref(a)
+    del a, b
+    gc.collect()
+    assert gone() is None
 
 
 def test_a_new_sentence_is_tokenized_once(monkeypatch):
