@@ -5,13 +5,15 @@ the upgrade that changes it, so that an upgrade breaks one test here rather than
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-if TYPE_CHECKING:  # plotly is imported where a figure is made: app.py sends its first element before it loads
+if TYPE_CHECKING:  # plotly and numpy are imported where a figure is made: app.py sends its first element before
+    import numpy as np
     import plotly.graph_objects as go
 
 # --- Plotly ------------------------------------------------------------------------------------------------------
@@ -26,12 +28,47 @@ def figure_dicts(fig: go.Figure | dict) -> tuple[list[dict], dict]:
     return fig._data, fig._layout
 
 
-def typed_array(a: Any) -> Any:
-    """A numpy array as plotly.io writes it in a figure's JSON: {dtype, bdata, shape}, or the array itself for the
-    kinds plotly keeps as lists."""
-    from _plotly_utils.utils import to_typed_array_spec
+# plotly.js's names of the kinds of typed array it reads (plotly's _plotly_utils.utils.plotlyjsShortTypes)
+_SHORT_TYPES = {"int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2", "int32": "i4", "uint32": "u4"}
+_SHORT_TYPES |= {"float32": "f4", "float64": "f8"}
+_NARROWER = {  # plotly.js reads no 64-bit integers: plotly writes them in the narrowest kind that holds them
+    "int64": (("int8", -(2**7), 2**7 - 1), ("int16", -(2**15), 2**15 - 1), ("int32", -(2**31), 2**31 - 1)),
+    "uint64": (("uint8", 0, 2**8 - 1), ("uint16", 0, 2**16 - 1), ("uint32", 0, 2**32 - 1)),
+}
 
-    return to_typed_array_spec(a)
+
+def typed_array(a: np.ndarray) -> Any:
+    """A numpy array as plotly.io writes it in a figure's JSON: {dtype, bdata, shape}, or the array itself for the
+    kinds plotly keeps as lists (text, booleans, 64-bit integers too large for 32 bits, an empty array).
+
+    plotly's own (_plotly_utils.utils.to_typed_array_spec) first asks narwhals whether the array is a data frame
+    and copies it: a twentieth of a new sentence's CPU, for the explorer's figures' arrays. Written the same here,
+    tests/test_internals.py compares the two on every kind of array."""
+    import numpy as np
+
+    if a.size == 0 or a.dtype.kind not in "uif":
+        return a
+    kind = str(a.dtype)
+    if kind in _NARROWER:
+        low, high = a.min(), a.max()
+        narrower = next((t for t, least, most in _NARROWER[kind] if low >= least and high <= most), None)
+        if narrower is None:
+            return a
+        a, kind = a.astype(narrower), narrower
+    short = _SHORT_TYPES.get(kind)
+    if short is None or a.dtype.byteorder == ">":
+        return a if short is None else to_typed_array_spec(a)
+    typed = {"dtype": short, "bdata": base64.b64encode(np.ascontiguousarray(a)).decode("ascii")}
+    if a.ndim > 1:
+        typed["shape"] = str(a.shape)[1:-1]
+    return typed
+
+
+def to_typed_array_spec(a: Any) -> Any:
+    """plotly's own writing of an array (a private function of its package)."""
+    from _plotly_utils.utils import to_typed_array_spec as plotlys
+
+    return plotlys(a)
 
 
 # --- Streamlit ---------------------------------------------------------------------------------------------------
