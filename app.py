@@ -38,27 +38,39 @@ import pandas  # noqa: E402, F401
 
 from ui import caches  # noqa: E402
 from ui.session import state  # noqa: E402
-from ui.words import chapters  # noqa: E402
+from ui.words import chapters, i18n  # noqa: E402
 from ui.words.i18n import _  # noqa: E402
 
 # the tab's title in the page's language, once the language is known (the call above sets the icon and the layout
 # as early as they can be; a second call changes only what it names)
 st.set_page_config(page_title=_("Attention, step by step"))
 
-home = st.Page(ROOT / "pages" / "00_explorer.py", title=_("Explorer"), icon=":material/search:", default=True)
-lesson = [st.Page(ROOT / "pages" / c.file, title=c.title) for c in chapters.CHAPTERS]
-# The chapters in a menu at the top (on a phone, in the sidebar), every one listed and the open one marked: in
-# the sidebar, fourteen of them pushed its controls (sentence, layer, head) below a 1280×720 screen, and a
-# select box opened there closed again as the sidebar scrolled to it.
-glossary = st.Page(
-    ROOT / "pages" / "glossary.py", title=_("Glossary"), icon=":material/menu_book:", url_path="glossary"
-)
-pages = {"": [home], _("The lesson"): [*lesson, glossary]} if lesson else [home]
+
+def app_pages() -> dict | list:
+    """The explorer, then the lesson's chapters and the glossary, named in the session's language. Made once per
+    session and language (sixteen pages made took a fifteenth of a new sentence's run), and the session's own:
+    Streamlit marks on a page that it is the one being run, which another session's run must not see."""
+    made = st.session_state.setdefault(PAGES_KEY, {})
+    language = i18n.language()
+    if language not in made:
+        home = st.Page(ROOT / "pages" / "00_explorer.py", title=_("Explorer"), icon=":material/search:", default=True)
+        lesson = [st.Page(ROOT / "pages" / c.file, title=c.title) for c in chapters.CHAPTERS]
+        glossary = st.Page(
+            ROOT / "pages" / "glossary.py", title=_("Glossary"), icon=":material/menu_book:", url_path="glossary"
+        )
+        # The chapters in a menu at the top (on a phone, in the sidebar), every one listed and the open one marked:
+        # in the sidebar, fourteen of them pushed its controls (sentence, layer, head) below a 1280×720 screen,
+        # and a select box opened there closed again as the sidebar scrolled to it.
+        made[language] = {"": [home], _("The lesson"): [*lesson, glossary]} if lesson else [home]
+    return made[language]
+
+
+PAGES_KEY = "_pages"  # session key: the pages, by language
 # benchmarks/load.py and soak.py set it: a line per run, its start and end as the server saw them, the sentence it
 # drew, and what each of the server's caches held after it (ui/caches.py)
 RUN_LOG = os.environ.get("ATTENTION_RUN_LOG")
 try:
-    st.navigation(pages, position="top").run()
+    st.navigation(app_pages(), position="top").run()
 finally:
     state.sync_url()  # the URL always holds what is on screen (after st.stop(), see opening.init)
     caches.release()  # the memory this run freed, back to the system once there is enough of it
