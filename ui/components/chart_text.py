@@ -15,7 +15,7 @@ from pathlib import Path
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui.components import plot
+from ui import internals
 from ui.figures import described, head_meta
 from ui.words import i18n
 from ui.words.i18n import N_, _
@@ -62,9 +62,10 @@ def _described(fig: go.Figure, switch: int | None) -> tuple[str, str]:
         kept = _texts.get(key)
         if kept is not None and kept[0]() is fig:
             return kept[1], kept[2]
-    spec = json.loads(plot.spec(fig))
+    data, layout = internals.figure_dicts(fig)  # read as they are, not from the JSON they are sent as
+    spec = {"data": data, "layout": layout}
     if switch is not None:
-        spec = head_meta.showing(spec, switch, copy=False)  # the spec is this call's own
+        spec = head_meta.showing(spec, switch)
     alt = described.describe(spec, words=i18n.words())
     said = json.dumps(as_json(alt), ensure_ascii=False, separators=(",", ":"))
     with _lock:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Sequence
-from copy import deepcopy
 
 import numpy as np
 import plotly.graph_objects as go
@@ -68,23 +67,27 @@ def layout_meta(
     }
 
 
-def showing(fig: go.Figure | dict, head: int, copy: bool = True) -> dict:
+def showing(fig: go.Figure | dict, head: int) -> dict:
     """A figure that holds every head (its layout.meta, as layout_meta writes it) as a plotly dict showing
-    `head` (0-based): what the head switch in the browser does to it, for a file saved on the server. copy: False
-    where the dict given is the caller's own to change (a spec just read from its JSON)."""
-    out = fig.to_plotly_json() if isinstance(fig, go.Figure) else deepcopy(fig) if copy else fig
+    `head` (0-based): what the head switch in the browser does to it, for a file saved on the server and for the
+    figure's words. What the switch changes is copied, as the browser's restyle and relayout do; the rest is the
+    figure's own (the other traces' arrays, the axes), read, never changed, here or by the caller."""
+    if isinstance(fig, go.Figure):
+        out = fig.to_plotly_json()
+    else:
+        out = {"data": list(fig["data"]), "layout": dict(fig["layout"])}
     meta = out["layout"].get("meta") or {}
     if head + 1 not in meta.get("heads", ()) or head + 1 == meta.get("shown"):
         return out
     key = str(head + 1)
     for prop, values in (meta.get("restyle") or {}).get(key, {}).items():
         for trace, value in zip(meta["traces"], values, strict=True):
-            out["data"][trace][prop] = value
+            out["data"][trace] = {**out["data"][trace], prop: value}
     for path, value in (meta.get("patches") or {}).get(key, {}).items():
         _put(out["layout"], path, value)
     title = out["layout"].get("title") or {}
     if isinstance(title.get("text"), str):
-        title["text"] = renamed(title["text"], meta["head_name"], head + 1)
+        out["layout"]["title"] = {**title, "text": renamed(title["text"], meta["head_name"], head + 1)}
     out["layout"]["meta"] = meta | {"shown": head + 1}
     return out
 
@@ -97,9 +100,12 @@ def renamed(title: str, head_name: str, head: int) -> str:
 
 
 def _put(layout: dict, path: str, value) -> None:
-    """Set a value in a plotly layout dict at a relayout path such as "shapes[0].x0"."""
+    """Set a value in a plotly layout dict at a relayout path such as "shapes[0].x0", copying each list and dict
+    on the way to it (the layout given is the caller's own copy; what it holds may be another figure's)."""
     parts = [int(p) if p.isdigit() else p for p in re.split(r"\.|\[(\d+)\]\.?", path) if p]
     at = layout
     for part in parts[:-1]:
-        at = at[part]
+        child = at[part]
+        at[part] = child = list(child) if isinstance(child, list) else dict(child)
+        at = child
     at[parts[-1]] = value
