@@ -45,6 +45,8 @@ from ui.words.i18n import _  # noqa: E402
 # as early as they can be; a second call changes only what it names)
 st.set_page_config(page_title=_("Attention, step by step"))
 
+PAGES_KEY = "_pages"  # session key: the pages, by language
+
 
 def app_pages() -> dict | list:
     """The explorer, then the lesson's chapters and the glossary, named in the session's language. Made once per
@@ -65,7 +67,6 @@ def app_pages() -> dict | list:
     return made[language]
 
 
-PAGES_KEY = "_pages"  # session key: the pages, by language
 # benchmarks/load.py and soak.py set it: a line per run, its start and end as the server saw them, the sentence it
 # drew, and what each of the server's caches held after it (ui/caches.py)
 RUN_LOG = os.environ.get("ATTENTION_RUN_LOG")

@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 import plotly.io
 import pytest
 import streamlit as st
+from _plotly_utils.utils import to_typed_array_spec  # plotly's own
 from streamlit.testing.v1 import AppTest
 
 from ui import internals
@@ -57,7 +58,7 @@ ARRAYS = [
 @pytest.mark.parametrize("a", ARRAYS, ids=lambda a: f"{a.dtype}{a.shape}")
 def test_an_array_is_written_as_plotly_writes_it(a):
     """The app's own writing of an array (without plotly's data frame check and copy), against plotly's."""
-    ours, theirs = internals.typed_array(a), internals.to_typed_array_spec(a)
+    ours, theirs = internals.typed_array(a), to_typed_array_spec(a)
     if isinstance(theirs, dict):
         assert ours == theirs
     else:

@@ -56,19 +56,12 @@ def typed_array(a: np.ndarray) -> Any:
             return a
         a, kind = a.astype(narrower), narrower
     short = _SHORT_TYPES.get(kind)
-    if short is None or a.dtype.byteorder == ">":
-        return a if short is None else to_typed_array_spec(a)
+    if short is None:
+        return a
     typed = {"dtype": short, "bdata": base64.b64encode(np.ascontiguousarray(a)).decode("ascii")}
     if a.ndim > 1:
         typed["shape"] = str(a.shape)[1:-1]
     return typed
-
-
-def to_typed_array_spec(a: Any) -> Any:
-    """plotly's own writing of an array (a private function of its package)."""
-    from _plotly_utils.utils import to_typed_array_spec as plotlys
-
-    return plotlys(a)
 
 
 # --- Streamlit ---------------------------------------------------------------------------------------------------

@@ -195,8 +195,7 @@ def stand_alone(
     # few settings cost each figure a validation per property, on every new sentence.
     layout = internals.figure_dicts(fig)[1]
     layout["separators"] = words.separators
-    title = layout.get("title")
-    title = layout["title"] = dict(text=title) if isinstance(title, str) else (title or {})
+    title = title_settings(layout)
     text = title.get("text") or ""
     missing = [n for n in names if not re.search(rf"\b{re.escape(n)}\b", text, flags=re.IGNORECASE)]
     title["text"] = " · ".join([text, *missing]) if text else " · ".join(missing)
@@ -223,6 +222,14 @@ def stand_alone(
         shift = round(1.3 * size) * title["text"].count("<br>")
         title.update(y=1, yref="container", pad=dict(title.get("pad", {}), t=10 + shift))
     return fig
+
+
+def title_settings(layout: dict) -> dict:
+    """A layout's title as plotly's settings dict, in the layout (a title given as its text alone made one), to be
+    changed in place."""
+    title = layout.get("title")
+    title = layout["title"] = dict(text=title) if isinstance(title, str) else (title or {})
+    return title
 
 
 def colour(i: int) -> str:

@@ -134,20 +134,15 @@ def numbers(vs, digits: int, *, words: Words) -> list[str]:
     return out
 
 
-def cells(a: np.ndarray, digits: int) -> list[float | None]:
-    """A table's numbers, rounded, as JSON writes them; None where the mask put −∞."""
+def cells(a: np.ndarray, digits: int) -> list:
+    """A table's numbers, rounded, as JSON writes them (a row, or rows of a matrix); None where the mask put −∞."""
     a = np.asarray(a, dtype=np.float64)
-    rounded = np.round(a, digits).tolist()
-    return rounded if np.isfinite(a).all() else [v if np.isfinite(v) else None for v in rounded]
-
-
-def cells_by_row(a: np.ndarray, digits: int) -> list[list[float | None]]:
-    """A matrix's cells (as `cells` writes them), row by row, rounded all at once."""
-    a = np.asarray(a, dtype=np.float64)
-    rounded = np.round(a, digits).tolist()
+    rounded = np.round(a, digits)
     if np.isfinite(a).all():
-        return rounded
-    return [[v if np.isfinite(v) else None for v in row] for row in rounded]
+        return rounded.tolist()
+    out = rounded.astype(object)
+    out[~np.isfinite(a)] = None
+    return out.tolist()
 
 
 def digits_for(a: np.ndarray) -> int:
@@ -296,7 +291,7 @@ def _heatmap(
     table = Table(
         caption,
         (corner.strip(), *cols),
-        tuple((rows[i], *row) for i, row in enumerate(cells_by_row(m[:shown_rows], digits))),
+        tuple((rows[i], *row) for i, row in enumerate(cells(m[:shown_rows], digits))),
         digits,
     )
     return said, table

@@ -14,7 +14,7 @@ from streamlit.errors import StreamlitAPIException
 from attention import Model, ModelConfig, Trace
 from ui import internals
 from ui.figures import theme
-from ui.figures.base import Canvas
+from ui.figures.base import Canvas, title_settings
 from ui.figures.matrices import tokens_named
 from ui.kit import choices, downloads, inputs, notices, questions, worksheets
 from ui.kit.chart import chart
@@ -246,8 +246,7 @@ def half_chart(
     fits, instead of after a title it would push past the figure's edge."""
     share = figure_share(share)  # presenter mode: the figure alone across the page (figure_columns)
     layout = internals.figure_dicts(fig)[1]  # plotly's own dict, or a Spec's (ui/figures/base.py)
-    title = layout.get("title")
-    title = layout["title"] = dict(text=title) if isinstance(title, str) else (title or {})
+    title = title_settings(layout)
     names = [n for n in downloads.what_it_shows(layer, head, mask) if n not in (title.get("text") or "")]
     if names:
         margin = layout.setdefault("margin", {})
