@@ -47,16 +47,18 @@ def streamlit_server(
     env: dict[str, str] | None = None,
     as_a_class: bool = False,
     cwd: Path = ROOT,
+    python: str = sys.executable,
 ):
     """`streamlit run app.py` (or another script) on a free loopback port; yields (url, process, start time).
 
     cwd: the folder the server runs in: another checkout's (with its own app.py), to measure that one.
+    python: the interpreter to run it with: another checkout's own (benchmarks/baseline.py), or this one.
 
     as_a_class: nothing on the command line but the port and address, as a class starts it: headless mode, no
     usage statistics and no file watcher must then come from the repository's .streamlit/config.toml."""
     port = free_port()
     cmd = [
-        sys.executable,
+        python,
         "-m",
         "streamlit",
         "run",

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app_driver.server import ROOT, chromium, streamlit_server, url_mark, wait_complete
 from attention import available_models
-from benchmarks.baseline import checkout
+from benchmarks.baseline import checkout, python
 
 VIEWPORT = {"width": 1280, "height": 720}  # a classroom projector
 TARGETS = {"head switch, buttons": 0.5, "sentence update, 13 tokens": 1.5}  # first ÷ the bare page's 10 charts
@@ -248,7 +248,7 @@ def wait_app_page(page) -> float:
 
 def app_cold_start(browser, folder: Path = ROOT) -> tuple[float, float]:
     """From `streamlit run app.py` (`folder`'s) until the server answers, and until the first page is complete (s)."""
-    with streamlit_server(app=folder / "app.py", cwd=folder) as (url, _proc, t_launch):
+    with streamlit_server(app=folder / "app.py", cwd=folder, python=python(folder)) as (url, _proc, t_launch):
         up = time.perf_counter() - t_launch
         page = browser.new_page(viewport=VIEWPORT)
         page.goto(url)

@@ -47,7 +47,7 @@ from app_driver.sessions import (
     sentence,
     submit,
 )
-from benchmarks.baseline import checkout
+from benchmarks.baseline import checkout, python
 from benchmarks.browser import print_table
 
 MAX_SESSIONS = 40
@@ -284,7 +284,7 @@ async def run(sessions: list[int], timeout: float, settle: float, folder: Path =
 
     run_log = Path(tempfile.mkdtemp()) / "runs.jsonl"
     env = {"ATTENTION_RUN_LOG": str(run_log)}
-    server = streamlit_server(env=env, app=folder / "app.py", cwd=folder)
+    server = streamlit_server(env=env, app=folder / "app.py", cwd=folder, python=python(folder))
     with server as (url, proc, _t0), RssSampler(proc.pid) as rss:
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

@@ -36,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from baseline import checkout, in_turns  # benchmarks/baseline.py, beside this file
+from baseline import checkout, in_turns, python  # benchmarks/baseline.py, beside this file
 from browser import ANY_MODEL_COMPLETE as COMPLETE
 from browser import VIEWPORT, print_table
 from load import cpu_seconds
@@ -150,7 +150,9 @@ def main() -> int:
         browser = stack.enter_context(chromium())
         urls, pids, idle = {}, {}, {}
         for tree, folder in folders.items():
-            root, proc, _t0 = stack.enter_context(streamlit_server(app=folder / "app.py", cwd=folder))
+            root, proc, _t0 = stack.enter_context(
+                streamlit_server(app=folder / "app.py", cwd=folder, python=python(folder))
+            )
             # another language on the English page's model and sentence, so that only the words differ
             urls[tree] = (
                 root
