@@ -2,6 +2,10 @@
 
 The entry script wires the pages together; the explorer (pages/00_explorer.py) is the home page and
 the lesson's chapters follow it in pages/.
+
+`streamlit run app.py` reads this file in two ways. It first imports it, once, for the server it names (`app` at the
+end: Streamlit's server, Streamlit's own files answered from memory, ui/served.py); then it runs it as the page, at
+every run of every session (`__name__` is then "__main__").
 """
 
 import base64
@@ -10,10 +14,18 @@ import os
 import time
 from pathlib import Path
 
+# pandas is imported whole before any page runs: plotly, building a figure, takes a module it finds in sys.modules as
+# it is, and a session that first imported pandas (the masking chapter's table) while another drew a figure crashed
+# that one ("partially initialized module 'pandas' has no attribute 'Series'"). The server imports it with this file,
+# before its first session.
+import pandas  # noqa: F401
 import streamlit as st
 
-from ui import internals
+from ui import caches, internals
 from ui.components import preload, reconnect
+from ui.session import state
+from ui.words import chapters, i18n
+from ui.words.i18n import _
 
 ROOT = Path(__file__).resolve().parent
 # The browser tab's icon comes with the page, as a data URL: Streamlit fetches a :material/…: page icon from a
@@ -22,30 +34,10 @@ ROOT = Path(__file__).resolve().parent
 # is fine: it comes from the font Streamlit serves. (Given as a file, the icon went through PIL on every run,
 # which took a seventh of a new server's first page.)
 ICON = "data:image/png;base64," + base64.b64encode((ROOT / "assets" / "icon.png").read_bytes()).decode("ascii")
-st.set_page_config(page_title="Attention, step by step", page_icon=ICON, layout="wide")
-started = time.time()
-# Plotly loads in the browser while the server imports the app and computes the page: asked for before anything
-# else (a new server's first page waited a tenth of a second longer for it behind these imports)
-preload.plotly()
-reconnect.watch()  # a page whose server was lost, drawn again by the one it reached
-
-# pandas is imported whole before any page runs: plotly, building a figure, takes a module it finds in sys.modules as
-# it is, and a session that first imported pandas (the masking chapter's table) while another drew a figure crashed
-# that one ("partially initialized module 'pandas' has no attribute 'Series'"). Every session's run passes this import
-# before it draws a figure, so none draws one while pandas is half imported; after the two elements above, so that a
-# new server's first page asks for Plotly without waiting for it (half a second here).
-import pandas  # noqa: E402, F401
-
-from ui import caches  # noqa: E402
-from ui.session import state  # noqa: E402
-from ui.words import chapters, i18n  # noqa: E402
-from ui.words.i18n import _  # noqa: E402
-
-# the tab's title in the page's language, once the language is known (the call above sets the icon and the layout
-# as early as they can be; a second call changes only what it names)
-st.set_page_config(page_title=_("Attention, step by step"))
-
 PAGES_KEY = "_pages"  # session key: the pages, by language
+# benchmarks/load.py and soak.py set it: a line per run, its start and end as the server saw them, the sentence it
+# drew, and what each of the server's caches held after it (ui/caches.py)
+RUN_LOG = os.environ.get("ATTENTION_RUN_LOG")
 
 
 def app_pages() -> dict | list:
@@ -67,21 +59,35 @@ def app_pages() -> dict | list:
     return made[language]
 
 
-# benchmarks/load.py and soak.py set it: a line per run, its start and end as the server saw them, the sentence it
-# drew, and what each of the server's caches held after it (ui/caches.py)
-RUN_LOG = os.environ.get("ATTENTION_RUN_LOG")
-try:
-    st.navigation(app_pages(), position="top").run()
-finally:
-    state.sync_url()  # the URL always holds what is on screen (after st.stop(), see opening.init)
-    caches.release()  # the memory this run freed, back to the system once there is enough of it
-    if RUN_LOG:
-        line = {
-            "session": internals.session_id(),
-            "start": started,
-            "end": time.time(),
-            "text": state.get("text"),
-            "caches": {name: [h.entries, h.bytes, h.budget] for name, h in caches.held().items()},
-        }
-        with open(RUN_LOG, "a", encoding="utf-8") as log:
-            log.write(json.dumps(line) + "\n")
+def run() -> None:
+    """One run of the page a session is on."""
+    st.set_page_config(page_title="Attention, step by step", page_icon=ICON, layout="wide")
+    started = time.time()
+    preload.plotly()  # Plotly loads in the browser while the server computes the page: asked for before anything
+    reconnect.watch()  # a page whose server was lost, drawn again by the one it reached
+    # the tab's title in the page's language, once the language is known (the call above sets the icon and the
+    # layout as early as they can be; a second call changes only what it names)
+    st.set_page_config(page_title=_("Attention, step by step"))
+    try:
+        st.navigation(app_pages(), position="top").run()
+    finally:
+        state.sync_url()  # the URL always holds what is on screen (after st.stop(), see opening.init)
+        caches.release()  # the memory this run freed, back to the system once there is enough of it
+        if RUN_LOG:
+            line = {
+                "session": internals.session_id(),
+                "start": started,
+                "end": time.time(),
+                "text": state.get("text"),
+                "caches": {name: [h.entries, h.bytes, h.budget] for name, h in caches.held().items()},
+            }
+            with open(RUN_LOG, "a", encoding="utf-8") as log:
+                log.write(json.dumps(line) + "\n")
+
+
+if __name__ == "__main__":
+    run()
+else:
+    from ui import served
+
+    app = st.App(__file__, middleware=served.middleware())

@@ -8,6 +8,8 @@ page in every language, where test_languages_browser.py opens them all."""
 from __future__ import annotations
 
 import base64
+import urllib.request
+from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import plotly.offline
@@ -88,6 +90,29 @@ def test_the_menu_lists_every_page_and_the_tab_s_icon_is_the_app_s_own(server, p
     kind, _, data = icon.partition(",")  # the tab's icon comes with the page: the app's own, as a data URL
     assert kind == "data:image/png;base64", icon[:40]
     assert base64.b64decode(data) == (ROOT / "assets" / "icon.png").read_bytes()
+
+
+def test_streamlit_s_files_answered_from_memory_are_the_files_streamlit_ships(server, page):
+    """Every one of Streamlit's files a first page loads (ui/served.py keeps them after their first answer): the same
+    bytes as the file in Streamlit's package, to the browser and to a later request; the same headers again."""
+    import streamlit
+
+    shipped = Path(streamlit.__file__).parent / "static"
+    responses = []
+    page.on("response", lambda response: responses.append(response))
+    page.goto(server)
+    wait_complete(page, "13 tokens")
+    files = {urlparse(r.url).path: r for r in responses if urlparse(r.url).path.startswith("/static/")}
+    assert len(files) >= 50, sorted(files)  # scripts, styles and fonts: about 120
+    for path, response in files.items():
+        on_disk = (shipped / path.lstrip("/")).read_bytes()
+        assert response.status == 200 and response.body() == on_disk, path
+        answers = []
+        for _ in range(2):
+            with urllib.request.urlopen(server + path, timeout=30) as r:
+                answers.append(({k.lower(): v for k, v in r.headers.items() if k.lower() != "date"}, r.read()))
+        assert answers[0] == answers[1] and answers[0][1] == on_disk, path
+        assert "immutable" in answers[0][0]["cache-control"] and int(answers[0][0]["content-length"]) == len(on_disk)
 
 
 def test_where_the_app_s_plotly_does_not_load_the_page_draws_with_streamlit_s(server, page):

@@ -1,0 +1,131 @@
+"""The server's door (ui/served.py): what Streamlit marks immutable is answered from memory after its first time, and
+nothing else; the real server's answers are the same from memory as from Streamlit (tests/e2e/test_reliability_browser.py
+fetches them)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from ui import served
+
+ROOT = Path(__file__).resolve().parents[1]
+IMMUTABLE = [(b"content-type", b"application/javascript"), (b"cache-control", b"public, immutable, max-age=31536000")]
+
+
+class Streamlit:
+    """A stand-in for Streamlit's server: answers every request with the given status and headers, its body in two
+    parts; counts the requests it answered."""
+
+    def __init__(self, status: int = 200, headers=IMMUTABLE, complete: bool = True) -> None:
+        self.status, self.headers, self.complete, self.answered = status, list(headers), complete, 0
+
+    async def __call__(self, scope, receive, send) -> None:
+        self.answered += 1
+        await send({"type": "http.response.start", "status": self.status, "headers": self.headers})
+        await send({"type": "http.response.body", "body": b"part one, ", "more_body": True})
+        if not self.complete:
+            raise ConnectionError("the client went away")
+        await send({"type": "http.response.body", "body": b"part two"})
+
+
+def get(app, path: str = "/static/js/index.abc.js", method: str = "GET", query: bytes = b"", headers=(), kind="http"):
+    """The messages `app` sends for one request."""
+    sent = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": kind, "method": method, "path": path, "query_string": query, "headers": list(headers)}
+    asyncio.run(app(scope, receive, send))
+    return sent
+
+
+def answer(sent) -> tuple[int, list, bytes]:
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    return start["status"], start["headers"], b"".join(m.get("body", b"") for m in sent[1:])
+
+
+def test_an_immutable_answer_is_given_again_from_memory_whole():
+    streamlit = Streamlit()
+    door = served.KeptFiles(streamlit)
+    first = get(door)
+    again = [get(door) for _ in range(3)]
+    assert streamlit.answered == 1
+    assert len(first) == 3  # Streamlit's own answer went out as it was, in its parts
+    for sent in again:
+        assert len(sent) == 2 and answer(sent) == answer(first) == (200, IMMUTABLE, b"part one, part two")
+    get(door, "/static/js/other.def.js")  # each path its own answer
+    assert streamlit.answered == 2 and len(door.kept) == 2
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        [(b"cache-control", b"no-cache")],  # the page's HTML, the manifest
+        [],  # no word on caching: the app's own files, media
+        [*IMMUTABLE, (b"vary", b"Accept-Encoding")],
+        [*IMMUTABLE, (b"content-encoding", b"gzip")],
+        [*IMMUTABLE, (b"Set-Cookie", b"session=1")],
+    ],
+)
+def test_an_answer_that_may_change_or_differ_between_clients_is_not_kept(headers):
+    streamlit = Streamlit(headers=headers)
+    door = served.KeptFiles(streamlit)
+    assert answer(get(door)) == answer(get(door)) == (200, headers, b"part one, part two")
+    assert streamlit.answered == 2 and not door.kept
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        {"method": "HEAD"},
+        {"method": "POST"},
+        {"query": b"v=2"},
+        {"headers": [(b"Range", b"bytes=0-9")]},
+        {"headers": [(b"if-none-match", b'"abc"')]},
+        {"headers": [(b"if-modified-since", b"Sat, 28 Nov 2026 16:46:03 GMT")]},
+    ],
+)
+def test_a_request_for_something_else_than_the_whole_file_goes_to_streamlit(request_):
+    streamlit = Streamlit()
+    door = served.KeptFiles(streamlit)
+    get(door)  # kept
+    get(door, **request_)
+    assert streamlit.answered == 2
+    # and is not kept in place of the whole file
+    get(door)
+    assert streamlit.answered == 2
+
+
+def test_an_error_an_unfinished_answer_and_other_connections_are_not_kept():
+    for streamlit in (Streamlit(status=404), Streamlit(status=500)):
+        door = served.KeptFiles(streamlit)
+        get(door), get(door)
+        assert streamlit.answered == 2 and not door.kept
+    unfinished = Streamlit(complete=False)
+    door = served.KeptFiles(unfinished)
+    with pytest.raises(ConnectionError):
+        get(door)
+    assert not door.kept
+    seen = []
+
+    async def websocket(scope, receive, send):
+        seen.append(scope["type"])
+
+    get(served.KeptFiles(websocket), kind="websocket")
+    get(served.KeptFiles(websocket), kind="lifespan")
+    assert seen == ["websocket", "lifespan"]
+
+
+def test_streamlit_run_app_py_starts_the_server_app_py_names():
+    """`streamlit run app.py` finds app.py's st.App (and so its door) by reading the file, as it does."""
+    from streamlit.web.server.app_discovery import discover_asgi_app
+
+    found = discover_asgi_app(ROOT / "app.py")
+    assert found.is_asgi_app and found.import_string == "app:app"
