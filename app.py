@@ -4,8 +4,8 @@ The entry script wires the pages together; the explorer (pages/00_explorer.py) i
 the lesson's chapters follow it in pages/.
 
 `streamlit run app.py` reads this file in two ways. It first imports it, once, for the server it names (`app` at the
-end: Streamlit's server, Streamlit's own files answered from memory, ui/served.py); then it runs it as the page, at
-every run of every session (`__name__` is then "__main__").
+end: Streamlit's server, Streamlit's own files answered from memory, the page's modules imported as it starts;
+ui/served.py); then it runs it as the page, at every run of every session (`__name__` is then "__main__").
 """
 
 import base64
@@ -14,18 +14,10 @@ import os
 import time
 from pathlib import Path
 
-# pandas is imported whole before any page runs: plotly, building a figure, takes a module it finds in sys.modules as
-# it is, and a session that first imported pandas (the masking chapter's table) while another drew a figure crashed
-# that one ("partially initialized module 'pandas' has no attribute 'Series'"). The server imports it with this file,
-# before its first session.
-import pandas  # noqa: F401
 import streamlit as st
 
-from ui import caches, internals
+from ui import served
 from ui.components import preload, reconnect
-from ui.session import state
-from ui.words import chapters, i18n
-from ui.words.i18n import _
 
 ROOT = Path(__file__).resolve().parent
 # The browser tab's icon comes with the page, as a data URL: Streamlit fetches a :material/…: page icon from a
@@ -38,12 +30,34 @@ PAGES_KEY = "_pages"  # session key: the pages, by language
 # benchmarks/load.py and soak.py set it: a line per run, its start and end as the server saw them, the sentence it
 # drew, and what each of the server's caches held after it (ui/caches.py)
 RUN_LOG = os.environ.get("ATTENTION_RUN_LOG")
+# What a first page imports, the server imports as it starts, in a thread of its own while it answers the first
+# browser (ui/served.py's importing). pandas first, and whole: plotly, building a figure, takes a module it finds
+# in sys.modules as it is, and a session that first imported pandas (the masking chapter's table) while another
+# drew a figure crashed that one ("partially initialized module 'pandas' has no attribute 'Series'").
+PAGE_MODULES = (
+    "pandas",
+    "ui.caches",
+    "ui.session.state",
+    "ui.words.chapters",
+    "ui.kit.chart",
+    "ui.kit.numpy_code",
+    "ui.kit.worksheets",
+    "ui.session.engine",
+    "ui.session.models",
+    "ui.session.opening",
+    "pages.explorer.controls",
+    "pages.explorer.heads",
+    "pages.explorer.outputs",
+)
 
 
 def app_pages() -> dict | list:
     """The explorer, then the lesson's chapters and the glossary, named in the session's language. Made once per
     session and language (sixteen pages made took a fifteenth of a new sentence's run), and the session's own:
     Streamlit marks on a page that it is the one being run, which another session's run must not see."""
+    from ui.words import chapters, i18n
+    from ui.words.i18n import _
+
     made = st.session_state.setdefault(PAGES_KEY, {})
     language = i18n.language()
     if language not in made:
@@ -65,6 +79,13 @@ def run() -> None:
     started = time.time()
     preload.plotly()  # Plotly loads in the browser while the server computes the page: asked for before anything
     reconnect.watch()  # a page whose server was lost, drawn again by the one it reached
+    served.warmed()  # the page's modules, which the server imports as it starts
+    import pandas  # noqa: F401  (before any figure: see PAGE_MODULES)
+
+    from ui import caches, internals
+    from ui.session import state
+    from ui.words.i18n import _
+
     # the tab's title in the page's language, once the language is known (the call above sets the icon and the
     # layout as early as they can be; a second call changes only what it names)
     st.set_page_config(page_title=_("Attention, step by step"))
@@ -88,6 +109,4 @@ def run() -> None:
 if __name__ == "__main__":
     run()
 else:
-    from ui import served
-
-    app = st.App(__file__, middleware=served.middleware())
+    app = st.App(__file__, middleware=served.middleware(), lifespan=served.importing(PAGE_MODULES))

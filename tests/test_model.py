@@ -37,7 +37,7 @@ def test_the_server_path_never_imports_torch():
 
 def test_the_explorers_first_page_imports_no_torch_and_pandas_whole_before_it_draws():
     """The whole first page in a fresh interpreter: no PyTorch or reference library. pandas is imported, on purpose,
-    by app.py before any page runs (a quarter to half a second, once per server process): imported later by the
+    before any page draws (app.py; a quarter to half a second, once per server process): imported later by the
     masking chapter while another session drew a figure, plotly took it half imported and that page crashed."""
     code = (
         "import sys\n"

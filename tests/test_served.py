@@ -129,3 +129,39 @@ def test_streamlit_run_app_py_starts_the_server_app_py_names():
 
     found = discover_asgi_app(ROOT / "app.py")
     assert found.is_asgi_app and found.import_string == "app:app"
+
+
+def test_the_servers_lifespan_imports_the_pages_modules_and_a_run_waits_for_them(tmp_path, monkeypatch):
+    """The server answers at once and imports the page's modules in a thread; a page's run waits for them (two threads
+    importing one module could each meet the other's half-made one)."""
+    import sys
+    import time
+
+    (tmp_path / "slow_to_import.py").write_text("import time\ntime.sleep(0.5)\nDONE = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    served.warmed(timeout=0)  # no server started: nothing to wait for
+
+    async def start_and_run_a_page() -> tuple[float, float]:
+        async with served.importing(("json", "slow_to_import"))(None):
+            answered = time.perf_counter()
+            await asyncio.to_thread(served.warmed)  # a page's run, in its own thread
+            return answered, time.perf_counter()
+
+    t0 = time.perf_counter()
+    answered, ran = asyncio.run(start_and_run_a_page())
+    assert answered - t0 < 0.3 <= ran - t0  # the server went on at once; the run waited for the module
+    assert sys.modules["slow_to_import"].DONE
+    monkeypatch.delitem(sys.modules, "slow_to_import")
+
+
+def test_the_modules_app_py_has_the_server_import_exist():
+    import ast
+    import importlib.util
+
+    tree = ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))
+    named = next(
+        n.value for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "PAGE_MODULES"
+    )
+    modules = ast.literal_eval(named)
+    assert modules[0] == "pandas" and len(modules) >= 10
+    assert all(importlib.util.find_spec(m) is not None for m in modules)

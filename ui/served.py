@@ -15,8 +15,11 @@ ships (26 MB in all, ~5 MB of them for a page).
 
 from __future__ import annotations
 
+import importlib
+import logging
 import threading
 from collections.abc import Awaitable, Callable, MutableMapping
+from contextlib import asynccontextmanager
 from typing import Any
 
 Scope = MutableMapping[str, Any]
@@ -90,6 +93,41 @@ def _may_keep(start: Message) -> bool:
         if lowered == b"cache-control" and b"immutable" in value.lower():
             immutable = True
     return immutable
+
+
+# Set while no import of the page's modules is under way: the page's run waits for it (warmed)
+_imported = threading.Event()
+_imported.set()
+
+
+def importing(modules: tuple[str, ...]):
+    """The server's lifespan: `modules` imported in a thread of their own as it starts, while it answers the first
+    browser's requests (its page, Streamlit's files), rather than before it answers at all or in the first page's run.
+    Until they are, a page's run waits for them (warmed): two threads importing the same modules could each meet
+    the other's half-made module (pandas half imported made plotly fail)."""
+
+    @asynccontextmanager
+    async def lifespan(_app):
+        _imported.clear()
+        threading.Thread(target=_import, args=(modules,), name="page modules", daemon=True).start()
+        yield None
+
+    return lifespan
+
+
+def _import(modules: tuple[str, ...]) -> None:
+    try:
+        for name in modules:
+            importlib.import_module(name)
+    except Exception:  # the page's own import of it says what went wrong, on the page
+        logging.getLogger(__name__).exception("importing the page's modules")
+    finally:
+        _imported.set()
+
+
+def warmed(timeout: float = 120.0) -> None:
+    """Once the page's modules are imported (at once where no server imports them: AppTest, a script)."""
+    _imported.wait(timeout)
 
 
 def middleware() -> list:
