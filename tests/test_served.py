@@ -5,6 +5,7 @@ fetches them)."""
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,13 @@ class Streamlit:
         await send({"type": "http.response.body", "body": b"part two"})
 
 
+def run(coroutine):
+    """asyncio.run in a thread of its own: a browser test before this one in the same worker may have left an event
+    loop running in this thread (Playwright's sync API)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def get(app, path: str = "/static/js/index.abc.js", method: str = "GET", query: bytes = b"", headers=(), kind="http"):
     """The messages `app` sends for one request."""
     sent = []
@@ -42,7 +50,7 @@ def get(app, path: str = "/static/js/index.abc.js", method: str = "GET", query: 
         sent.append(message)
 
     scope = {"type": kind, "method": method, "path": path, "query_string": query, "headers": list(headers)}
-    asyncio.run(app(scope, receive, send))
+    run(app(scope, receive, send))
     return sent
 
 
@@ -148,7 +156,7 @@ def test_the_servers_lifespan_imports_the_pages_modules_and_a_run_waits_for_them
             return answered, time.perf_counter()
 
     t0 = time.perf_counter()
-    answered, ran = asyncio.run(start_and_run_a_page())
+    answered, ran = run(start_and_run_a_page())
     assert answered - t0 < 0.3 <= ran - t0  # the server went on at once; the run waited for the module
     assert sys.modules["slow_to_import"].DONE
     monkeypatch.delitem(sys.modules, "slow_to_import")
