@@ -8,5 +8,6 @@ components  the browser components (Python with its JavaScript)
 session     what a session opens on and holds; the models and every result computed from them
 kit         what pages are made of: controls, the chart element, a chapter's frame, the downloads
 
-The command line's doors sit beside them: `python -m ui.export` (figures as images).
+The command line's doors sit beside them: `python -m ui.export` (figures as images); and the server's, served.py
+(Streamlit's own files answered from memory, app.py's st.App).
 """
