@@ -18,15 +18,9 @@ from __future__ import annotations
 import importlib
 import logging
 import threading
-from collections.abc import Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
-from typing import Any
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 # request headers that ask for something else than the whole file as it is
 _PARTIAL_OR_CONDITIONAL = frozenset({b"range", b"if-none-match", b"if-modified-since", b"if-range", b"if-match"})
@@ -39,8 +33,8 @@ class KeptFiles:
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
+        # written and read on the server's event loop alone
         self.kept: dict[str, tuple[int, list[tuple[bytes, bytes]], bytes]] = {}
-        self._lock = threading.Lock()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not _whole_get(scope):
@@ -67,8 +61,7 @@ class KeptFiles:
             elif message["type"] == "http.response.body" and start:
                 parts.append(message.get("body", b""))
                 if not message.get("more_body", False):
-                    with self._lock:
-                        self.kept[path] = (start["status"], list(start.get("headers", [])), b"".join(parts))
+                    self.kept[path] = (start["status"], list(start.get("headers", [])), b"".join(parts))
             await send(message)
 
         return keeping
