@@ -117,8 +117,8 @@ def page_texts(at) -> list[dict]:
         data = json.loads(e.proto.json)
         if e.proto.component_name.endswith("attention_chart_text"):
             out.append(json.loads(data["alt"]))
-        elif e.proto.component_name.endswith("attention_plot") and data.get("text"):
-            out.append(json.loads(data["text"]["alt"]))
+        elif e.proto.component_name.endswith("attention_plot") and data.get("text_alt"):
+            out.append(json.loads(data["text_alt"]))
     return out
 
 

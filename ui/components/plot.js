@@ -82,7 +82,13 @@ export default function (component) {
   gd.setAttribute("role", "figure");
   gd.setAttribute("aria-label", data.label || "");
   if (data.describedBy) gd.setAttribute("aria-describedby", data.describedBy);
-  if (data.text) describeIn(parentElement, data.text); // chart_text.js: under the figure, in words and numbers
+  // chart_text.js: under the figure, in words and numbers (its fields come as text_alt, text_id…: plot.py)
+  const text = Object.fromEntries(
+    Object.entries(data)
+      .filter(([name]) => name.startsWith("text_"))
+      .map(([name, value]) => [name.slice(5), value]),
+  );
+  if (text.alt) describeIn(parentElement, text);
   const config = data.config;
   if (gd.__spec === data.spec && gd.__config === config) return undefined;
   gd.__spec = data.spec;

@@ -57,8 +57,10 @@ def plot(
     readers; text: what it shows in words and numbers (ui/components/chart_text.py's disclosure), drawn under it and naming
     it for a screen reader; laid_out: the px width the figure was laid out for (its legend's rows there), where the
     browser fits it to another."""
-    # every value text: Streamlit looks for data frames in any other (and imports pandas to do it)
-    data = {"spec": spec(fig), "config": json.dumps(config), "plotly": preload.sources(), "text": text}
+    # every value a string, a number or a boolean: Streamlit looks for a data frame in any other (importing pandas and
+    # pyarrow to do it), so the disclosure's fields come one by one (text_alt, text_id…)
+    data = {"spec": spec(fig), "config": json.dumps(config), "plotly": preload.sources()}
+    data |= {f"text_{field}": value for field, value in (text or {}).items()}
     data |= {"label": label, "describedBy": text["id"] if text else "", "headName": _("head {n}"), "laidOut": laid_out}
     data |= {"fullscreen": _("Fullscreen"), "failed": _("This figure could not be drawn: {error}")}
     _component(key=key, data=data, height="content")
