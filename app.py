@@ -31,11 +31,12 @@ PAGES_KEY = "_pages"  # session key: the pages, by language
 # drew, and what each of the server's caches held after it (ui/caches.py)
 RUN_LOG = os.environ.get("ATTENTION_RUN_LOG")
 # What a first page imports, the server imports as it starts, in a thread of its own while it answers the first
-# browser (ui/served.py's importing). pandas first, and whole: plotly, building a figure, takes a module it finds
-# in sys.modules as it is, and a session that first imported pandas (the masking chapter's table) while another
-# drew a figure crashed that one ("partially initialized module 'pandas' has no attribute 'Series'").
+# browser (ui/served.py's starting). Not pandas: only the masking chapter's table needs it, and it is a third of these
+# imports' time; the server imports it at its first quiet moment, when no figure is being made (plotly, making one,
+# takes a module it finds in sys.modules as it is: a figure made while another thread imported pandas failed with
+# "partially initialized module 'pandas' has no attribute 'Series'"). A page that needs it first asks for it
+# (served.started).
 PAGE_MODULES = (
-    "pandas",
     "ui.caches",
     "ui.session.state",
     "ui.words.chapters",
@@ -49,6 +50,26 @@ PAGE_MODULES = (
     "pages.explorer.heads",
     "pages.explorer.outputs",
 )
+
+
+def starting() -> None:
+    """After the page's modules, as the server starts: Streamlit's check at a process's first element, made here
+    where it costs nothing (ui/internals.py), and the bundled model read from its files, which the first page shows."""
+    from ui import internals
+    from ui.session import models
+
+    internals.check_once_not_in_a_repl()
+    models.model(models.MODEL)
+
+
+def at_first_quiet_moment() -> None:
+    """What the first page does without, done once the server is quiet: pandas imported (see PAGE_MODULES), and what
+    the process holds then left out of garbage collections (ui/caches.py)."""
+    import pandas  # noqa: F401
+
+    from ui import caches
+
+    caches.freeze()
 
 
 def app_pages() -> dict | list:
@@ -80,7 +101,6 @@ def run() -> None:
     preload.plotly()  # Plotly loads in the browser while the server computes the page: asked for before anything
     reconnect.watch()  # a page whose server was lost, drawn again by the one it reached
     served.warmed()  # the page's modules, which the server imports as it starts
-    import pandas  # noqa: F401  (before any figure: see PAGE_MODULES)
 
     from ui import caches, internals
     from ui.session import state
@@ -93,7 +113,9 @@ def run() -> None:
         st.navigation(app_pages(), position="top").run()
     finally:
         state.sync_url()  # the URL always holds what is on screen (after st.stop(), see opening.init)
-        caches.release()  # the memory this run freed, back to the system once there is enough of it
+        # the memory this run freed, back to the system once there is enough of it; and where no server freezes what
+        # the process holds at its first quiet moment, frozen after this first run
+        caches.release(freezing=served.settled())
         if RUN_LOG:
             line = {
                 "session": internals.session_id(),
@@ -109,4 +131,8 @@ def run() -> None:
 if __name__ == "__main__":
     run()
 else:
-    app = st.App(__file__, middleware=served.middleware(), lifespan=served.importing(PAGE_MODULES))
+    app = st.App(
+        __file__,
+        middleware=served.middleware(),
+        lifespan=served.starting(PAGE_MODULES, then=starting, quiet=at_first_quiet_moment),
+    )

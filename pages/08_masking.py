@@ -1,13 +1,12 @@
 """Chapter 8: the mask and the softmax, on the notes' worked example and on the real sentence."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 from babel.numbers import get_decimal_symbol
 
 import attention
 from attention.lessons import masking, questions_chapters_6_to_10, window
-from ui import figures
+from ui import figures, served
 from ui.components import table
 from ui.figures import theme
 from ui.kit import chapter, choices, questions
@@ -72,6 +71,19 @@ def renormalised_values(tr: attention.Trace, head: int) -> dict[str, object] | N
     )
 
 
+def editable(scores: np.ndarray):
+    """The scores as the table edits them: text, so that −∞ can be typed, each written with the language's decimal
+    mark. A DataFrame: pandas, which a fresh server imports at its first quiet moment (ui/served.py), asked for now."""
+    served.started()
+    import pandas as pd
+
+    return pd.DataFrame(
+        [[masking.format_score(v).replace(".", decimal_mark()) for v in row] for row in scores],
+        index=KEYS,
+        columns=QUERIES,
+    )
+
+
 def reset_table() -> None:
     state.put("mk_scores", state.PARAMS["mk_scores"].default)
     st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
@@ -89,11 +101,7 @@ st.markdown(prose["worked"])
 typed = np.array(state.get("mk_scores"), dtype=float).reshape(4, 4)
 key = f"w:mk_table_{st.session_state.get(VERSION, 0)}"
 st.data_editor(
-    pd.DataFrame(  # text, so that −∞ can be typed: each score written with the language's decimal mark
-        [[masking.format_score(v).replace(".", decimal_mark()) for v in row] for row in typed],
-        index=KEYS,
-        columns=QUERIES,
-    ),
+    editable(typed),
     key=key,
     on_change=table_changed,
     args=(key,),

@@ -129,3 +129,25 @@ def test_a_headless_runs_elements_come_in_the_pages_order():
     assert kinds == ["title", "plotly_chart", "caption"]
     chart = next(proto for kind, proto in internals.elements_in_order(at) if kind == "plotly_chart")
     assert json.loads(chart.spec)["layout"]["title"]["text"] == "b"
+
+
+RUN_THREAD = """
+import streamlit as st
+from ui import internals
+st.write(internals.in_a_run(), internals.runs_in_progress(), internals.runs_in_progress(frozenset({__import__("threading").get_ident()})))
+"""
+
+
+def test_a_run_is_in_the_thread_streamlit_names_for_runs():
+    """AppTest runs a page as the server does (a ScriptRunner's thread): the name says a run is under way."""
+    at = AppTest.from_string(RUN_THREAD).run()
+    assert not at.exception
+    assert at.markdown[0].value == "`True` `True` `False`"
+    assert not internals.in_a_run()
+
+
+def test_streamlits_check_at_a_first_element_is_made_once():
+    from streamlit import delta_generator
+
+    internals.check_once_not_in_a_repl()
+    assert delta_generator._use_warning_has_been_displayed

@@ -5,12 +5,14 @@ fetches them)."""
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from ui import served
+from ui import internals, served
 
 ROOT = Path(__file__).resolve().parents[1]
 IMMUTABLE = [(b"content-type", b"application/javascript"), (b"cache-control", b"public, immutable, max-age=31536000")]
@@ -141,25 +143,124 @@ def test_streamlit_run_app_py_starts_the_server_app_py_names():
 
 def test_the_servers_lifespan_imports_the_pages_modules_and_a_run_waits_for_them(tmp_path, monkeypatch):
     """The server answers at once and imports the page's modules in a thread; a page's run waits for them (two threads
-    importing one module could each meet the other's half-made one)."""
+    importing one module could each meet the other's half-made one); what follows them comes after, in that thread."""
     import sys
     import time
 
     (tmp_path / "slow_to_import.py").write_text("import time\ntime.sleep(0.5)\nDONE = True\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     served.warmed(timeout=0)  # no server started: nothing to wait for
+    after = []
 
     async def start_and_run_a_page() -> tuple[float, float]:
-        async with served.importing(("json", "slow_to_import"))(None):
+        async with served.starting(("json", "slow_to_import"), then=lambda: after.append(time.perf_counter()))(None):
             answered = time.perf_counter()
             await asyncio.to_thread(served.warmed)  # a page's run, in its own thread
-            return answered, time.perf_counter()
+            ran = time.perf_counter()
+            await asyncio.sleep(0.1)
+            return answered, ran
 
     t0 = time.perf_counter()
     answered, ran = run(start_and_run_a_page())
     assert answered - t0 < 0.3 <= ran - t0  # the server went on at once; the run waited for the module
     assert sys.modules["slow_to_import"].DONE
+    assert len(after) == 1 and after[0] - t0 >= 0.5
     monkeypatch.delitem(sys.modules, "slow_to_import")
+
+
+class Runs:
+    """Threads named as Streamlit names a session's run (ui/internals.py), each lasting until it is ended."""
+
+    def __init__(self) -> None:
+        self.threads: list[tuple[threading.Thread, threading.Event]] = []
+
+    def start(self, work=None) -> threading.Event:
+        end = threading.Event()
+
+        def run_():
+            if work is not None:
+                work()
+            end.wait(10)
+
+        thread = threading.Thread(target=run_, name=internals.SCRIPT_THREAD, daemon=True)
+        self.threads.append((thread, end))
+        thread.start()
+        return end
+
+    def end_all(self) -> None:
+        for thread, end in self.threads:
+            end.set()
+            thread.join()
+
+
+@pytest.fixture
+def quick(monkeypatch):
+    monkeypatch.setattr(served, "POLL", 0.01)
+    monkeypatch.setattr(served, "QUIET", 0.2)
+    runs = Runs()
+    yield runs
+    runs.end_all()
+
+
+def server_with(quiet_moment, steps) -> None:
+    """A server's lifespan around `steps` (an async function), with `quiet_moment` for its first quiet moment."""
+
+    async def serve():
+        async with served.starting((), quiet=quiet_moment)(None):
+            assert not served.settled()
+            await steps()
+
+    run(serve())
+    assert served.settled()  # and after the server, nothing is waited for
+
+
+def test_the_first_quiet_moment_comes_after_a_run_and_not_while_one_is_under_way(quick):
+    """Not before any page has run (a first page may be on its way); not during a run; once no run has been under
+    way for QUIET seconds after one."""
+    done = []
+
+    async def steps():
+        await asyncio.sleep(0.4)  # no run yet: a server nobody has opened
+        assert done == []
+        end = quick.start()  # a session's run
+        await asyncio.sleep(0.4)
+        assert done == []
+        end.set()
+        await asyncio.sleep(0.1)  # the run ended, not QUIET seconds ago
+        assert done == []
+        await asyncio.sleep(0.4)
+        assert done == ["quiet"]
+
+    server_with(lambda: done.append("quiet"), steps)
+
+
+def test_a_run_that_needs_it_asks_for_it_and_waits_while_other_runs_end(quick):
+    """A run that needs what the quiet moment does (a table needs pandas) asks for it: it comes once the runs
+    under way have ended (not the ones waiting for it), and no run runs beside it."""
+    done, seen = [], []
+
+    def quiet_moment():
+        seen.append(internals.runs_in_progress(served._waiters()))
+        done.append(time.perf_counter())
+
+    async def steps():
+        end_other = quick.start()  # another session's run, under way
+        asked = time.perf_counter()
+        waited = []
+        quick.start(lambda: (served.started(timeout=5), waited.append(time.perf_counter())))  # a table's run
+        await asyncio.sleep(0.3)
+        assert done == []  # the other run is still under way
+        end_other.set()
+        await asyncio.sleep(0.2)
+        assert len(done) == 1 and done[0] - asked >= 0.3 and waited and waited[0] >= done[0]
+
+    server_with(quiet_moment, steps)
+    assert seen == [False]  # nothing ran beside it but the run that waited for it
+
+
+def test_without_a_server_nothing_is_left_for_later():
+    served.started(timeout=0)
+    assert served.settled()
 
 
 def test_the_modules_app_py_has_the_server_import_exist():
@@ -171,5 +272,5 @@ def test_the_modules_app_py_has_the_server_import_exist():
         n.value for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "PAGE_MODULES"
     )
     modules = ast.literal_eval(named)
-    assert modules[0] == "pandas" and len(modules) >= 10
+    assert "pandas" not in modules and len(modules) >= 10  # left for the server's first quiet moment
     assert all(importlib.util.find_spec(m) is not None for m in modules)

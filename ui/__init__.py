@@ -9,5 +9,6 @@ session     what a session opens on and holds; the models and every result compu
 kit         what pages are made of: controls, the chart element, a chapter's frame, the downloads
 
 The command line's doors sit beside them: `python -m ui.export` (figures as images); and the server's, served.py
-(Streamlit's own files answered from memory, app.py's st.App).
+(Streamlit's own files answered from memory, and what the server does as it starts and at its first quiet
+moment: app.py's st.App).
 """

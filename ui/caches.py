@@ -13,8 +13,9 @@ collects and hands the memory back once the process has grown by RELEASE_AFTER s
 
 A collection walks every object the process holds, and most of them live as long as it does: the modules
 imported (plotly's classes, Streamlit, the languages' data), some 140,000 objects once a page has run; a
-collection took 90 ms, after every long paste. After the first page's run, those are frozen (`gc.freeze`: left
-out of every collection, the collector's own ones too), and a collection walks what came after them: 6 ms.
+collection took 90 ms, after every long paste. After the first page's run (a server: at its first quiet moment),
+those are frozen (`gc.freeze`: left out of every collection, the collector's own ones too), and a collection walks
+what came after them: 6 ms.
 """
 
 from __future__ import annotations
@@ -238,14 +239,15 @@ _released = {"at": 0, "frozen": False}  # the resident bytes after memory was la
 _releasing = threading.Lock()
 
 
-def release(force: bool = False) -> bool:
+def release(force: bool = False, freezing: bool = True) -> bool:
     """Hand freed memory back to the system, once the process has grown by RELEASE_AFTER since it last did (or
     when forced): collect garbage cycles, then malloc_trim. A run that drew a short sentence grows the process by
     a few hundred kB, so this costs it nothing; it runs after a long paste. True if it did.
 
-    After the process's first run, what it holds then (its modules, a model) is frozen, once (see above)."""
-    if not _released["frozen"]:
-        _freeze()
+    freezing: what the process holds after its first run (its modules, a model) frozen then, once (see above). A
+    server freezes it at its first quiet moment instead (app.py), off the first page's way."""
+    if freezing and not _released["frozen"]:
+        freeze()
     now = resident()
     if now is None or (not force and now < _released["at"] + RELEASE_AFTER):
         return False
@@ -262,8 +264,8 @@ def release(force: bool = False) -> bool:
         _releasing.release()
 
 
-def _freeze() -> None:
-    """Leave what the process holds now out of every garbage collection from here on: collected first, so that
+def freeze() -> None:
+    """Leave what the process holds now out of every garbage collection from here on (once): collected first, so that
     no garbage is kept for good. What is frozen is still freed when nothing refers to it any more (a cache's
     entry it dropped that holds no cycle: a trace, an explorer's figure); a cycle frozen is kept: only the first
     run's own, a page's worth."""

@@ -6,6 +6,7 @@ the upgrade that changes it, so that an upgrade breaks one test here rather than
 from __future__ import annotations
 
 import base64
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -110,6 +111,33 @@ def leave_pages_directory_mode() -> bool:
         PagesManager.uses_pages_directory = False
         return True
     return False
+
+
+# --- Streamlit's server -------------------------------------------------------------------------------------------
+# The name Streamlit gives the thread that runs a page, or a fragment of one, for a session: started from the server's
+# event loop when a run is asked for, ended when no run is left to do (ScriptRunner.start). No public API says
+# whether a session's page is being run.
+SCRIPT_THREAD = "ScriptRunner.scriptThread"
+
+
+def runs_in_progress(besides: frozenset[int] = frozenset()) -> bool:
+    """Whether any session's page (or fragment) is being run, in a thread other than those `besides` (their idents)."""
+    return any(t.name == SCRIPT_THREAD and t.ident not in besides for t in threading.enumerate())
+
+
+def in_a_run() -> bool:
+    """Whether this thread is running a page (or a fragment of one)."""
+    return threading.current_thread().name == SCRIPT_THREAD
+
+
+def check_once_not_in_a_repl() -> None:
+    """Streamlit's check, at the first element a process sends, that it is not run from a Python prompt (to say
+    how to start it): it reads the source of every frame of the stack it is called from (inspect.stack), a seventh of a
+    cold server's first run from a page's deep stack. Made here, once, from a thread of a few frames, it is not made
+    again. No public API starts a process past it."""
+    from streamlit import delta_generator
+
+    delta_generator._maybe_print_use_warning()
 
 
 def elements_in_order(at: Any) -> Iterator[tuple[str, Any]]:

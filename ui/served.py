@@ -15,9 +15,12 @@ ships (26 MB in all, ~5 MB of them for a page).
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
 import threading
+import time
+from collections.abc import Callable
 from contextlib import asynccontextmanager
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -88,39 +91,131 @@ def _may_keep(start: Message) -> bool:
     return immutable
 
 
-# Set while no import of the page's modules is under way: the page's run waits for it (warmed)
-_imported = threading.Event()
+# --- the server's start ------------------------------------------------------------------------------------------
+# A cold server's first page waits for what the server does before it: so the server does, as it starts, only what
+# that page needs, and leaves the rest for its first quiet moment.
+POLL = 0.05  # seconds between two looks, on the event loop, for that moment
+QUIET = 1.0  # seconds without a run, after the first page's runs, that make it
+HELD = 10.0  # seconds the event loop waits, once it is held, for the runs under way to end before it tries again
+
+_imported = threading.Event()  # set while no import of the page's modules is under way: a run waits for it (warmed)
 _imported.set()
+_done = threading.Event()  # set while nothing is left for the first quiet moment (started)
+_done.set()
+_asked = threading.Event()  # a run, or a download, needs it done now
+_waiting: set[int] = set()  # the runs waiting for it (their threads' idents): not runs under way
+_waiting_lock = threading.Lock()
 
 
-def importing(modules: tuple[str, ...]):
-    """The server's lifespan: `modules` imported in a thread of their own as it starts, while it answers the first
-    browser's requests (its page, Streamlit's files), rather than before it answers at all or in the first page's run.
-    Until they are, a page's run waits for them (warmed): two threads importing the same modules could each meet
-    the other's half-made module (pandas half imported made plotly fail)."""
+def starting(modules: tuple[str, ...], then: Callable[[], None] | None = None, quiet: Callable[[], None] | None = None):
+    """The server's lifespan, in two steps.
+
+    As it starts: `modules` imported, then `then()`, in a thread of their own while the server answers the first
+    browser's requests (its page, Streamlit's files), rather than before it answers at all or in the first page's
+    run. A page's run waits for the imports (warmed): two threads importing the same modules could each meet the
+    other's half-made module.
+
+    At its first quiet moment (no run under way for QUIET seconds, after the first page's), or as soon as a run asks
+    for it (started): `quiet()`, on the server's event loop. While the loop is held no run can start, and it waits for
+    those under way to end: nothing runs beside `quiet()` but the runs that wait for it. So quiet() may import a
+    module that a figure made in another thread would find half made (pandas: plotly looks it up in sys.modules)."""
 
     @asynccontextmanager
     async def lifespan(_app):
         _imported.clear()
-        threading.Thread(target=_import, args=(modules,), name="page modules", daemon=True).start()
-        yield None
+        threading.Thread(target=_import, args=(modules, then), name="page modules", daemon=True).start()
+        task = None
+        if quiet is not None:
+            _done.clear()
+            task = asyncio.create_task(_at_first_quiet_moment(quiet))
+        try:
+            yield None
+        finally:
+            if task is not None:
+                task.cancel()
+            _done.set()
 
     return lifespan
 
 
-def _import(modules: tuple[str, ...]) -> None:
+def _import(modules: tuple[str, ...], then: Callable[[], None] | None) -> None:
+    log = logging.getLogger(__name__)
     try:
         for name in modules:
             importlib.import_module(name)
     except Exception:  # the page's own import of it says what went wrong, on the page
-        logging.getLogger(__name__).exception("importing the page's modules")
+        log.exception("importing the page's modules")
     finally:
         _imported.set()
+    if then is not None:
+        try:
+            then()
+        except Exception:  # the page's run does it again and says what went wrong, on the page
+            log.exception("starting")
+
+
+async def _at_first_quiet_moment(quiet: Callable[[], None]) -> None:
+    from ui import internals
+
+    loop = asyncio.get_running_loop()
+    ran, quiet_since = False, None
+    while True:
+        await asyncio.sleep(POLL)
+        if not _imported.is_set():
+            continue
+        if internals.runs_in_progress(_waiters()):
+            ran, quiet_since = True, None
+            continue
+        quiet_since = quiet_since or loop.time()
+        if not (_asked.is_set() or (ran and loop.time() - quiet_since >= QUIET)):
+            continue
+        # From here the event loop is held: no run can start until quiet() is done
+        deadline = time.monotonic() + HELD
+        while internals.runs_in_progress(_waiters()) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        if internals.runs_in_progress(_waiters()):  # a run that does not end: the loop let go, to try again
+            continue
+        try:
+            quiet()
+        except Exception:
+            logging.getLogger(__name__).exception("at the server's first quiet moment")
+        finally:
+            _done.set()
+        return
+
+
+def _waiters() -> frozenset[int]:
+    with _waiting_lock:
+        return frozenset(_waiting)
 
 
 def warmed(timeout: float = 120.0) -> None:
     """Once the page's modules are imported (at once where no server imports them: AppTest, a script)."""
     _imported.wait(timeout)
+
+
+def started(timeout: float = 120.0) -> None:
+    """Once the server has done what it leaves for its first quiet moment, asked for now (at once where no server
+    leaves anything: AppTest, a script). For a run, or a download, that needs it: a page's table needs pandas."""
+    if _done.is_set():
+        return
+    from ui import internals
+
+    me = threading.get_ident() if internals.in_a_run() else None
+    with _waiting_lock:
+        if me is not None:
+            _waiting.add(me)
+    _asked.set()
+    try:
+        _done.wait(timeout)
+    finally:
+        with _waiting_lock:
+            _waiting.discard(me)
+
+
+def settled() -> bool:
+    """Whether nothing is left for the server's first quiet moment (always, where no server leaves anything)."""
+    return _done.is_set()
 
 
 def middleware() -> list:

@@ -25,7 +25,7 @@ import streamlit as st
 
 import attention
 import attention.sources
-from ui import internals
+from ui import internals, served
 from ui.components import plot
 from ui.figures import labels, theme
 from ui.words.i18n import N_, _
@@ -270,7 +270,9 @@ def height_of(fig: Any) -> int | None:
 
 
 def zip_of(exports: Sequence[Export], export: str, size: str = "auto") -> bytes:
-    """Every figure drawn as `export` ("png" or "svg") at `size` (theme.EXPORT_SIZES), in one zip."""
+    """Every figure drawn as `export` ("png" or "svg") at `size` (theme.EXPORT_SIZES), in one zip. Made in a worker
+    thread of the server (not a run): after its first quiet moment, when no module is half imported (ui/served.py)."""
+    served.started()
     figs = [for_file(e.fig() if callable(e.fig) else e.fig) for e in exports]
     images = render([(fig, theme.image_options(export, size, height_of(fig))) for fig in figs])
     buffer = io.BytesIO()

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
+from ui import served
 from ui.kit import downloads
 from ui.kit.questions import Asked
 from ui.words.locales import Words
@@ -268,7 +269,9 @@ def sheet_here(title: str, file: str | None, address: str) -> Sheet:
 
 
 def with_figures(sheet: Sheet, exports: Sequence[downloads.Export]) -> Sheet:
-    """The sheet with the page's figures, as files show them (made now where chart() kept only how to make them)."""
+    """The sheet with the page's figures, as files show them (made now where chart() kept only how to make them):
+    in a worker thread of the server, after its first quiet moment (see downloads.zip_of)."""
+    served.started()
     figures = tuple((e.file_name, downloads.for_file(e.fig() if callable(e.fig) else e.fig)) for e in exports)
     return dataclasses.replace(sheet, figures=figures)
 
