@@ -19,7 +19,6 @@ import asyncio
 import importlib
 import logging
 import threading
-import time
 from collections.abc import Callable
 from contextlib import asynccontextmanager
 
@@ -96,7 +95,6 @@ def _may_keep(start: Message) -> bool:
 # that page needs, and leaves the rest for its first quiet moment.
 POLL = 0.05  # seconds between two looks, on the event loop, for that moment
 QUIET = 1.0  # seconds without a run, after the first page's runs, that make it
-HELD = 10.0  # seconds the event loop waits, once it is held, for the runs under way to end before it tries again
 
 _imported = threading.Event()  # set while no import of the page's modules is under way: a run waits for it (warmed)
 _imported.set()
@@ -116,8 +114,8 @@ def starting(modules: tuple[str, ...], then: Callable[[], None] | None = None, q
     other's half-made module.
 
     At its first quiet moment (no run under way for QUIET seconds, after the first page's), or as soon as a run asks
-    for it (started): `quiet()`, on the server's event loop. While the loop is held no run can start, and it waits for
-    those under way to end: nothing runs beside `quiet()` but the runs that wait for it. So quiet() may import a
+    for it (started), once no run is under way: `quiet()`, on the server's event loop, where runs are started, so none
+    starts beside it: nothing runs beside `quiet()` but the runs that wait for it. So quiet() may import a
     module that a figure made in another thread would find half made (pandas: plotly looks it up in sys.modules)."""
 
     @asynccontextmanager
@@ -169,12 +167,7 @@ async def _at_first_quiet_moment(quiet: Callable[[], None]) -> None:
         quiet_since = quiet_since or loop.time()
         if not (_asked.is_set() or (ran and loop.time() - quiet_since >= QUIET)):
             continue
-        # From here the event loop is held: no run can start until quiet() is done
-        deadline = time.monotonic() + HELD
-        while internals.runs_in_progress(_waiters()) and time.monotonic() < deadline:
-            time.sleep(0.005)
-        if internals.runs_in_progress(_waiters()):  # a run that does not end: the loop let go, to try again
-            continue
+        # no run is under way, and none can start until quiet() returns: it runs on the event loop, which starts them
         try:
             quiet()
         except Exception:
