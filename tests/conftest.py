@@ -54,6 +54,27 @@ def _until_stopped(runner, timeout: float = 3) -> None:
 streamlit.testing.v1.local_script_runner.require_widgets_deltas = _until_stopped
 
 
+# --- the decoders, read once per test process --------------------------------------------------------------------
+# The app keeps one model beside the bundled one and reads a decoder again when the other was chosen in between
+# (ui/session/models.py), and many tests load one themselves: reading Gemma 3 takes 7 to 14 s, SmolLM2 3 to 6 s, and
+# the tests choose the two in every order on each worker. Here each is read once per test process and given again (a
+# model's arrays are read-only). The bundled model loads as it does: tests make its package fail to import.
+DECODERS = ("smollm2", "gemma3")
+_read = {}
+_load_model = attention.load_model
+
+
+def _load_decoder_once(name: str | None = None) -> attention.Model:
+    if name not in DECODERS:
+        return _load_model(name)
+    if name not in _read:
+        _read[name] = _load_model(name)
+    return _read[name]
+
+
+attention.load_model = _load_decoder_once
+
+
 @pytest.fixture(scope="session")
 def st_model():
     """The reference: sentence-transformers' own all-MiniLM-L6-v2, eager attention, on the CPU."""
