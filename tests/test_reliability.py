@@ -149,6 +149,17 @@ def test_clearing_the_sentence_clears_it_from_the_link():
 # --- 4. a token out of range is said, and leaves the link ---------------------------------------------
 
 
+def test_a_new_session_holds_the_links_choices_and_no_default():
+    """Each widget with a key reads the whole session state as it is drawn: the defaults are given by state.get,
+    not held. The link's choices are held, a refused one is not, and the page shows the defaults all the same."""
+    at = run_page(layer="3", mask="causal", head="x")
+    assert not at.exception and "**head** value could not be used" in messages(at)
+    held = {name for name in state.PARAMS if name in at.session_state}
+    assert {"layer", "mask", "text", "lang", "model"} <= held and "head" not in held
+    assert len(held) < 15, sorted(held)  # the link's, the opening's and what the page's widgets wrote
+    assert at.selectbox(key="w:layer").value == 3 and at.selectbox(key="w:head").value == 1  # the default head
+
+
 @pytest.mark.parametrize("token", ["1000000000", "-5", "13"])
 def test_a_token_out_of_range_is_refused_with_a_notice_and_leaves_the_link(token):
     at = run_page(token=token)

@@ -75,13 +75,15 @@ def init() -> None:
     notices = []
     for name, p in state.PARAMS.items():
         raw = st.query_params.get(name)
-        value = p.default
-        if raw is not None:
-            try:
-                value = p.parse(raw)
-            except ValueError:
-                notices.append(name)
-        st.session_state[name] = value
+        if raw is None:
+            continue  # left to its default, which state.get gives for a choice the session does not hold
+        try:
+            st.session_state[name] = p.parse(raw)
+        except ValueError:
+            notices.append(name)
+    # Only the link's choices are held: every widget with a key reads the whole session state each time it is
+    # drawn (Streamlit's filtered_state), so the sixty-odd defaults held too made each run of every page slower.
+    st.session_state.setdefault("lang", state.PARAMS["lang"].default)
     if st.query_params.get("lang") is None:  # a new session speaks the browser's language, where the app has it
         st.session_state["lang"] = i18n.from_browser(i18n._browser_locale())
     text, model = opening(state.get("lang"))  # and opens on a sentence of it, unless the link gave one
