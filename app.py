@@ -110,7 +110,8 @@ def run() -> None:
     # layout as early as they can be; a second call changes only what it names)
     st.set_page_config(page_title=_("Attention, step by step"))
     try:
-        st.navigation(app_pages(), position="top").run()
+        with internals.navigating():  # a page run here is not one run alone (state.run_through_app)
+            st.navigation(app_pages(), position="top").run()
     finally:
         state.sync_url()  # the URL always holds what is on screen (after st.stop(), see opening.init)
         # the memory this run freed, back to the system once there is enough of it; and where no server freezes what

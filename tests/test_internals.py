@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import plotly.graph_objects as go
@@ -118,6 +119,26 @@ def test_the_pages_directory_mode_is_left_once():
         assert internals.leave_pages_directory_mode() is False
     finally:
         PagesManager.uses_pages_directory = before
+
+
+def test_a_run_begun_in_that_mode_after_another_left_it_is_told_too(monkeypatch, tmp_path):
+    """Two links at once on a fresh server: both runs start in the mode, the first leaves it; the second, a page
+    run outside app.py's navigation in an app with pages/, is told to run again all the same."""
+    import streamlit.runtime.scriptrunner
+    from streamlit.runtime.pages_manager import PagesManager
+
+    (tmp_path / "pages").mkdir()
+    ctx = SimpleNamespace(pages_manager=SimpleNamespace(main_script_parent=tmp_path))
+    monkeypatch.setattr(streamlit.runtime.scriptrunner, "get_script_run_ctx", lambda **_kwargs: ctx)
+    monkeypatch.setattr(PagesManager, "uses_pages_directory", False)
+    assert internals.leave_pages_directory_mode() is True
+    with internals.navigating():  # the page run inside app.py's navigation
+        assert internals.leave_pages_directory_mode() is False
+    assert internals.leave_pages_directory_mode() is True
+    (tmp_path / "pages").rmdir()  # a page a test runs alone: an app of its own, with no pages/
+    assert internals.leave_pages_directory_mode() is False
+    monkeypatch.setattr(streamlit.runtime.scriptrunner, "get_script_run_ctx", lambda **_kwargs: None)
+    assert internals.leave_pages_directory_mode() is False  # not in a run
 
 
 def test_a_headless_runs_elements_come_in_the_pages_order():

@@ -6,6 +6,7 @@ the upgrade that changes it, so that an upgrade breaks one test here rather than
 from __future__ import annotations
 
 import base64
+import contextlib
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -104,13 +105,35 @@ def session_id() -> str:
 def leave_pages_directory_mode() -> bool:
     """Whether Streamlit ran this page as its own app, in its older multipage mode (a link straight to a chapter, on
     a fresh server, before app.py's st.navigation has ever run); the mode is left, so that the next run goes
-    through app.py's navigation."""
+    through app.py's navigation.
+
+    The mode is one flag for the whole process, read as a run starts: two links opened at once on a fresh server
+    both start in it, and the first to get here leaves it. The second is told all the same, by its run: not inside
+    app.py's navigation (`navigating`) though its app is a folder with pages/ (a page run alone by a test is its own
+    app, in a folder without one)."""
     from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False
         return True
-    return False
+    if getattr(_run, "navigating", False):
+        return False
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return ctx is not None and (ctx.pages_manager.main_script_parent / "pages").is_dir()
+
+
+_run = threading.local()
+
+
+@contextlib.contextmanager
+def navigating() -> Iterator[None]:
+    """This thread's run inside app.py's navigation (st.navigation(...).run()), for leave_pages_directory_mode."""
+    _run.navigating = True
+    try:
+        yield
+    finally:
+        _run.navigating = False
 
 
 # --- Streamlit's server -------------------------------------------------------------------------------------------

@@ -128,20 +128,29 @@ def test_where_the_app_s_plotly_does_not_load_the_page_draws_with_streamlit_s(se
     assert [path for path in asked if "PlotlyChart" in path]
 
 
-def test_a_chapter_link_as_a_fresh_servers_first_request_runs_through_app_py(browser):
+def test_chapter_links_as_a_fresh_servers_first_requests_run_through_app_py(browser):
     """Before app.py has ever run, Streamlit would run a chapter's file alone (its older pages/ folder
-    mode): no chapter numbers, no wide layout. The page must come through app.py's navigation."""
+    mode): no chapter numbers, no wide layout. The page must come through app.py's navigation, and so must two
+    chapters opened at the same moment (a class following the teacher's link): the mode is one flag for the whole
+    server, left by the first of them (ui/internals.py).
+
+    The masking chapter also asks the fresh server for pandas (its table's), which the server leaves for its first
+    quiet moment (ui/served.py), while the other page makes its figures: both pages come complete, without an
+    exception."""
     with streamlit_server(as_a_class=True) as (url, _proc, _t0):
         page = browser.new_page(viewport={"width": 1280, "height": 720})
+        table = browser.new_page(viewport={"width": 1280, "height": 720})
         try:
-            page.goto(url + "/kv_cache?layer=2&head=3")
-            wait_complete(page, shows="Try this", timeout=240)
-            nav = [title for title, _ in menu_links(page)]
-            assert any(n.endswith("Explorer") for n in nav) and "1 · The big picture" in nav
-            assert (
-                page.evaluate("() => document.querySelector('[data-testid=stMain] h1').textContent")
-                == "13 · The KV cache"
-            )
+            page.goto(url + "/kv_cache?layer=2&head=3", wait_until="commit")
+            table.goto(url + "/masking", wait_until="commit")
+            assert wait_complete(page, shows="Try this", timeout=240)["exceptions"] == 0
+            assert wait_complete(table, shows="The notes' worked example", timeout=240)["exceptions"] == 0
+            for tab, title in ((page, "13 · The KV cache"), (table, "8 · Masking and softmax")):
+                nav = [title for title, _ in menu_links(tab)]
+                assert any(n.endswith("Explorer") for n in nav) and "1 · The big picture" in nav, title
+                assert tab.evaluate("() => document.querySelector('[data-testid=stMain] h1').textContent") == title
             assert "layer=2" in page.url and "head=3" in page.url
+            assert table.get_by_test_id("stDataFrame").count() == 1
         finally:
             page.close()
+            table.close()
