@@ -104,7 +104,9 @@ def row_entropy(weights: np.ndarray) -> np.ndarray:
     if weights.ndim > 3:
         return np.stack([row_entropy(w) for w in weights])
     w = weights.astype(np.float64)
-    return -(w * np.log(np.where(w > 0, w, 1.0))).sum(axis=-1)
+    terms = np.log(w, out=np.zeros_like(w), where=w > 0)  # ln w, and 0 where w is 0
+    terms *= w
+    return -terms.sum(axis=-1)
 
 
 def visible_keys(mask: np.ndarray | None, n_tokens: int) -> np.ndarray:
