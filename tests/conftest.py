@@ -154,6 +154,7 @@ LONGEST = {
     "tests/e2e/test_reflow_browser.py": 80,
     "tests/e2e/test_accessibility_browser.py": 45,
     "tests/test_gemma3.py": 40,
+    "tests/test_worksheet.py": 40,  # the whole lesson's sheet alone takes two minutes, and the file is collected last
     "tests/e2e/test_readable_browser.py": 38,
     "tests/e2e/test_chapters_browser.py": 20,
     "tests/test_smollm2.py": 20,
