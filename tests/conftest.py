@@ -11,24 +11,22 @@ import os
 for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
-import functools  # noqa: E402
 import threading  # noqa: E402
 
 import pytest  # noqa: E402
-import streamlit.components.v2.manifest_scanner  # noqa: E402
 import streamlit.testing.v1.local_script_runner  # noqa: E402
 from streamlit.runtime.scriptrunner import ScriptRunnerEvent  # noqa: E402
 
 import attention  # noqa: E402
 from attention.reference import load_sentence_transformer  # noqa: E402
+from ui import internals  # noqa: E402
 
 # --- AppTest as a server runs the app ---------------------------------------------------------------------------
 # Two things Streamlit's AppTest does that a server does not, each a few per cent of this suite's CPU, undone here
 # for every AppTest of the tests (the app and the benchmarks are left as they are):
-# - each new AppTest reads the metadata of every installed package for Streamlit components (0.2 s of CPU in the test
-#   environment's 200-odd packages); a server reads it once, when it starts. The packages do not change during a run.
-_scanned = functools.cache(streamlit.components.v2.manifest_scanner.scan_component_manifests)
-streamlit.components.v2.manifest_scanner.scan_component_manifests = lambda *a, **k: list(_scanned(*a, **k))
+# - each new AppTest reads the metadata of every installed package for Streamlit components; a server reads it once,
+#   when it starts (ui/internals.py, which the lesson's worksheet uses too).
+internals.components_scanned_once()
 
 
 # - it waits for a run to end by waking every millisecond to look (and takes the interpreter's lock from the run each

@@ -172,3 +172,14 @@ def test_streamlits_check_at_a_first_element_is_made_once():
 
     internals.check_once_not_in_a_repl()
     assert delta_generator._use_warning_has_been_displayed
+
+
+def test_headless_runs_find_the_components_the_first_one_found():
+    from streamlit.components.v2 import manifest_scanner
+
+    internals.components_scanned_once()  # tests/conftest.py has; a second call changes nothing
+    internals.components_scanned_once()
+    scan = manifest_scanner.scan_component_manifests
+    assert scan.once is True
+    first, second = scan(), scan()
+    assert first == second and first is not second  # each caller its own list

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -161,6 +162,26 @@ def check_once_not_in_a_repl() -> None:
     from streamlit import delta_generator
 
     delta_generator._maybe_print_use_warning()
+
+
+def components_scanned_once() -> None:
+    """Have each headless run of a page (Streamlit's AppTest) in this process find the installed components as the
+    first one did: each new AppTest reads the metadata of every installed package to find them, half a second of
+    CPU with the tests' two hundred packages, where a server reads it once as it starts. The packages do not change
+    while a process runs (the lesson's worksheet runs fourteen pages; the tests, hundreds). No public API says
+    which components are installed."""
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = manifest_scanner.scan_component_manifests
+    if getattr(scan, "once", False):
+        return
+    scanned = functools.cache(scan)
+
+    def once(*args: Any, **kwargs: Any) -> list:
+        return list(scanned(*args, **kwargs))  # a list of its own to each caller, as the scan gives
+
+    once.once = True
+    manifest_scanner.scan_component_manifests = once
 
 
 def elements_in_order(at: Any) -> Iterator[tuple[str, Any]]:

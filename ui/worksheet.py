@@ -70,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, type=Path, help="the PDF file to write")
     args = parser.parse_args(argv)
     streamlit.logger.set_log_level("error")  # a headless run warns that no browser session is attached
+    internals.components_scanned_once()  # the lesson runs fourteen pages
     try:
         links = lesson_links(args.link) if args.lesson else [args.link]
         made = [sheet_of_link(link) for link in links]

@@ -79,15 +79,19 @@ def qr_svg(link: str) -> str:
     return segno.make(link, error="m").svg_inline(scale=3, border=2, dark="#000")
 
 
-def _figures(sheet: Sheet) -> list[str]:
-    """The sheet's figures drawn as SVG by one Chromium, inline, so that their words take the sheet's fonts."""
+def _figures(sheets: Sequence[Sheet]) -> list[list[str]]:
+    """Each sheet's figures drawn as SVG, inline, so that their words take the sheet's fonts: all the sheets' by one
+    Chromium (the whole lesson's fourteen sheets started one each, three seconds apiece)."""
     from ui.figures import theme
 
-    specs = [spec for _name, spec in sheet.figures]
-    images = downloads.render([(s, theme.image_options("svg", "auto", downloads.height_of(s))) for s in specs])
+    specs = [spec for sheet in sheets for _name, spec in sheet.figures]
+    images = iter(downloads.render([(s, theme.image_options("svg", "auto", downloads.height_of(s))) for s in specs]))
     return [
-        f'<figure aria-label="{html.escape(name)}">{_scalable(image.decode("utf-8"))}</figure>'
-        for (name, _), image in zip(sheet.figures, images, strict=True)
+        [
+            f'<figure aria-label="{html.escape(name)}">{_scalable(next(images).decode("utf-8"))}</figure>'
+            for name, _spec in sheet.figures
+        ]
+        for sheet in sheets
     ]
 
 
@@ -163,7 +167,7 @@ code { font-family: "DejaVu Sans Mono", "Sheet CJK", monospace; background: #f2f
 
 def document(sheets: Sequence[Sheet], teacher: bool, words: Words) -> str:
     """The sheets as one HTML document, their figures drawn (by one Chromium, for all of them)."""
-    body = "".join(sheet_html(s, teacher, words, _figures(s)) for s in sheets)
+    body = "".join(sheet_html(s, teacher, words, figures) for s, figures in zip(sheets, _figures(sheets), strict=True))
     return f'<!doctype html><html lang="{words.code}"><meta charset="utf-8"><style>{STYLE}</style><body>{body}</html>'
 
 
