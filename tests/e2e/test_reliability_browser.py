@@ -146,7 +146,7 @@ def test_chapter_links_as_a_fresh_servers_first_requests_run_through_app_py(brow
             assert wait_complete(page, shows="Try this", timeout=240)["exceptions"] == 0
             assert wait_complete(table, shows="The notes' worked example", timeout=240)["exceptions"] == 0
             for tab, title in ((page, "13 · The KV cache"), (table, "8 · Masking and softmax")):
-                nav = [title for title, _ in menu_links(tab)]
+                nav = [name for name, _ in menu_links(tab)]
                 assert any(n.endswith("Explorer") for n in nav) and "1 · The big picture" in nav, title
                 assert tab.evaluate("() => document.querySelector('[data-testid=stMain] h1').textContent") == title
             assert "layer=2" in page.url and "head=3" in page.url

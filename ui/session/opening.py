@@ -72,20 +72,22 @@ def init() -> None:
             # browser: the emptied box goes into the URL now, so that a reload does not bring the old text back.
             state.sync_url()
         return
+    # Only the link's choices are held, the rest left to the defaults state.get gives: every widget with a key reads
+    # the whole session state each time it is drawn (Streamlit's filtered_state), and the fifty-odd defaults held
+    # too made each run of every page slower.
     notices = []
     for name, p in state.PARAMS.items():
         raw = st.query_params.get(name)
         if raw is None:
-            continue  # left to its default, which state.get gives for a choice the session does not hold
+            continue
         try:
             st.session_state[name] = p.parse(raw)
         except ValueError:
             notices.append(name)
-    # Only the link's choices are held: every widget with a key reads the whole session state each time it is
-    # drawn (Streamlit's filtered_state), so the sixty-odd defaults held too made each run of every page slower.
-    st.session_state.setdefault("lang", state.PARAMS["lang"].default)
     if st.query_params.get("lang") is None:  # a new session speaks the browser's language, where the app has it
         st.session_state["lang"] = i18n.from_browser(i18n._browser_locale())
+    else:  # the link's, or the default where the app does not offer the link's
+        st.session_state.setdefault("lang", state.PARAMS["lang"].default)
     text, model = opening(state.get("lang"))  # and opens on a sentence of it, unless the link gave one
     if st.query_params.get("text") is None:
         st.session_state["text"] = text
