@@ -61,8 +61,10 @@ def gelu(x: np.ndarray) -> np.ndarray:
 
 
 def gelu_tanh(x: np.ndarray) -> np.ndarray:
-    """GELU's tanh approximation, ½ x (1 + tanh(√(2/π) (x + 0.044715 x³))) (GPT-2's)."""
-    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+    """GELU's tanh approximation, ½ x (1 + tanh(√(2/π) (x + 0.044715 x³))) (GPT-2's and Gemma's). The cube is
+    x · x · x, as PyTorch computes it: numpy's x**3 calls the general power function, which took nine tenths of
+    this function's time."""
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * (x * x * x))))
 
 
 def silu(x: np.ndarray) -> np.ndarray:
