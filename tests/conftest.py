@@ -14,8 +14,10 @@ for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import threading  # noqa: E402
 
 import pytest  # noqa: E402
+import streamlit.config  # noqa: E402
 import streamlit.testing.v1.local_script_runner  # noqa: E402
 from streamlit.runtime.scriptrunner import ScriptRunnerEvent  # noqa: E402
+from streamlit.runtime.scriptrunner.script_cache import ScriptCache  # noqa: E402
 
 import attention  # noqa: E402
 from attention.reference import load_sentence_transformer  # noqa: E402
@@ -50,6 +52,28 @@ def _until_stopped(runner, timeout: float = 3) -> None:
 
 
 streamlit.testing.v1.local_script_runner.require_widgets_deltas = _until_stopped
+
+
+# - it compiles the page again for every run: each run gets a new, empty script cache, where a server keeps one for
+#   all its sessions. Compiling (Streamlit's "magic" rewrites the page's syntax tree first) was an eighth of a page's
+#   run. Here a page is compiled once per test process, and again only if its file changed.
+_compiled: dict[tuple, object] = {}
+_get_bytecode = ScriptCache.get_bytecode
+
+
+def _bytecode_once(self: ScriptCache, script_path: str) -> object:
+    path = os.path.abspath(script_path)
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return _get_bytecode(self, script_path)  # Streamlit's own error
+    key = (path, stat.st_mtime_ns, stat.st_size, streamlit.config.get_option("runner.magicEnabled"))
+    if key not in _compiled:
+        _compiled[key] = _get_bytecode(self, script_path)
+    return _compiled[key]
+
+
+ScriptCache.get_bytecode = _bytecode_once
 
 
 # --- the decoders, read once per test process --------------------------------------------------------------------
