@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-# One thread of BLAS and OpenMP per test process, set before numpy or torch is loaded: .ci/run runs four test
+# One thread of BLAS and OpenMP per test process, set before numpy or torch is loaded: .ci/run runs three test
 # processes (and their app servers and browsers) on two cores, where a second thread each only waits for a core;
 # see benchmarks/README.md for what it saves (the numbers agree within the same tolerances)
 for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -164,39 +164,33 @@ def gpt2_in_cache(tiny_gpt2_folder, tmp_path, empty_cache):
 
 
 # --- the order the tests are handed out in -------------------------------------------------------------------------
-# .ci/run gives the tests to four worker processes (pytest-xdist, --dist load), each next test to the first worker
+# .ci/run gives the tests to three worker processes (pytest-xdist, --dist load), each next test to the first worker
 # free: the longest first, so that none is left to run alone at the end. A browser test mostly waits for its page
-# (the server and Chromium work in processes of their own), so more workers than cores keep the two cores busy.
-# The longest test of each slow module, in seconds, on a 2-core machine (a module that loads a reference model
-# from transformers pays that once per worker it runs on); what is not listed runs after, as collected. Only the order depends on
+# (the server and Chromium work in processes of their own), so a third worker keeps the two cores busy. Seconds
+# each test took on a 2-core machine, the slowest modules' (a module that loads a reference model from transformers
+# pays that once per worker it runs on); what is not listed runs after, as collected. Only the order depends on
 # these figures: a stale one costs a minute, never a result.
 LONGEST = {
-    "tests/e2e/test_languages_browser.py": 123,
-    "tests/e2e/test_reflow_browser.py": 114,
-    "tests/e2e/test_deploy_browser.py": 94,
-    "tests/test_gemma3.py": 68,
-    "tests/test_smollm2.py": 41,
-    "tests/e2e/test_readable_browser.py": 40,
-    "tests/e2e/test_chapters_browser.py": 36,
-    "tests/e2e/test_explorer_input_browser.py": 33,
-    "tests/e2e/test_reliability_browser.py": 30,
-    "tests/e2e/test_accessibility_browser.py": 26,
-    "tests/e2e/test_keyboard_browser.py": 24,
-    "tests/test_described.py": 24,
-    "tests/e2e/test_export_browser.py": 24,
-    "tests/test_worksheet.py": 23,  # the whole lesson's sheet; the file is collected last
-    "tests/test_export.py": 22,
-    "tests/e2e/test_presenter_browser.py": 21,
-    "tests/test_edges.py": 17,
-    "tests/test_chapters_on_models.py": 16,
-    "tests/e2e/test_explorer_browser.py": 14,
-    "tests/test_model.py": 14,
-    "tests/e2e/test_model_choice_browser.py": 12,
-    "tests/test_app.py": 12,
-    "tests/e2e/test_displacement_browser.py": 11,
-    "tests/test_labels_js.py": 9,
-    "tests/e2e/test_table_browser.py": 9,
-    "tests/test_chapters_8_to_14.py": 9,
+    "tests/e2e/test_languages_browser.py": 120,
+    "tests/e2e/test_deploy_browser.py": 95,
+    "tests/e2e/test_reflow_browser.py": 80,
+    "tests/e2e/test_accessibility_browser.py": 45,
+    "tests/test_gemma3.py": 40,
+    "tests/test_worksheet.py": 40,  # the whole lesson's sheet alone takes two minutes, and the file is collected last
+    "tests/e2e/test_readable_browser.py": 38,
+    "tests/e2e/test_chapters_browser.py": 20,
+    "tests/test_smollm2.py": 20,
+    "tests/test_knockouts.py": 20,
+    "tests/e2e/test_reliability_browser.py": 15,
+    "tests/e2e/test_presenter_browser.py": 13,
+    "tests/e2e/test_explorer_browser.py": 12,
+    "tests/e2e/test_explorer_input_browser.py": 12,
+    "tests/test_qwen2.py": 12,
+    "tests/e2e/test_export_browser.py": 12,
+    "tests/e2e/test_keyboard_browser.py": 10,
+    "tests/e2e/test_displacement_browser.py": 8,
+    "tests/e2e/test_model_choice_browser.py": 8,
+    "tests/e2e/test_table_browser.py": 6,
     "tests/e2e/test_toolbar_language_browser.py": 6,
 }
 
