@@ -164,33 +164,36 @@ def gpt2_in_cache(tiny_gpt2_folder, tmp_path, empty_cache):
 
 
 # --- the order the tests are handed out in -------------------------------------------------------------------------
-# .ci/run gives the tests to three worker processes (pytest-xdist, --dist load), each next test to the first worker
-# free: the longest first, so that none is left to run alone at the end. A browser test mostly waits for its page
-# (the server and Chromium work in processes of their own), so a third worker keeps the two cores busy. Seconds
-# each test took on a 2-core machine, the slowest modules' (a module that loads a reference model from transformers
-# pays that once per worker it runs on); what is not listed runs after, as collected. Only the order depends on
-# these figures: a stale one costs a minute, never a result.
+# .ci/run gives the tests to three worker processes (pytest-xdist, --dist load --maxschedchunk 1), each next test to
+# the first worker free: the longest first, so that none is left to run alone at the end. A browser test mostly waits
+# for its page (the server and Chromium work in processes of their own), so a third worker keeps the two cores busy.
+# The seconds the longest test of each of the slowest modules took in a whole run on a 2-core machine (a module that
+# loads a reference model from transformers pays that once per worker it runs on); what is not listed runs after, as
+# collected. Only the order depends on these figures: a stale one costs a minute, never a result.
 LONGEST = {
-    "tests/e2e/test_languages_browser.py": 120,
-    "tests/e2e/test_deploy_browser.py": 95,
-    "tests/e2e/test_reflow_browser.py": 80,
-    "tests/e2e/test_accessibility_browser.py": 45,
-    "tests/test_gemma3.py": 40,
-    "tests/test_worksheet.py": 40,  # the whole lesson's sheet alone takes two minutes, and the file is collected last
+    "tests/e2e/test_languages_browser.py": 130,
+    "tests/e2e/test_reflow_browser.py": 110,
+    "tests/e2e/test_deploy_browser.py": 100,
+    "tests/test_gemma3.py": 80,  # its first test builds the reference from the GGUF file
+    "tests/test_smollm2.py": 40,
     "tests/e2e/test_readable_browser.py": 38,
-    "tests/e2e/test_chapters_browser.py": 20,
-    "tests/test_smollm2.py": 20,
-    "tests/test_knockouts.py": 20,
-    "tests/e2e/test_reliability_browser.py": 15,
-    "tests/e2e/test_presenter_browser.py": 13,
-    "tests/e2e/test_explorer_browser.py": 12,
-    "tests/e2e/test_explorer_input_browser.py": 12,
-    "tests/test_qwen2.py": 12,
-    "tests/e2e/test_export_browser.py": 12,
-    "tests/e2e/test_keyboard_browser.py": 10,
-    "tests/e2e/test_displacement_browser.py": 8,
-    "tests/e2e/test_model_choice_browser.py": 8,
-    "tests/e2e/test_table_browser.py": 6,
+    "tests/e2e/test_chapters_browser.py": 34,
+    "tests/e2e/test_explorer_input_browser.py": 31,
+    "tests/e2e/test_reliability_browser.py": 31,
+    "tests/e2e/test_export_browser.py": 26,
+    "tests/test_worksheet.py": 25,
+    "tests/e2e/test_accessibility_browser.py": 24,
+    "tests/e2e/test_presenter_browser.py": 23,
+    "tests/test_export.py": 22,
+    "tests/e2e/test_explorer_browser.py": 19,
+    "tests/test_described.py": 18,
+    "tests/test_edges.py": 18,
+    "tests/test_model.py": 17,
+    "tests/e2e/test_keyboard_browser.py": 17,
+    "tests/test_chapters_on_models.py": 14,
+    "tests/e2e/test_displacement_browser.py": 10,
+    "tests/e2e/test_model_choice_browser.py": 9,
+    "tests/e2e/test_table_browser.py": 9,
     "tests/e2e/test_toolbar_language_browser.py": 6,
 }
 

@@ -121,9 +121,11 @@ def _numbers(option: str) -> list:
     return out
 
 
-@pytest.mark.parametrize("model", MODELS)
 @pytest.mark.parametrize("page", PAGES)
 @pytest.mark.parametrize("end", [0, 1], ids=["lowest", "highest"])
+# the model's parameter nearest the function, so the slowest to change in the order collected: a test process seldom
+# changes decoder (the app lets the other go, with every trace made with it: ui/session/models.py)
+@pytest.mark.parametrize("model", MODELS)
 def test_no_page_raises_at_the_ends_of_its_controls_and_its_link(end, page, model):
     at = run_page(f"pages/{page}", model=model, **link_at(end))
     assert not at.exception, f"link at its {('lowest', 'highest')[end]}: {errors(at)}"
