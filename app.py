@@ -106,6 +106,8 @@ def run() -> None:
     from ui.session import state
     from ui.words.i18n import _
 
+    internals.filtered_state_by_key()  # once per process: each widget reads its own value alone
+
     # the tab's title in the page's language, once the language is known (the call above sets the icon and the
     # layout as early as they can be; a second call changes only what it names)
     st.set_page_config(page_title=_("Attention, step by step"))

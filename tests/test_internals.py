@@ -183,3 +183,25 @@ def test_headless_runs_find_the_components_the_first_one_found():
     assert scan.once is True
     first, second = scan(), scan()
     assert first == second and first is not second  # each caller its own list
+
+
+@pytest.mark.parametrize("page", ["app.py", "pages/10_heads.py"])
+def test_a_widget_reads_from_session_state_what_the_whole_of_it_gives(page):
+    """The view the widgets read their value from (internals.filtered_state_by_key, installed by app.py) gives each
+    key as Streamlit's own dict of the session's values does, keyed charts, tables and widgets included, and nothing
+    more; listed, it is that dict."""
+    at = AppTest.from_file(str(ROOT / page), default_timeout=180)
+    at.run()
+    at.sidebar.selectbox(key="w:model").select_index(0).run()  # widgets with values from the browser's side too
+    assert not at.exception
+    safe = at._session_state
+    whole = internals._FILTERED_STATE(safe._state)  # Streamlit's own
+    view = safe.filtered_state
+    assert isinstance(view, internals._FilteredView) and len(whole) > 20
+    keyed = [k for k in whole if k.startswith("w:")]
+    assert keyed and all(view[k] == whole[k] for k in whole) and dict(view) == whole
+    widget_ids = [k for k in safe._state._keys() if k.startswith("$$")]
+    assert widget_ids
+    for absent in [*widget_ids, "no such key", "$$STREAMLIT_INTERNAL_KEY_x"]:
+        assert absent not in view
+    assert str(view) == str(whole)

@@ -9,7 +9,7 @@ import base64
 import contextlib
 import functools
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -190,3 +190,92 @@ def elements_in_order(at: Any) -> Iterator[tuple[str, Any]]:
     its data as JSON, and every other kind."""
     for element in at._tree:
         yield element.type, getattr(element, "proto", None)  # a block (the main area, the sidebar) has none
+
+
+# --- Streamlit's session state --------------------------------------------------------------------------------------
+# Every select box, radio, text area, slider and number box asks Streamlit's session state for all of its values
+# (SafeSessionState.filtered_state), to read one: its own. Making that dict presents the value of every keyed element
+# of the page (each chart, table and switch of ours; a component's value is presented through a class made anew
+# each time), a twentieth of a new sentence's run. No public API reads one key the way filtered_state does.
+
+
+class _FilteredView(Mapping):
+    """filtered_state read one key at a time, as the dict it makes would give it: the session's own values under their
+    keys, and each keyed widget's value under its key; internal keys and keyless widgets left out. Listing it makes
+    the whole dict."""
+
+    def __init__(self, safe: Any) -> None:
+        self._safe = safe
+
+    def __getitem__(self, key: str) -> Any:
+        from streamlit.runtime.state.common import is_element_id, is_keyed_element_id
+        from streamlit.runtime.state.session_state import _is_internal_key
+
+        if not isinstance(key, str) or is_element_id(key) or _is_internal_key(key):
+            raise KeyError(key)
+        with self._safe._lock:
+            state = self._safe._state
+            widget = state._get_widget_id(key)
+            held = (state._old_state, state._new_session_state)
+            if widget == key:  # a value of the session's own
+                if not (any(key in h for h in held) or key in state._new_widget_state.states):
+                    raise KeyError(key)
+                return state[key]
+            if not is_keyed_element_id(widget) or _is_internal_key(widget):
+                raise KeyError(key)
+            if state._key_id_mapper.id_key_mapping.get(widget) != key:
+                raise KeyError(key)
+            if not (any(key in h or widget in h for h in held) or widget in state._new_widget_state.states):
+                raise KeyError(key)
+            return state[widget]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._whole())
+
+    def __len__(self) -> int:
+        return len(self._whole())
+
+    def __repr__(self) -> str:
+        return repr(self._whole())
+
+    def _whole(self) -> dict[str, Any]:
+        with self._safe._lock:
+            return _FILTERED_STATE(self._safe._state)
+
+
+_FILTERED_STATE: Any = None
+
+
+def filtered_state_by_key() -> None:
+    """Have the widgets read their own value from session state without making the whole of it (_FilteredView);
+    st.session_state.to_dict() still gives a dict of its own."""
+    global _FILTERED_STATE
+    from streamlit.runtime.state.safe_session_state import SafeSessionState
+    from streamlit.runtime.state.session_state import SessionState
+    from streamlit.runtime.state.session_state_proxy import SessionStateProxy, get_session_state
+
+    if _FILTERED_STATE is not None:
+        return
+    _FILTERED_STATE = SessionState.filtered_state.fget
+    SafeSessionState.filtered_state = property(_FilteredView)
+    SessionStateProxy.to_dict = lambda _self: dict(get_session_state().filtered_state)
+
+
+def session_value(key: str, default: Any = None) -> Any:
+    """st.session_state.get(key, default) for a key of the app's own (not a widget's), read where Streamlit keeps it:
+    this run's values, then the widgets' (none under such a key), then the last run's. A page reads the session's
+    language and its choices some seven hundred times a run, and each read through st.session_state checks the key,
+    takes a lock and, for a key not set, formats an error message it then drops: a twentieth of a new sentence's
+    run. The session's state is only read here, in the run's own thread. A widget's key, or a read outside a run,
+    goes through st.session_state."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    state = getattr(getattr(ctx, "session_state", None), "_state", None)
+    if state is None or state._key_id_mapper.get_id_from_key(key, key) != key:
+        return st.session_state.get(key, default)
+    if key in state._new_session_state:
+        return state._new_session_state[key]
+    if key in state._new_widget_state.states:  # a widget's value under it (none of the app's keys is one)
+        return st.session_state.get(key, default)
+    return state._old_state.get(key, default)

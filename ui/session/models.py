@@ -70,9 +70,11 @@ def choices() -> dict[str, attention.ModelChoice]:
     return {c.name: c for c in offered}
 
 
-@st.cache_resource(show_spinner=False, max_entries=1)
-def _bundled(name: str) -> attention.Model:
-    return attention.load_model(name)
+@st.cache_resource(show_spinner=False)
+def _bundle() -> dict[str, attention.Model]:
+    """The bundled model once read, by name (an empty dict till then). A dict behind a cache with no argument: a
+    page asks for its model a dozen times a run, and a cached function's arguments are hashed at every call."""
+    return {}
 
 
 @st.cache_resource(show_spinner=False)
@@ -82,6 +84,20 @@ def _slot() -> dict[str, attention.Model]:
 
 
 _loading = threading.Lock()
+_reading_bundled = threading.Lock()
+
+
+def _bundled(name: str) -> attention.Model:
+    kept = _bundle()
+    read = kept.get(name)
+    if read is not None:
+        return read
+    with _reading_bundled:  # one reading; a session asking for it meanwhile waits for it
+        if name not in kept:
+            kept[name] = attention.load_model(name)
+        return kept[name]
+
+
 # what was computed with a model, let go of with it: each cache keyed by models registers how (ui/session/engine.py)
 LET_GO: list[Callable[[str], None]] = []
 
@@ -107,6 +123,11 @@ def _chosen(name: str) -> attention.Model:
 def model(name: str) -> attention.Model:
     """The model's weights in numpy, read from its files (torch is never imported here)."""
     return (_bundled if name == MODEL else _chosen)(name)
+
+
+def _held(name: str) -> attention.Model | None:
+    """The model, if the server holds it already."""
+    return (_bundle() if name == MODEL else _slot()).get(name)
 
 
 def own_mask(name: str) -> str:
@@ -153,6 +174,9 @@ def current_or_stop() -> attention.Model:
     if name in _failed():
         st.error(_failed()[name])
         stop()
+    held = _held(name)
+    if held is not None:  # no spinner: it starts a timer's thread, and sends its element's end, at every run
+        return held
     shown = attention.sources.SHOWN.get(name, name)
     kept = [n for n in _slot() if n != name]  # the one model kept beside the bundled one, let go for this one
     loading = (

@@ -232,7 +232,7 @@ def run_through_app() -> None:
 
 
 def get(name: str) -> Any:
-    return st.session_state.get(name, PARAMS[name].default)
+    return internals.session_value(name, PARAMS[name].default)
 
 
 def put(name: str, value: Any) -> None:

@@ -47,7 +47,9 @@ def language() -> str:
     the page has read the link (app.py's menu, on a session's first run), read from the link and the browser."""
     import streamlit as st
 
-    code = st.session_state.get("lang")
+    from ui.internals import session_value  # a module, not a package: found at once in sys.modules
+
+    code = session_value("lang")
     if code is None:
         code = st.query_params.get("lang") or from_browser(_browser_locale())
     return code if code in offered() else SOURCE
