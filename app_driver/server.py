@@ -139,6 +139,21 @@ def page_state(page) -> dict:
     return page.evaluate(PAGE_STATE)
 
 
+POLL_MS = 20  # how often wait_complete looks, inside the page
+# The page's state (PAGE_STATE) once it is complete as `e` expects, or once it shows an exception; false till then.
+COMPLETE = f"""e => {{
+    const s = ({PAGE_STATE})();
+    const ok = !s.stale && !s.running && (s.plots > 0 || !e.charts)
+      && (e.firstTitle === null || (s.titles.length > 0 && s.titles[0] === e.firstTitle))
+      && (e.plots === null || s.plots === e.plots)
+      && (e.urlHas === null || location.href.includes(e.urlHas))
+      && (e.shows === null || ({MAIN_SHOWS})(e.shows))
+      && (e.firstChartShows === null || ({FIRST_CHART_SHOWS})(e.firstChartShows))
+      && (e.titled === null || s.titles.some(t => t.startsWith(e.titled)));
+    return ok || s.exceptions ? s : false;
+}}"""
+
+
 def frames(page, n: int = 2) -> None:
     """Let the page draw `n` frames: after a change of the window's size, its resize observers have run (they run
     in the frame that follows), and what they start is marked for wait_complete."""
@@ -174,25 +189,23 @@ def wait_complete(
     the new head's heading): elements turn stale as soon as a rerun starts, so once that text is there
     and nothing is stale, every chart is the new one. charts=False: a page that may draw none (a page already
     complete, settling again after a change of the window's size). Returns the page state."""
-    deadline = time.perf_counter() + timeout
-    while True:
-        s = page_state(page)
-        ok = (
-            not s["stale"]
-            and not s["running"]
-            and (s["plots"] > 0 or not charts)
-            and (first_title is None or (s["titles"] and s["titles"][0] == first_title))
-            and (plots is None or s["plots"] == plots)
-            and (url_has is None or url_has in page.url)
-            and (shows is None or page.evaluate(MAIN_SHOWS, shows))
-            and (first_chart_shows is None or page.evaluate(FIRST_CHART_SHOWS, first_chart_shows))
-            and (titled is None or any(t.startswith(titled) for t in s["titles"]))
-        )
-        if ok or s["exceptions"]:
-            return s
-        if time.perf_counter() > deadline:
-            raise TimeoutError(f"page not complete: {s}, url {page.url}")
-        page.wait_for_timeout(10)
+    expected = {
+        "firstTitle": first_title,
+        "plots": plots,
+        "urlHas": url_has,
+        "shows": shows,
+        "firstChartShows": first_chart_shows,
+        "titled": titled,
+        "charts": charts,
+    }
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        # polled inside the page, every POLL_MS: a poll from here was a round trip through Playwright each time
+        done = page.wait_for_function(COMPLETE, arg=expected, polling=POLL_MS, timeout=timeout * 1000)
+    except PlaywrightTimeout:
+        raise TimeoutError(f"page not complete: {page_state(page)}, url {page.url}") from None
+    return done.json_value()
 
 
 @dataclass
