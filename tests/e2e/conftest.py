@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from app_driver.server import chromium, streamlit_server
+from tests.e2e.driver import Browser
 
 
 @pytest.fixture(scope="session")
@@ -16,14 +17,26 @@ def server():
 @pytest.fixture(scope="session")
 def browser():
     with chromium() as b:
-        yield b
+        yield Browser(b)
+
+
+def _watched(p):
+    dialogs = []
+    p.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    p.dialogs = dialogs
+    return p
 
 
 @pytest.fixture
 def page(browser):
-    p = browser.new_page(viewport={"width": 1400, "height": 1000})
-    dialogs = []
-    p.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    p.dialogs = dialogs
+    p = _watched(browser.new_page(viewport={"width": 1400, "height": 1000}))
+    yield p
+    p.close()
+
+
+@pytest.fixture
+def first_visit(browser):
+    """A page in a browser context of its own, its cache empty: what a first visit asks the server for."""
+    p = _watched(browser.fresh_page(viewport={"width": 1400, "height": 1000}))
     yield p
     p.close()

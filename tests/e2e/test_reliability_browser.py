@@ -71,7 +71,8 @@ def test_clearing_the_sentence_clears_the_link_and_a_reload_keeps_it_clear(serve
     assert text_in(page.url) == ""
 
 
-def test_the_menu_lists_every_page_and_the_tab_s_icon_is_the_app_s_own(server, page):
+def test_the_menu_lists_every_page_and_the_tab_s_icon_is_the_app_s_own(server, first_visit):
+    page = first_visit
     """The icon comes with the page, as a data URL: fetched from elsewhere, it would be a request outside the app's own
     server (class networks block them; test_languages_browser.py checks every page for any). Plotly is the app's
     cartesian bundle (ui/components/preload.py), the plotly.js release that draws the exported figures, and
@@ -92,11 +93,12 @@ def test_the_menu_lists_every_page_and_the_tab_s_icon_is_the_app_s_own(server, p
     assert base64.b64decode(data) == (ROOT / "assets" / "icon.png").read_bytes()
 
 
-def test_streamlit_s_files_answered_from_memory_are_the_files_streamlit_ships(server, page):
+def test_streamlit_s_files_answered_from_memory_are_the_files_streamlit_ships(server, first_visit):
     """Every one of Streamlit's files a first page loads (ui/served.py keeps them after their first answer): the same
     bytes as the file in Streamlit's package, to the browser and to a later request; the same headers again."""
     import streamlit
 
+    page = first_visit
     shipped = Path(streamlit.__file__).parent / "static"
     responses = []
     page.on("response", lambda response: responses.append(response))
@@ -115,7 +117,8 @@ def test_streamlit_s_files_answered_from_memory_are_the_files_streamlit_ships(se
         assert "immutable" in answers[0][0]["cache-control"] and int(answers[0][0]["content-length"]) == len(on_disk)
 
 
-def test_where_the_app_s_plotly_does_not_load_the_page_draws_with_streamlit_s(server, page):
+def test_where_the_app_s_plotly_does_not_load_the_page_draws_with_streamlit_s(server, first_visit):
+    page = first_visit
     """The bundle refused (a server that does not serve the app's static folder answers 404): the loader falls back on
     Streamlit's chart code, and every figure is drawn."""
     asked = []
