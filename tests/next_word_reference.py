@@ -16,10 +16,11 @@ CONTROL, USER_DEFINED, UNUSED = 3, 4, 5  # GGUF's token types (llama.cpp's gguf-
 
 
 def set_apart_ids(path: Path) -> np.ndarray:
-    """The ids of a GGUF file's tokens that write no text, read with the gguf package."""
-    import gguf
+    """The ids of a GGUF file's tokens that write no text, read with the gguf package's reader (over a plain array of
+    the file's bytes: tests/llama_reference.PlainReader)."""
+    from tests.llama_reference import PlainReader
 
-    reader = gguf.GGUFReader(path)
+    reader = PlainReader(path)
     kinds_field, tokens_field = reader.fields["tokenizer.ggml.token_type"], reader.fields["tokenizer.ggml.tokens"]
     kinds = np.array([int(kinds_field.parts[i][0]) for i in kinds_field.data])
     tokens = [bytes(tokens_field.parts[i]).decode("utf-8", "replace") for i in tokens_field.data]

@@ -37,6 +37,7 @@ from attention.tokens import tokenize  # noqa: E402
 from tests.llama_reference import (  # noqa: E402
     TOLERANCES,
     Measurements,
+    PlainReader,
     differences,
     from_gguf,
     head_displacements,
@@ -72,6 +73,25 @@ def path():
     return smollm2_file()
 
 
+def test_the_reference_s_reader_reads_what_the_gguf_package_reads(path):
+    """tests/llama_reference.PlainReader, which transformers reads the reference's file with: every field (its
+    parts' bytes, its values' places, its types) and every tensor (its name, type, shape and bytes) as the gguf
+    package's own reader gives them."""
+    from gguf import GGUFReader
+
+    plain, own = PlainReader(path), GGUFReader(path)
+    assert type(plain.data) is np.ndarray and isinstance(own.data, np.memmap)
+    assert list(plain.fields) == list(own.fields) and len(own.fields) > 20
+    for name, field in own.fields.items():
+        other = plain.fields[name]
+        assert (other.offset, other.types, list(other.data)) == (field.offset, field.types, list(field.data)), name
+        assert [bytes(p) for p in other.parts] == [bytes(p) for p in field.parts], name
+    assert len(plain.tensors) == len(own.tensors) > 100
+    for mine, theirs in zip(plain.tensors, own.tensors, strict=True):
+        assert (mine.name, mine.tensor_type, list(mine.shape)) == (theirs.name, theirs.tensor_type, list(theirs.shape))
+        assert np.array_equal(mine.data, theirs.data), mine.name
+
+
 @pytest.fixture(scope="module")
 def model():
     return attention.load_model(SMOLLM2)
@@ -96,7 +116,7 @@ def test_dequantization_equals_the_gguf_package_exactly(path):
     blocks a model keeps packed are unpacked by the engine's own `unpack` (faster than gguf's at every pass):
     that path too gives gguf's numbers exactly."""
     mine = read_gguf(path)
-    theirs = gguf.GGUFReader(path)
+    theirs = PlainReader(path)  # gguf's reader, compared with its memmap form above
     assert {t.name for t in theirs.tensors} == set(mine.tensors)
     kinds = set()
     for t in theirs.tensors:
