@@ -174,7 +174,7 @@ LONGEST = {
     "tests/e2e/test_languages_browser.py": 130,
     "tests/e2e/test_reflow_browser.py": 110,
     "tests/e2e/test_deploy_browser.py": 100,
-    "tests/test_gemma3.py": 80,  # its first test builds the reference from the GGUF file
+    "tests/test_gemma3.py": 55,  # its first test builds the reference from the GGUF file
     "tests/test_smollm2.py": 40,
     "tests/e2e/test_readable_browser.py": 38,
     "tests/e2e/test_chapters_browser.py": 34,
